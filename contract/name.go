@@ -1,0 +1,48 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxNameLen is the longest tool name every model provider accepts.
+const MaxNameLen = 64
+
+// MCPPrefix begins the name of every tool bridged from an MCP server
+// ("mcp__<server>__<tool>"). No other binding may use it, so a workspace
+// cannot declare a tool that passes for a server's.
+const MCPPrefix = "mcp__"
+
+// ErrInvalidName is wrapped by every error [CheckName] returns.
+var ErrInvalidName = errors.New("invalid tool name")
+
+// ValidName reports whether name is 1 to [MaxNameLen] characters of
+// [A-Za-z0-9_-]: the set every model provider accepts for a tool name.
+// It does not judge reserved prefixes; see [CheckName] and [MCPPrefix].
+func ValidName(name string) bool { return CheckName(name) == nil }
+
+// CheckName explains why name is not valid, or returns nil. The error wraps
+// [ErrInvalidName] and says what to change.
+func CheckName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: the name is empty; use 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidName, MaxNameLen)
+	}
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("%w: %d characters is too long; use at most %d", ErrInvalidName, len(name), MaxNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte(name[i]) {
+			return fmt.Errorf("%w %q: character %d is not one of A-Z a-z 0-9 _ -", ErrInvalidName, name, i+1)
+		}
+	}
+	return nil
+}
+
+// IsMCPName reports whether name carries the prefix reserved for tools
+// bridged from MCP servers.
+func IsMCPName(name string) bool { return strings.HasPrefix(name, MCPPrefix) }
+
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
