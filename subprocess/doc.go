@@ -1,0 +1,37 @@
+// Package subprocess runs somebody else's program safely: argv only, an
+// exact environment, a payload on stdin, a deadline, bounded output, and
+// nothing left behind.
+//
+// basis runs programs in three places — declared tools, spawn commands and
+// hook approvers — and each needs the same guarantees, so they are written
+// once, here:
+//
+//   - No shell. [Cmd.Argv] is the program and its arguments; a caller that
+//     wants a shell passes "/bin/sh", "-c" itself.
+//   - Program resolution: a path with a directory part is relative to
+//     [Cmd.Root]; a bare name is looked up in the PATH of the environment the
+//     child gets ([Cmd.Env]), falling back to basis's own PATH when that
+//     environment has none.
+//   - The environment is exactly [Cmd.Env]. A nil Env is an empty
+//     environment, not basis's own: the caller states what the child sees.
+//     Later entries win for a repeated name ([MergeEnv]).
+//   - The payload is written to stdin while output is read, so a large
+//     payload cannot deadlock against a large answer, and a child that never
+//     reads its stdin is not an error by itself.
+//   - A deadline covers starting, running and draining output. When it
+//     passes, or the context is cancelled, the whole process group gets
+//     SIGTERM, then SIGKILL after [Cmd.Grace]. After every run the group is
+//     killed, so background grandchildren never outlive the call.
+//   - stdout and stderr are captured separately up to a limit each. Past the
+//     stdout limit the pipe is closed, as "| head -c" would, so a program
+//     that prints forever ends with SIGPIPE instead of running on unread;
+//     past the stderr limit the rest is read and discarded. Memory stays
+//     bounded either way.
+//   - The [Outcome] says exactly one thing: exited with a code, killed by a
+//     signal, timed out, cancelled, or could not start (with the operating
+//     system's reason).
+//
+// Errors and outcomes never quote the program path, arguments or
+// environment values: the caller knows what it passed, and those may carry
+// credentials.
+package subprocess

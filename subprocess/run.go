@@ -1,0 +1,281 @@
+package subprocess
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Defaults for the zero values of [Cmd]'s limits.
+const (
+	DefaultStdoutLimit = 1 << 20  // 1 MiB
+	DefaultStderrLimit = 64 << 10 // 64 KiB
+	DefaultGrace       = 2 * time.Second
+)
+
+// drainWindow is how long output is still read after the process group has
+// been killed: time for the pipes to deliver what is already in them, not
+// for a grandchild that escaped the group to go on writing.
+const drainWindow = 200 * time.Millisecond
+
+// Cmd describes one run. Its fields are plain configuration, as in
+// [exec.Cmd]; a Cmd may be reused and shared, since [Run] never modifies it.
+type Cmd struct {
+	// Argv is the program and its arguments. Argv[0] with a directory part
+	// ("./tools/x", "/usr/bin/x") is a path, relative to Root; a bare name
+	// is looked up in the PATH entry of Env, or in this process's PATH when
+	// Env has none.
+	Argv []string
+	// Root anchors relative paths: the program's and Dir. Empty means this
+	// process's working directory.
+	Root string
+	// Dir is the working directory, relative to Root. Empty means Root.
+	Dir string
+	// Env is the child's whole environment, as NAME=value entries; a later
+	// entry wins for a repeated name. Nil means an empty environment.
+	Env []string
+	// Stdin is written to the program's standard input, which is then
+	// closed. Nil gives the program an empty stdin.
+	Stdin []byte
+	// Timeout bounds the whole run, from start to the end of draining
+	// output. Zero means only ctx bounds it.
+	Timeout time.Duration
+	// Grace is how long the process group has between SIGTERM and SIGKILL.
+	// Zero means DefaultGrace.
+	Grace time.Duration
+	// StdoutLimit and StderrLimit cap what is kept of each stream. Zero
+	// means DefaultStdoutLimit and DefaultStderrLimit.
+	StdoutLimit, StderrLimit int
+	// KeepRunningPastLimit, when set, reads and discards stdout past its
+	// limit instead of closing the pipe, so a program that prints a lot still
+	// runs to completion (bounded by the deadline).
+	KeepRunningPastLimit bool
+	// OnStdoutLine and OnStderrLine, when set, receive each line of kept
+	// output as it arrives, without its newline. They are called from
+	// goroutines of Run and must not block for long.
+	OnStdoutLine, OnStderrLine func(line string)
+}
+
+// Run runs the command and waits for it, its output and its process group
+// to be finished. It returns an error only for a Cmd that cannot be run as
+// given (wrapping [ErrInvalidCmd]); everything that happens to the program —
+// including that it could not start — is in the [Result]'s [Outcome].
+func Run(ctx context.Context, c *Cmd) (*Result, error) {
+	if err := checkArgv(c.Argv); err != nil {
+		return nil, err
+	}
+	if err := checkEnv(c.Env); err != nil {
+		return nil, err
+	}
+	if c.Timeout < 0 || c.Grace < 0 || c.StdoutLimit < 0 || c.StderrLimit < 0 {
+		return nil, fmt.Errorf("%w: Timeout, Grace and the output limits must not be negative", ErrInvalidCmd)
+	}
+	start := time.Now()
+	runCtx, cancel := context.WithCancel(ctx)
+	if c.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
+	}
+	defer cancel()
+
+	res := &Result{}
+	finish := func(o Outcome) (*Result, error) {
+		res.Outcome = o
+		res.Duration = time.Since(start)
+		return res, nil
+	}
+	if runCtx.Err() != nil {
+		return finish(stoppedOutcome(ctx))
+	}
+	env := MergeEnv(c.Env)
+	dir, err := resolveDir(c.Root, c.Dir)
+	if err == nil {
+		err = checkDir(dir)
+	}
+	if err != nil {
+		return finish(Outcome{Kind: StartFailed, Err: asStartError("enter working directory", err)})
+	}
+	program, err := resolveProgram(c.Argv[0], c.Root, env)
+	if err != nil {
+		return finish(Outcome{Kind: StartFailed, Err: asStartError("look up program", err)})
+	}
+
+	p, err := newPipes(c.Stdin != nil)
+	if err != nil {
+		return nil, fmt.Errorf("subprocess: creating pipes: %w", err)
+	}
+	cmd := &exec.Cmd{
+		Path:        program,
+		Args:        c.Argv,
+		Env:         append([]string{}, env...), // never nil: nil would inherit
+		Dir:         dir,
+		Stdout:      p.stdoutW,
+		Stderr:      p.stderrW,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	if p.stdinR != nil {
+		cmd.Stdin = p.stdinR
+	}
+	err = cmd.Start()
+	p.closeChildEnds()
+	if err != nil {
+		p.closeParentEnds()
+		return finish(Outcome{Kind: StartFailed, Err: startError(program, err)})
+	}
+	pgid := cmd.Process.Pid
+
+	out := &capture{limit: orDefault(c.StdoutLimit, DefaultStdoutLimit), closeAtLimit: !c.KeepRunningPastLimit, onLine: c.OnStdoutLine}
+	errs := &capture{limit: orDefault(c.StderrLimit, DefaultStderrLimit), onLine: c.OnStderrLine}
+	var streams sync.WaitGroup
+	streams.Add(2)
+	go func() { defer streams.Done(); out.drain(p.stdoutR) }()
+	go func() { defer streams.Done(); errs.drain(p.stderrR) }()
+	if p.stdinW != nil {
+		streams.Add(1)
+		go func() {
+			defer streams.Done()
+			defer p.stdinW.Close()
+			// A child that exits without reading gets its stdin closed; the
+			// write then fails with EPIPE, which is not the child's error.
+			_, _ = p.stdinW.Write(c.Stdin)
+		}()
+	}
+
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	stopped := false
+	select {
+	case <-waited:
+	case <-runCtx.Done():
+		select {
+		case <-waited: // it finished on its own at the same moment
+		default:
+			stopped = true
+			stopGroup(pgid, orDefault(c.Grace, DefaultGrace), waited)
+		}
+	}
+	// Whatever the program left running in its group dies with it.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+
+	// What is already in the pipes is read; a writer that escaped the group
+	// does not hold the call open.
+	drainBy := time.Now().Add(drainWindow)
+	_ = p.stdoutR.SetReadDeadline(drainBy)
+	_ = p.stderrR.SetReadDeadline(drainBy)
+	if p.stdinW != nil {
+		_ = p.stdinW.SetWriteDeadline(time.Now())
+	}
+	streams.Wait()
+
+	res.Stdout, res.StdoutTruncated = out.buf.Bytes(), out.truncated
+	res.Stderr, res.StderrTruncated = errs.buf.Bytes(), errs.truncated
+	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if stopped {
+		o := stoppedOutcome(ctx)
+		o.Code, o.Signal = exitCode(status), signalOf(status)
+		return finish(o)
+	}
+	if status.Signaled() {
+		return finish(Outcome{Kind: Signaled, Signal: status.Signal()})
+	}
+	return finish(Outcome{Kind: Exited, Code: status.ExitStatus()})
+}
+
+// stopGroup asks the group to stop, makes it after the grace, and returns
+// once the program has been waited for.
+func stopGroup(pgid int, grace time.Duration, waited <-chan error) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-waited:
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-waited
+	}
+}
+
+// stoppedOutcome decides from the caller's context, not from any error
+// text, why a run was stopped: the caller cancelled it, or a deadline passed
+// (the caller's or Cmd.Timeout).
+func stoppedOutcome(parent context.Context) Outcome {
+	if errors.Is(parent.Err(), context.Canceled) {
+		return Outcome{Kind: Canceled}
+	}
+	return Outcome{Kind: TimedOut}
+}
+
+func exitCode(s syscall.WaitStatus) int {
+	if s.Exited() {
+		return s.ExitStatus()
+	}
+	return 0
+}
+
+func signalOf(s syscall.WaitStatus) syscall.Signal {
+	if s.Signaled() {
+		return s.Signal()
+	}
+	return 0
+}
+
+func asStartError(op string, err error) error {
+	var se *StartError
+	if errors.As(err, &se) {
+		return se
+	}
+	return &StartError{Op: op, Err: err}
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// pipes are the three standard streams. The child's ends are handed to the
+// process and closed here at once; the parent's ends are read and written
+// through the runtime poller, so deadlines apply to them.
+type pipes struct {
+	stdinR, stdinW   *os.File
+	stdoutR, stdoutW *os.File
+	stderrR, stderrW *os.File
+}
+
+func newPipes(withStdin bool) (*pipes, error) {
+	p := &pipes{}
+	var err error
+	if p.stdoutR, p.stdoutW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.stderrR, p.stderrW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	if withStdin {
+		if p.stdinR, p.stdinW, err = os.Pipe(); err != nil {
+			p.closeAll()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (p *pipes) closeChildEnds() { closeFiles(p.stdinR, p.stdoutW, p.stderrW) }
+
+func (p *pipes) closeParentEnds() { closeFiles(p.stdinW, p.stdoutR, p.stderrR) }
+
+func (p *pipes) closeAll() { p.closeChildEnds(); p.closeParentEnds() }
+
+func closeFiles(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
