@@ -1,0 +1,3 @@
+module github.com/basis-go/basis/approver
+
+go 1.25.0

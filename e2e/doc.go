@@ -1,0 +1,3 @@
+// Package e2e holds end-to-end tests of basis against real peers, and the
+// benchmarks that compare it with a bare baseline.
+package e2e
