@@ -76,9 +76,12 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 		return nil, fmt.Errorf("%w: Timeout, Grace and the output limits must not be negative", ErrInvalidCmd)
 	}
 	start := time.Now()
-	runCtx, cancel := context.WithCancel(ctx)
+	var runCtx context.Context
+	var cancel context.CancelFunc
 	if c.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
+	} else {
+		runCtx, cancel = context.WithCancel(ctx)
 	}
 	defer cancel()
 
