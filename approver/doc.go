@@ -1,3 +1,67 @@
 // Package approver decides whether a call may run: remembered rules, an
 // Approver seam, and a gate that fails closed.
+//
+// Every consequential call reaches a [Gate] before it runs. The gate judges
+// the call's [contract.Preview] — above all its Subject, the canonical JSON
+// of the act — never just the tool's name:
+//
+//  1. A call whose preview SideEffect is none passes unasked: asking about
+//     reads trains people to approve without reading.
+//  2. Rules answer next: the operator's, the workspace's, and those
+//     remembered from for-session answers.
+//  3. Otherwise the [Approver] is asked — [AllowAll], [DenyAll], a
+//     [BySideEffect] policy, a person at a [Terminal], a [Hook] program, or
+//     any [ApproverFunc] — under an optional timeout, with panics
+//     recovered.
+//
+// Anything that is not an answer is a denial whose reason says which: an
+// error, a panic, a missed deadline, a cancelled context, a zero
+// [Decision], no approver at all. Every [Verdict] records its [Source].
+//
+// # Rules
+//
+// A [Rule] names one tool and an answer (allow or deny), narrowed by at
+// most one of:
+//
+//   - Pattern: a glob over the Subject JSON. '*' matches any run of
+//     characters, slashes and quotes included; '?' matches one character;
+//     everything else, JSON punctuation too, matches itself. There is no
+//     escape character. The whole Subject must match.
+//   - Command: an argv pattern matched against each simple command in the
+//     Subject's top-level "commands" list (the spawn tool puts one there
+//     when it can analyse a command line). Word for word, '*' inside a word
+//     matches any run of characters within that word; a last word that is
+//     "*" alone matches any number of further words, none included. So
+//     ["go", "test", "*"] matches "go test", "go test ./..." and
+//     "go test -run X ./...", while ["go", "test"] matches only "go test".
+//     Every command must be allowed by some rule for the call to be
+//     allowed; one command matched by a deny rule denies it. A "commands"
+//     list that is null, absent or empty matches no command rule.
+//   - Subject (session rules only): exactly this Subject, byte for byte.
+//
+// A rule with none of them is a bare tool rule: every call of the tool.
+//
+// # Precedence
+//
+// For a call of tool T, only T's rules are consulted:
+//
+//	level 1: subject, pattern and command rules that match
+//	         a deny beats an allow
+//	level 2: bare rules for T, only when nothing at level 1 matched
+//	         a deny beats an allow
+//	else:    the approver is asked
+//
+// Among several matching rules with the same answer, the first in rule
+// order gives the reason: the gate's fixed rules in the order given (the
+// operator's file, then the workspace's), then session rules in the order
+// they were made. Session rules take part in the same table as any other
+// rule; their scope changes nothing.
+//
+// # Files
+//
+// The operator's rules live in <config dir>/rules.json ([RulesFile] adds
+// and removes them safely against other processes); a workspace may ship
+// .basis/rules.json with deny rules only ([LoadWorkspaceRules]), so a
+// repository can never pre-approve its own tools. Both use the format
+// [ParseRules] reads.
 package approver

@@ -1,0 +1,177 @@
+package approver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/basis-go/basis/contract"
+)
+
+// Approver decides whether one consequential call may run. The [Gate] asks
+// it only when no rule answered, and treats an error, a panic, a missed
+// deadline and a zero [Decision] alike: as a denial (fail closed).
+//
+// Implementations must be safe for concurrent use and should return
+// promptly when ctx is done.
+type Approver interface {
+	Approve(ctx context.Context, req Request) (Answer, error)
+}
+
+// ApproverFunc adapts a function to the [Approver] interface.
+type ApproverFunc func(ctx context.Context, req Request) (Answer, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, req Request) (Answer, error) { return f(ctx, req) }
+
+// Answer is an approver's reply.
+type Answer struct {
+	// Decision is the answer itself. The zero value is not a decision, and a
+	// gate denies.
+	Decision Decision
+	// Reason is what the model reads when the call is denied, so it should
+	// say why and, where it can, what to do instead. An empty reason is
+	// replaced by one that names the tool.
+	Reason string
+	// Remember widens what a for-session answer covers; nil means exactly
+	// this call (the same tool and the same Subject, byte for byte). It is
+	// ignored for Allow and Deny.
+	Remember *Remember
+}
+
+// Remember says what a for-session answer covers beyond the exact call. At
+// most one field may be set; the zero value means the exact call, as a nil
+// *Remember does.
+type Remember struct {
+	// Tool covers every call of the tool.
+	Tool bool `json:"tool,omitempty"`
+	// Command covers every call whose Subject's commands all match this argv
+	// prefix, written as a [Rule]'s Command is ("go", "test", "*").
+	Command []string `json:"command,omitempty"`
+}
+
+// check explains why r cannot be remembered, or returns nil.
+func (r *Remember) check() error {
+	if r == nil {
+		return nil
+	}
+	if r.Tool && len(r.Command) > 0 {
+		return fmt.Errorf("it asks to remember both the whole tool and a command prefix; choose one")
+	}
+	if len(r.Command) > 0 {
+		if err := checkCommandWords(r.Command); err != nil {
+			return fmt.Errorf("its command prefix %w", err)
+		}
+	}
+	return nil
+}
+
+// Request is what an approver is asked about: one call of one tool, with the
+// tool's own preview of what the call would do.
+//
+// Its JSON form, which [Hook] writes to the hook's stdin, is
+//
+//	{"call_id": "...", "tool": "...", "input": {...},
+//	 "preview": {"side_effect": "process", "capabilities": ["process_exec"],
+//	             "dir": "...", "subject": {...}, "summary": "..."}}
+//
+// with "capabilities" and "dir" left out when empty, and "subject" and
+// "input" null when absent.
+type Request struct {
+	// CallID is the model provider's id for the call.
+	CallID string
+	// Tool is the name the model called.
+	Tool string
+	// Preview is the tool's description of this call; approvers judge its
+	// Subject, not the tool's name.
+	Preview contract.Preview
+	// Input is the model's arguments, a JSON object.
+	Input json.RawMessage
+}
+
+type previewJSON struct {
+	SideEffect   contract.SideEffect   `json:"side_effect"`
+	Capabilities []contract.Capability `json:"capabilities,omitempty"`
+	Dir          string                `json:"dir,omitempty"`
+	Subject      json.RawMessage       `json:"subject"`
+	Summary      string                `json:"summary"`
+}
+
+type requestJSON struct {
+	CallID  string          `json:"call_id"`
+	Tool    string          `json:"tool"`
+	Preview previewJSON     `json:"preview"`
+	Input   json.RawMessage `json:"input"`
+}
+
+// MarshalJSON encodes the request in the shape documented on [Request],
+// without HTML escaping, so "&&" in a command stays "&&".
+func (r Request) MarshalJSON() ([]byte, error) {
+	w := requestJSON{
+		CallID: r.CallID,
+		Tool:   r.Tool,
+		Preview: previewJSON{
+			SideEffect:   r.Preview.SideEffect,
+			Capabilities: r.Preview.Capabilities,
+			Dir:          r.Preview.Dir,
+			Subject:      nullIfEmpty(r.Preview.Subject),
+			Summary:      r.Preview.Summary,
+		},
+		Input: nullIfEmpty(r.Input),
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON decodes the shape [Request.MarshalJSON] writes.
+func (r *Request) UnmarshalJSON(data []byte) error {
+	var w requestJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*r = Request{
+		CallID: w.CallID,
+		Tool:   w.Tool,
+		Preview: contract.Preview{
+			SideEffect:   w.Preview.SideEffect,
+			Capabilities: w.Preview.Capabilities,
+			Dir:          w.Preview.Dir,
+			Subject:      emptyIfNull(w.Preview.Subject),
+			Summary:      w.Preview.Summary,
+		},
+		Input: emptyIfNull(w.Input),
+	}
+	return nil
+}
+
+func nullIfEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+func emptyIfNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return raw
+}
+
+// AllowAll allows every call it is asked about. A gate still denies what a
+// rule denies, since rules answer first.
+var AllowAll Approver = ApproverFunc(func(context.Context, Request) (Answer, error) {
+	return Answer{Decision: Allow, Reason: "every call is allowed"}, nil
+})
+
+// DenyAll denies every call it is asked about, with a reason that names the
+// tool. It is the approver for a run where nobody may be asked.
+var DenyAll Approver = ApproverFunc(func(_ context.Context, req Request) (Answer, error) {
+	return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: this run allows no consequential calls without a rule that allows them", req.Tool)}, nil
+})

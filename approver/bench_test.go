@@ -1,0 +1,130 @@
+package approver_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/contract"
+)
+
+// benchRules makes total rules, 20 for each of total/20 tools: 8 patterns,
+// 10 command rules and 2 bare rules, allows and denies mixed.
+func benchRules(total int) []approver.Rule {
+	rules := make([]approver.Rule, 0, total)
+	for tool := range total / 20 {
+		name := fmt.Sprintf("tool_%d", tool)
+		for i := range 8 {
+			rules = append(rules, approver.Rule{Tool: name, Pattern: fmt.Sprintf(`*"body":"make target-%d-%d*`, tool, i), Allow: i%2 == 0})
+		}
+		for i := range 8 {
+			rules = append(rules, approver.Rule{Tool: name, Command: []string{"make", fmt.Sprintf("target-%d", i), "*"}, Allow: i%3 != 0})
+		}
+		rules = append(rules,
+			approver.Rule{Tool: name, Command: []string{"go", "test", "*"}, Allow: true},
+			approver.Rule{Tool: name, Command: []string{"go", "vet", "*"}, Allow: true},
+			approver.Rule{Tool: name, Reason: "everything else is denied"},
+			approver.Rule{Tool: name, Allow: true},
+		)
+	}
+	return rules
+}
+
+// benchGate returns a gate over total rules and the name of a tool in the
+// middle of them. No decision reaches the approver.
+func benchGate(b *testing.B, total int) (*approver.Gate, string) {
+	g, err := approver.NewGate(approver.DenyAll, &approver.GateOptions{Rules: benchRules(total)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g, fmt.Sprintf("tool_%d", total/40)
+}
+
+var benchPreview = contract.Preview{
+	SideEffect: contract.SideEffectProcess,
+	Subject:    []byte(`{"body":"go test ./... && go vet ./...","commands":[["go","test","./..."],["go","vet","./..."]],"cwd":"/repo","mode":"command","target":"local"}`),
+}
+
+// decideOnce makes one decision; every rule of the tool is looked at (the
+// patterns do not match, both commands are allowed by command rules, and
+// each command is checked against every command rule for a deny).
+func decideOnce(b *testing.B, g *approver.Gate, tool string) time.Duration {
+	start := time.Now()
+	v := g.Authorize(context.Background(), tool, contract.Call{ID: "call"}, benchPreview)
+	d := time.Since(start)
+	if !v.Allow || v.Source != approver.SourceRule {
+		b.Fatalf("verdict = %+v", v)
+	}
+	return d
+}
+
+// BenchmarkGate decides one call of a tool with 20 rules among totals of
+// 100 to 100,000 rules, reporting ns/op and the median of single decisions.
+func BenchmarkGate(b *testing.B) {
+	for _, total := range []int{100, 1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("rules=%d", total), func(b *testing.B) {
+			g, tool := benchGate(b, total)
+			var took []time.Duration
+			for b.Loop() {
+				took = append(took, decideOnce(b, g, tool))
+			}
+			b.ReportMetric(float64(median(took).Nanoseconds()), "median-ns")
+		})
+	}
+}
+
+// BenchmarkGateScaling alternates, call by call, a gate with 100 rules (the
+// baseline) and one with 100,000, so both see the same machine load, and
+// reports the median of each and their ratio. A gate that scanned every
+// rule would show a ratio near 1000.
+func BenchmarkGateScaling(b *testing.B) {
+	small, smallTool := benchGate(b, 100)
+	large, largeTool := benchGate(b, 100_000)
+	var base, big []time.Duration
+	for b.Loop() {
+		base = append(base, decideOnce(b, small, smallTool))
+		big = append(big, decideOnce(b, large, largeTool))
+	}
+	mb, ml := median(base), median(big)
+	b.ReportMetric(float64(mb.Nanoseconds()), "rules100-ns")
+	b.ReportMetric(float64(ml.Nanoseconds()), "rules100k-ns")
+	b.ReportMetric(float64(ml)/float64(mb), "ratio-100k/100")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkGateAskOverDirect measures what the gate adds around a question
+// to the approver (the goroutine, the timeout, panic recovery, checking the
+// answer): a gate with no rules and AllowAll, alternated call by call with
+// calling AllowAll directly, the baseline.
+func BenchmarkGateAskOverDirect(b *testing.B) {
+	g, err := approver.NewGate(approver.AllowAll, &approver.GateOptions{Timeout: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	req := approver.Request{CallID: "call", Tool: "spawn", Preview: benchPreview}
+	var gated, direct []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		v := g.Authorize(ctx, "spawn", contract.Call{ID: "call"}, benchPreview)
+		t1 := time.Now()
+		a, err := approver.AllowAll.Approve(ctx, req)
+		direct = append(direct, time.Since(t1))
+		gated = append(gated, t1.Sub(t0))
+		if !v.Allow || v.Source != approver.SourceApprover || err != nil || a.Decision != approver.Allow {
+			b.Fatalf("verdict %+v, answer %+v %v", v, a, err)
+		}
+	}
+	mg, md := median(gated), median(direct)
+	b.ReportMetric(float64(mg.Nanoseconds()), "gate-ns")
+	b.ReportMetric(float64(md.Nanoseconds()), "direct-ns")
+	b.ReportMetric(float64(mg-md), "added-ns")
+}

@@ -1,0 +1,122 @@
+package approver_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/contract"
+)
+
+// spawnCall is what the spawn tool's preview says about a command.
+func spawnCall(subject string) contract.Preview {
+	return contract.Preview{SideEffect: contract.SideEffectProcess, Subject: []byte(subject)}
+}
+
+func Example() {
+	operator, _ := approver.ParseRules([]byte(`{"schema": 1, "rules": [
+		{"tool": "spawn", "command": ["go", "test", "*"], "allow": true},
+		{"tool": "spawn", "command": ["go", "vet", "*"], "allow": true}
+	]}`))
+	workspace, _ := approver.ParseRules([]byte(`{"schema": 1, "rules": [
+		{"tool": "spawn", "pattern": "*curl*", "allow": false, "reason": "this repository never downloads; vendor the file instead"}
+	]}`))
+	for i := range workspace {
+		workspace[i].Scope = approver.ScopeWorkspace
+	}
+	// Nobody is asked in this example: what no rule answers is denied.
+	gate, err := approver.NewGate(approver.DenyAll, &approver.GateOptions{Rules: append(operator, workspace...)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	for _, subject := range []string{
+		`{"body":"go test ./... && go vet ./...","commands":[["go","test","./..."],["go","vet","./..."]],"cwd":"/repo","mode":"command","target":"local"}`,
+		`{"body":"go test ./... && curl x | sh","commands":[["go","test","./..."],["curl","x"],["sh"]],"cwd":"/repo","mode":"command","target":"local"}`,
+		`{"body":"go test $(go list ./...)","commands":null,"cwd":"/repo","mode":"command","target":"local"}`,
+	} {
+		v := gate.Authorize(ctx, "spawn", contract.Call{ID: "call_1"}, spawnCall(subject))
+		fmt.Printf("%-5v %-8s %s\n", v.Allow, v.Source, v.Reason)
+	}
+	// Output:
+	// true  rule     allowed by an operator rule
+	// false rule     this repository never downloads; vendor the file instead
+	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them
+}
+
+func ExampleGate_sessionAnswers() {
+	asked := 0
+	person := approver.ApproverFunc(func(ctx context.Context, req approver.Request) (approver.Answer, error) {
+		asked++
+		return approver.Answer{Decision: approver.DenySession, Reason: "not on a Friday"}, nil
+	})
+	gate, _ := approver.NewGate(person, nil)
+	deploy := contract.Preview{SideEffect: contract.SideEffectExternal, Subject: []byte(`{"command":["./deploy"],"cwd":"/repo","input":{},"tool":"deploy"}`)}
+	for range 3 {
+		v := gate.Authorize(context.Background(), "deploy", contract.Call{}, deploy)
+		fmt.Println(v.Allow, v.Source, v.Reason)
+	}
+	fmt.Println("asked", asked, "time")
+	// Output:
+	// false approver not on a Friday
+	// false rule not on a Friday
+	// false rule not on a Friday
+	// asked 1 time
+}
+
+func ExampleLocalEditsNoNetwork() {
+	policy := approver.LocalEditsNoNetwork(nil) // nobody to ask about the rest
+	for _, effect := range []contract.SideEffect{contract.SideEffectLocalState, contract.SideEffectProcess, contract.SideEffectExternal} {
+		a, _ := policy.Approve(context.Background(), approver.Request{Tool: "t", Preview: contract.Preview{SideEffect: effect}})
+		fmt.Printf("%-11s %s\n", effect, a.Decision)
+	}
+	// Output:
+	// local_state allow
+	// process     deny
+	// external    deny
+}
+
+func ExampleHook() {
+	// A hook is any program: it reads the request as JSON on stdin and
+	// prints its answer. This one denies every network call.
+	hook := approver.Hook{Env: []string{"PATH=/usr/bin:/bin"}, Argv: []string{"/bin/sh", "-c", `
+		if grep -q '"side_effect":"external"'; then
+			echo '{"decision": "deny", "reason": "no network from here"}'
+		else
+			echo '{"decision": "allow"}'
+		fi`}}
+	for _, effect := range []contract.SideEffect{contract.SideEffectProcess, contract.SideEffectExternal} {
+		a, err := hook.Approve(context.Background(), approver.Request{Tool: "t", Preview: contract.Preview{SideEffect: effect}})
+		fmt.Printf("%s %q %v\n", a.Decision, a.Reason, err)
+	}
+	// Output:
+	// allow "" <nil>
+	// deny "no network from here" <nil>
+}
+
+func ExampleRulesFile() {
+	dir, _ := os.MkdirTemp("", "basis-config")
+	defer os.RemoveAll(dir)
+	rules := &approver.RulesFile{Path: filepath.Join(dir, approver.OperatorRulesFile)}
+	_ = rules.Add(approver.Rule{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true})
+	_ = rules.Add(approver.Rule{Tool: "deploy", Reason: "deploys go through CI"})
+	data, _ := os.ReadFile(rules.Path)
+	fmt.Print(string(data))
+	list, _ := rules.List()
+	for _, r := range list {
+		fmt.Println(r)
+	}
+	// Output:
+	// {
+	//   "schema": 1,
+	//   "rules": [
+	//     {"tool":"spawn","command":["go","test","*"],"allow":true},
+	//     {"tool":"deploy","allow":false,"reason":"deploys go through CI"}
+	//   ]
+	// }
+	// allow spawn command go test *
+	// deny deploy
+}

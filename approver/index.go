@@ -1,0 +1,204 @@
+package approver
+
+import (
+	"slices"
+)
+
+// compiledRule is a rule with its matcher built once, and its position in
+// the gate's rule order (seq) for choosing among several that match.
+type compiledRule struct {
+	rule Rule
+	seq  int
+	glob glob
+	cmd  commandPattern
+}
+
+// copyRule returns a copy the caller may keep and change.
+func (c *compiledRule) copyRule() *Rule {
+	r := c.rule
+	r.Command = slices.Clone(r.Command)
+	return &r
+}
+
+// toolRules are one tool's rules, by kind. Looking a tool up is one map
+// access, so the cost of a decision depends on the rules of the tool being
+// called, not on how many rules exist.
+type toolRules struct {
+	subject  map[string][]*compiledRule
+	patterns []*compiledRule
+	commands []*compiledRule
+	bare     []*compiledRule
+}
+
+// ruleSet indexes rules by tool name.
+type ruleSet struct {
+	tools map[string]*toolRules
+	all   []*compiledRule
+}
+
+func newRuleSet() *ruleSet { return &ruleSet{tools: make(map[string]*toolRules)} }
+
+// add compiles r, which must be valid, and files it under its tool.
+func (s *ruleSet) add(r Rule, seq int) {
+	r.Command = slices.Clone(r.Command)
+	c := &compiledRule{rule: r, seq: seq}
+	t := s.tools[r.Tool]
+	if t == nil {
+		t = &toolRules{}
+		s.tools[r.Tool] = t
+	}
+	switch r.kind() {
+	case kindSubject:
+		if t.subject == nil {
+			t.subject = make(map[string][]*compiledRule)
+		}
+		t.subject[r.Subject] = append(t.subject[r.Subject], c)
+	case kindPattern:
+		c.glob = compileGlob(r.Pattern)
+		t.patterns = append(t.patterns, c)
+	case kindCommand:
+		c.cmd = compileCommand(r.Command)
+		t.commands = append(t.commands, c)
+	case kindTool:
+		t.bare = append(t.bare, c)
+	}
+	s.all = append(s.all, c)
+}
+
+// has reports whether a rule matching exactly what r matches, with the same
+// answer, is already in the set.
+func (s *ruleSet) has(r Rule) bool {
+	t := s.tools[r.Tool]
+	if t == nil {
+		return false
+	}
+	var candidates []*compiledRule
+	switch r.kind() {
+	case kindSubject:
+		candidates = t.subject[r.Subject]
+	case kindPattern:
+		candidates = t.patterns
+	case kindCommand:
+		candidates = t.commands
+	case kindTool:
+		candidates = t.bare
+	}
+	for _, c := range candidates {
+		if c.rule.Allow == r.Allow && c.rule.Pattern == r.Pattern && c.rule.Subject == r.Subject && slices.Equal(c.rule.Command, r.Command) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *ruleSet) rules() []Rule {
+	out := make([]Rule, len(s.all))
+	for i, c := range s.all {
+		out[i] = *c.copyRule()
+	}
+	return out
+}
+
+// choice collects, among the rules that match, the first deny and the first
+// allow in rule order.
+type choice struct {
+	deny, allow *compiledRule
+}
+
+func (c *choice) consider(r *compiledRule) {
+	slot := &c.allow
+	if !r.rule.Allow {
+		slot = &c.deny
+	}
+	if *slot == nil || r.seq < (*slot).seq {
+		*slot = r
+	}
+}
+
+// winner applies "deny beats allow" within one level of specificity.
+func (c *choice) winner() *compiledRule {
+	if c.deny != nil {
+		return c.deny
+	}
+	return c.allow
+}
+
+// decide returns the rule that answers a call of one tool with this
+// subject, or nil when none does. sets are that tool's rules from each
+// source (fixed rules, then session rules); a nil entry is skipped.
+//
+// Specific rules (an exact subject, a pattern, a command) are consulted
+// first, and only when none of them matches are bare tool rules. At either
+// level a matching deny beats a matching allow, and among several of the
+// same answer the first in rule order wins.
+func decide(subject string, sets ...*toolRules) *compiledRule {
+	var specific choice
+	hasCommandRules := false
+	for _, t := range sets {
+		if t == nil {
+			continue
+		}
+		for _, r := range t.subject[subject] {
+			specific.consider(r)
+		}
+		for _, r := range t.patterns {
+			if r.glob.match(subject) {
+				specific.consider(r)
+			}
+		}
+		hasCommandRules = hasCommandRules || len(t.commands) > 0
+	}
+	if hasCommandRules {
+		decideCommands(subject, &specific, sets)
+	}
+	if w := specific.winner(); w != nil {
+		return w
+	}
+	var bare choice
+	for _, t := range sets {
+		if t == nil {
+			continue
+		}
+		for _, r := range t.bare {
+			bare.consider(r)
+		}
+	}
+	return bare.winner()
+}
+
+// decideCommands applies command rules: any command matched by a deny rule
+// denies; the call is allowed only when every command is matched by some
+// allow rule. A Subject without a usable "commands" list matches no command
+// rule.
+func decideCommands(subject string, specific *choice, sets []*toolRules) {
+	commands, ok := subjectCommands(subject)
+	if !ok {
+		return
+	}
+	var first *compiledRule // the allow rule that covers the first command
+	allCovered := true
+	for i, argv := range commands {
+		var covered choice
+		for _, t := range sets {
+			if t == nil {
+				continue
+			}
+			for _, r := range t.commands {
+				if r.cmd.match(argv) {
+					covered.consider(r)
+				}
+			}
+		}
+		if covered.deny != nil {
+			specific.consider(covered.deny)
+		}
+		if covered.allow == nil {
+			allCovered = false
+		} else if i == 0 {
+			first = covered.allow
+		}
+	}
+	if allCovered && first != nil {
+		specific.consider(first)
+	}
+}

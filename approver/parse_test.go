@@ -1,0 +1,230 @@
+package approver_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestParseRules(t *testing.T) {
+	data := `{
+  "schema": 1,
+  "rules": [
+    {"tool": "spawn", "command": ["go", "test", "*"], "allow": true, "reason": "tests are fine"},
+    {"tool": "spawn", "pattern": "*curl*", "allow": false, "reason": "no downloads"},
+    {"allow": false, "tool": "deploy"},
+    {"tool": "mcp__github__search", "allow": true}
+  ]
+}`
+	got, err := approver.ParseRules([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []approver.Rule{
+		{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests are fine"},
+		{Tool: "spawn", Pattern: "*curl*", Reason: "no downloads"},
+		{Tool: "deploy"},
+		{Tool: "mcp__github__search", Allow: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	empty, err := approver.ParseRules([]byte(`{"rules": [], "schema": 1}`))
+	if err != nil || len(empty) != 0 {
+		t.Errorf("empty list = %v, %v", empty, err)
+	}
+}
+
+// parseErrorCases are files that must be refused. Values that must never
+// appear in a message are spelled s3cr3t.
+var parseErrorCases = []struct {
+	name, data string
+}{
+	{"empty file", ``},
+	{"syntax error", "{\n  \"schema\": 1,\n  \"rules\": [s3cr3t]\n}"},
+	{"truncated", `{"schema": 1, "rules": [`},
+	{"trailing text", `{"schema": 1, "rules": []} s3cr3t`},
+	{"not an object", `["s3cr3t"]`},
+	{"unknown top key", `{"schema": 1, "rules": [], "ruels": []}`},
+	{"repeated top key", `{"schema": 1, "rules": [], "rules": []}`},
+	{"missing schema", `{"rules": []}`},
+	{"future schema", `{"schema": 2, "rules": []}`},
+	{"schema as a string", `{"schema": "1", "rules": []}`},
+	{"schema as a fraction", `{"schema": 1.0, "rules": []}`},
+	{"missing rules", `{"schema": 1}`},
+	{"rules null", `{"schema": 1, "rules": null}`},
+	{"rules an object", `{"schema": 1, "rules": {"tool": "x"}}`},
+	{"rule not an object", `{"schema": 1, "rules": ["s3cr3t"]}`},
+	{"missing tool", `{"schema": 1, "rules": [{"allow": false}]}`},
+	{"tool not a string", `{"schema": 1, "rules": [{"tool": 7, "allow": false}]}`},
+	{"tool null", `{"schema": 1, "rules": [{"tool": null, "allow": false}]}`},
+	{"invalid tool name", `{"schema": 1, "rules": [{"tool": "s3cr3t value", "allow": false}]}`},
+	{"missing allow", `{"schema": 1, "rules": [{"tool": "deploy"}]}`},
+	{"allow a string", `{"schema": 1, "rules": [{"tool": "deploy", "allow": "s3cr3t"}]}`},
+	{"allow null", `{"schema": 1, "rules": [{"tool": "deploy", "allow": null}]}`},
+	{"unknown rule key", `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reasn": "s3cr3t"}]}`},
+	{"repeated allow", `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "allow": true}]}`},
+	{"pattern and command", `{"schema": 1, "rules": [{"tool": "spawn", "pattern": "*", "command": ["go"], "allow": true}]}`},
+	{"empty pattern", `{"schema": 1, "rules": [{"tool": "spawn", "pattern": "", "allow": true}]}`},
+	{"pattern not a string", `{"schema": 1, "rules": [{"tool": "spawn", "pattern": ["s3cr3t"], "allow": true}]}`},
+	{"empty command", `{"schema": 1, "rules": [{"tool": "spawn", "command": [], "allow": true}]}`},
+	{"command a string", `{"schema": 1, "rules": [{"tool": "spawn", "command": "go test s3cr3t", "allow": true}]}`},
+	{"command with a number", `{"schema": 1, "rules": [{"tool": "spawn", "command": ["go", 1], "allow": true}]}`},
+	{"command with an empty word", `{"schema": 1, "rules": [{"tool": "spawn", "command": ["go", ""], "allow": true}]}`},
+	{"reason not a string", `{"schema": 1, "rules": [{"tool": "spawn", "allow": true, "reason": 5}]}`},
+	{"third rule bad", `{"schema": 1, "rules": [{"tool": "a", "allow": true}, {"tool": "b", "allow": true}, {"tool": "c", "allow": "s3cr3t"}]}`},
+	{"subject key", `{"schema": 1, "rules": [{"tool": "spawn", "subject": "s3cr3t", "allow": true}]}`},
+}
+
+// TestParseRulesErrors pins every message in testdata/parse_errors.golden.
+func TestParseRulesErrors(t *testing.T) {
+	var out strings.Builder
+	for _, tt := range parseErrorCases {
+		rules, err := approver.ParseRules([]byte(tt.data))
+		if err == nil {
+			t.Errorf("%s: parsed as %v", tt.name, rules)
+			continue
+		}
+		var re *approver.RulesError
+		if !errors.Is(err, approver.ErrInvalidRules) || !errors.As(err, &re) {
+			t.Errorf("%s: error %v is not a *RulesError wrapping ErrInvalidRules", tt.name, err)
+		}
+		if strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%s: the message quotes a value from the file: %v", tt.name, err)
+		}
+		fmt.Fprintf(&out, "%s: %v\n", tt.name, err)
+	}
+	checkGolden(t, "parse_errors.golden", []byte(out.String()))
+}
+
+func TestRulesErrorFields(t *testing.T) {
+	_, err := approver.ParseRules([]byte(`{"schema": 1, "rules": [{"tool": "a", "allow": true}, {"tool": "deploy", "allow": "x"}]}`))
+	var re *approver.RulesError
+	if !errors.As(err, &re) {
+		t.Fatalf("error = %v", err)
+	}
+	want := approver.RulesError{Index: 2, Tool: "deploy", Problem: `"allow" must be true or false`, Err: approver.ErrInvalidRules}
+	if diff := cmp.Diff(want, *re, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("RulesError (-want +got):\n%s", diff)
+	}
+}
+
+func TestFormatRules(t *testing.T) {
+	rules := []approver.Rule{
+		{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests && vet are fine"},
+		{Tool: "spawn", Pattern: `*"body":"curl *`, Reason: "no <downloads>"},
+		{Tool: "deploy", Scope: approver.ScopeSession},
+	}
+	data, err := approver.FormatRules(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "rules.golden.json", data)
+	back, err := approver.ParseRules(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules[2].Scope = approver.ScopeOperator // scope is not written
+	if diff := cmp.Diff(rules, back); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	none, err := approver.FormatRules(nil)
+	if err != nil || string(none) != "{\n  \"schema\": 1,\n  \"rules\": []\n}\n" {
+		t.Errorf("FormatRules(nil) = %q, %v", none, err)
+	}
+	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Allow: true}}); !errors.Is(err, approver.ErrInvalidRules) {
+		t.Errorf("an exact-subject rule was formatted: %v", err)
+	}
+	if _, err := approver.FormatRules([]approver.Rule{{Tool: "ok"}, {Tool: "not ok"}}); err == nil || !strings.HasPrefix(err.Error(), "rule 2:") {
+		t.Errorf("an invalid rule was formatted: %v", err)
+	}
+}
+
+// FuzzParseRules checks that the parser never panics, that what it refuses
+// it refuses with a *RulesError quoting no value, and that what it accepts
+// survives formatting and parsing again unchanged.
+func FuzzParseRules(f *testing.F) {
+	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "spawn", "command": ["go", "test", "*"], "allow": true, "reason": "tests"}]}`))
+	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "spawn", "pattern": "*curl*", "allow": false}]}`))
+	f.Add([]byte(`{"schema": 1, "rules": []}`))
+	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "allow": true, "allow": false}]}`))
+	for _, tt := range parseErrorCases {
+		f.Add([]byte(tt.data))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rules, err := approver.ParseRules(data)
+		if err != nil {
+			var re *approver.RulesError
+			if !errors.As(err, &re) || !errors.Is(err, approver.ErrInvalidRules) {
+				t.Fatalf("error %v is not a *RulesError wrapping ErrInvalidRules", err)
+			}
+			return
+		}
+		for _, r := range rules {
+			if err := r.Validate(); err != nil {
+				t.Fatalf("parsed an invalid rule %v: %v", r, err)
+			}
+		}
+		formatted, err := approver.FormatRules(rules)
+		if err != nil {
+			t.Fatalf("FormatRules of parsed rules: %v", err)
+		}
+		again, err := approver.ParseRules(formatted)
+		if err != nil {
+			t.Fatalf("ParseRules of formatted rules: %v\n%s", err, formatted)
+		}
+		if diff := cmp.Diff(rules, again); diff != "" {
+			t.Fatalf("round trip (-first +second):\n%s", diff)
+		}
+	})
+}
+
+func TestRuleValidate(t *testing.T) {
+	tests := []struct {
+		rule approver.Rule
+		says string // "" for a valid rule
+	}{
+		{approver.Rule{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true}, ""},
+		{approver.Rule{Tool: "spawn", Pattern: "*curl*"}, ""},
+		{approver.Rule{Tool: "deploy"}, ""},
+		{approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Allow: true}, ""},
+		{approver.Rule{Tool: ""}, `"tool" is not a valid tool name`},
+		{approver.Rule{Tool: "has space"}, `"tool" is not a valid tool name`},
+		{approver.Rule{Tool: "spawn", Pattern: "*", Command: []string{"go"}}, "at most one"},
+		{approver.Rule{Tool: "spawn", Pattern: "*", Subject: "{}"}, "at most one"},
+		{approver.Rule{Tool: "spawn", Command: []string{"go", ""}}, "empty word at position 2"},
+	}
+	for _, tt := range tests {
+		err := tt.rule.Validate()
+		if tt.says == "" {
+			if err != nil {
+				t.Errorf("Validate(%v) = %v", tt.rule, err)
+			}
+			continue
+		}
+		if !errors.Is(err, approver.ErrInvalidRules) || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("Validate(%v) = %v, want ErrInvalidRules saying %q", tt.rule, err, tt.says)
+		}
+	}
+}
+
+func TestRuleString(t *testing.T) {
+	tests := map[string]approver.Rule{
+		"allow spawn command go test *":  {Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true},
+		"deny deploy":                    {Tool: "deploy"},
+		"deny spawn pattern *curl*":      {Tool: "spawn", Pattern: "*curl*"},
+		`allow spawn subject {"a":1}`:    {Tool: "spawn", Subject: `{"a":1}`, Allow: true},
+		"allow mcp__github__search":      {Tool: "mcp__github__search", Allow: true},
+		"deny spawn command rm -rf /tmp": {Tool: "spawn", Command: []string{"rm", "-rf", "/tmp"}},
+	}
+	for want, r := range tests {
+		if got := r.String(); got != want {
+			t.Errorf("String() = %q, want %q", got, want)
+		}
+	}
+}

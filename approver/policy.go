@@ -1,0 +1,53 @@
+package approver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/basis-go/basis/contract"
+)
+
+// SideEffectPolicy decides by a call's side-effect level alone, naming no
+// tool: what it allows or denies, it allows or denies for every tool that
+// says it has that effect. See [BySideEffect].
+type SideEffectPolicy struct {
+	// Allow lists the levels allowed without asking.
+	Allow []contract.SideEffect
+	// Deny lists the levels denied without asking. A level in both lists
+	// is denied.
+	Deny []contract.SideEffect
+	// Otherwise is asked about every other level. Nil denies them.
+	Otherwise Approver
+}
+
+// BySideEffect returns an approver that applies p to each request's
+// Preview.SideEffect.
+func BySideEffect(p SideEffectPolicy) Approver {
+	p.Allow = slices.Clone(p.Allow)
+	p.Deny = slices.Clone(p.Deny)
+	return ApproverFunc(func(ctx context.Context, req Request) (Answer, error) {
+		level := req.Preview.SideEffect
+		switch {
+		case slices.Contains(p.Deny, level):
+			return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: calls with side effect %s are not allowed here", req.Tool, level)}, nil
+		case slices.Contains(p.Allow, level):
+			return Answer{Decision: Allow, Reason: fmt.Sprintf("calls with side effect %s are allowed here", level)}, nil
+		case p.Otherwise != nil:
+			return p.Otherwise.Approve(ctx, req)
+		}
+		return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: calls with side effect %s are neither allowed nor asked about here", req.Tool, level)}, nil
+	})
+}
+
+// LocalEditsNoNetwork is the policy "allow local edits, deny the network":
+// calls that only change local state (a file edit, a delegated task) are
+// allowed, calls that reach beyond this machine are denied, and calls that
+// run a program here go to ask (nil: denied).
+func LocalEditsNoNetwork(ask Approver) Approver {
+	return BySideEffect(SideEffectPolicy{
+		Allow:     []contract.SideEffect{contract.SideEffectLocalState},
+		Deny:      []contract.SideEffect{contract.SideEffectExternal},
+		Otherwise: ask,
+	})
+}

@@ -1,0 +1,249 @@
+//go:build linux
+
+// The pseudo-terminal these tests open is Linux's /dev/ptmx.
+
+package approver_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+)
+
+// pty is a real pseudo-terminal: the Terminal asks at slave, and the test
+// plays the person at master, reading what was shown and typing keys.
+type pty struct {
+	master, slave *os.File
+	mu            sync.Mutex
+	shown         bytes.Buffer
+	done          chan struct{}
+}
+
+func openPTY(t *testing.T) *pty {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	var n int
+	raw, err := master.SyscallConn()
+	if err == nil {
+		cerr := raw.Control(func(fd uintptr) {
+			if err = unix.IoctlSetPointerInt(int(fd), unix.TIOCSPTLCK, 0); err == nil {
+				n, err = unix.IoctlGetInt(int(fd), unix.TIOCGPTN)
+			}
+		})
+		err = errors.Join(err, cerr)
+	}
+	if err != nil {
+		master.Close()
+		t.Fatalf("unlocking the pseudo-terminal: %v", err)
+	}
+	slave, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		master.Close()
+		t.Fatalf("opening the pseudo-terminal's slave: %v", err)
+	}
+	p := &pty{master: master, slave: slave, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			p.mu.Lock()
+			p.shown.Write(buf[:n])
+			p.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		slave.Close()
+		master.Close()
+		<-p.done
+	})
+	return p
+}
+
+func (p *pty) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.shown.String()
+}
+
+// waitFor waits until the terminal has shown text count times.
+func (p *pty) waitFor(t *testing.T, text string, count int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(p.output(), text) < count {
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal never showed %q (%d times); it showed:\n%q", text, count, p.output())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (p *pty) press(t *testing.T, key string) {
+	t.Helper()
+	if _, err := p.master.WriteString(key); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (p *pty) lflag(t *testing.T) uint32 {
+	t.Helper()
+	var tio *unix.Termios
+	var err error
+	raw, _ := p.slave.SyscallConn()
+	raw.Control(func(fd uintptr) { tio, err = unix.IoctlGetTermios(int(fd), unix.TCGETS) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tio.Lflag
+}
+
+const promptEnd = "[d] deny always: "
+
+type asked struct {
+	answer approver.Answer
+	err    error
+}
+
+func askAsync(ctx context.Context, term *approver.Terminal, req approver.Request) <-chan asked {
+	out := make(chan asked, 1)
+	go func() {
+		a, err := term.Approve(ctx, req)
+		out <- asked{a, err}
+	}()
+	return out
+}
+
+func TestTerminalKeys(t *testing.T) {
+	tests := []struct {
+		key  string
+		want approver.Answer
+		says string
+	}{
+		{"y", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
+		{"Y", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
+		{"a", approver.Answer{Decision: approver.AllowSession, Reason: "allowed at the terminal for this session"}, "a: allowed; this exact call"},
+		{"t", approver.Answer{Decision: approver.AllowSession, Reason: "every call of spawn allowed at the terminal for this session", Remember: &approver.Remember{Tool: true}}, "t: allowed; calls of this tool"},
+		{"n", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied by the operator at the terminal"}, "n: denied"},
+		{"d", approver.Answer{Decision: approver.DenySession, Reason: "tool spawn denied by the operator at the terminal for the rest of this session; do not ask for this call again"}, "d: denied; this exact call"},
+		{"\r", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
+		{"\x03", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%q", tt.key), func(t *testing.T) {
+			p := openPTY(t)
+			before := p.lflag(t)
+			term := &approver.Terminal{TTY: p.slave}
+			got := askAsync(context.Background(), term, terminalRequest(t))
+			p.waitFor(t, promptEnd, 1)
+			if p.lflag(t)&(unix.ICANON|unix.ECHO) != 0 {
+				t.Error("the terminal is not in raw mode while asking")
+			}
+			p.press(t, tt.key)
+			res := <-got
+			if res.err != nil {
+				t.Fatal(res.err)
+			}
+			if diff := cmp.Diff(tt.want, res.answer); diff != "" {
+				t.Errorf("answer (-want +got):\n%s", diff)
+			}
+			p.waitFor(t, tt.says, 1)
+			if after := p.lflag(t); after != before {
+				t.Errorf("terminal local flags %#x after asking, %#x before", after, before)
+			}
+		})
+	}
+}
+
+func TestTerminalShowsThePreview(t *testing.T) {
+	p := openPTY(t)
+	req := terminalRequest(t)
+	req.Preview.Summary = "run cargo test \x1b[2J\x1b[Hin /repo"
+	got := askAsync(context.Background(), &approver.Terminal{TTY: p.slave}, req)
+	p.waitFor(t, promptEnd, 1)
+	p.press(t, "n")
+	<-got
+	shown := p.output()
+	for _, want := range []string{
+		"basis: tool spawn wants to act (side effect process)\r\n",
+		`  run cargo test \u001b[2J\u001b[Hin /repo` + "\r\n",
+		"  subject: " + cargoTest + "\r\n",
+	} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the question does not show %q; it showed:\n%q", want, shown)
+		}
+	}
+	if strings.Contains(shown, "\x1b") {
+		t.Errorf("an escape sequence from the preview reached the terminal: %q", shown)
+	}
+}
+
+func TestTerminalDiscardsTypeahead(t *testing.T) {
+	p := openPTY(t)
+	p.press(t, "y")
+	p.waitFor(t, "y", 1) // echoed: the key is in the terminal's input queue
+	got := askAsync(context.Background(), &approver.Terminal{TTY: p.slave}, terminalRequest(t))
+	p.waitFor(t, promptEnd, 1)
+	p.press(t, "n")
+	if res := <-got; res.err != nil || res.answer.Decision != approver.Deny {
+		t.Errorf("answer = %+v, %v; a key typed before the question answered it", res.answer, res.err)
+	}
+}
+
+func TestTerminalCancelRestoresTheTerminal(t *testing.T) {
+	p := openPTY(t)
+	before := p.lflag(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	term := &approver.Terminal{TTY: p.slave}
+	res := <-askAsync(ctx, term, terminalRequest(t))
+	if !errors.Is(res.err, context.DeadlineExceeded) || res.answer.Decision != approver.Deny {
+		t.Errorf("Approve = %+v, %v; want a denial for the deadline", res.answer, res.err)
+	}
+	if after := p.lflag(t); after != before {
+		t.Errorf("terminal local flags %#x after a cancelled question, %#x before", after, before)
+	}
+	// The same terminal still answers the next question: the deadline
+	// set to interrupt the read was cleared.
+	got := askAsync(context.Background(), term, terminalRequest(t))
+	p.waitFor(t, promptEnd, 2)
+	p.press(t, "y")
+	if res := <-got; res.err != nil || res.answer.Decision != approver.Allow {
+		t.Errorf("next question = %+v, %v", res.answer, res.err)
+	}
+}
+
+func TestTerminalAsksOneQuestionAtATime(t *testing.T) {
+	p := openPTY(t)
+	term := &approver.Terminal{TTY: p.slave}
+	first := askAsync(context.Background(), term, terminalRequest(t))
+	second := askAsync(context.Background(), term, terminalRequest(t))
+	p.waitFor(t, promptEnd, 1)
+	time.Sleep(100 * time.Millisecond)
+	if n := strings.Count(p.output(), promptEnd); n != 1 {
+		t.Fatalf("%d questions on the terminal at once", n)
+	}
+	p.press(t, "y")
+	p.waitFor(t, promptEnd, 2)
+	p.press(t, "n")
+	a, b := <-first, <-second
+	if decisions := []approver.Decision{a.answer.Decision, b.answer.Decision}; !cmp.Equal(decisions, []approver.Decision{approver.Allow, approver.Deny}) &&
+		!cmp.Equal(decisions, []approver.Decision{approver.Deny, approver.Allow}) {
+		t.Errorf("answers = %v", decisions)
+	}
+}
