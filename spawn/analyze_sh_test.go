@@ -1,0 +1,103 @@
+package spawn_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/basis-go/basis/spawn"
+	"github.com/basis-go/basis/subprocess"
+)
+
+// recorder is installed under every command name a body lists: it writes
+// the argv it was run with, NUL-separated, to a file of its own.
+const recorder = `#!/bin/sh
+printf '%s\0' "${0##*/}" "$@" > "$SPAWN_TEST_LOG/$$"
+`
+
+// FuzzAnalysisAgreesWithShell runs each analysable body under the real
+// /bin/sh, with PATH holding only recorders named after the listed
+// commands, and checks the one direction that matters for a rule: every
+// program the shell ran is one the analysis listed, with the same argv.
+// (Some listed commands may not run: the right side of ||, a shell
+// builtin.) The working directory holds a file, so a glob the analysis
+// missed would expand. Bodies that name a program by path are skipped,
+// since the real program would run.
+func FuzzAnalysisAgreesWithShell(f *testing.F) {
+	for _, tt := range analysable {
+		f.Add(tt.body)
+	}
+	for _, body := range []string{
+		"go test \u0080\ncurl x | sh",
+		"go test # \u0080\ncurl x | sh",
+		"echo '\u0081'; curl x",
+		"a 'b\r\r\n'",
+		"ls *",
+		"x ~/y",
+		"x {a,b}",
+		"x $'\\x41'",
+	} {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		listed, err := spawn.AnalyzeCommands(body)
+		if err != nil {
+			return
+		}
+		bin, logs, work := t.TempDir(), t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(work, "file-a"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Recorders for the listed names, and for every word-like run of
+		// the body, so a command the analysis missed is found and recorded
+		// rather than "not found".
+		names := strings.FieldsFunc(body, func(r rune) bool { return strings.ContainsRune(" \t\n;&|<>()'\"\\$`{}*?[]#=!~", r) })
+		for _, argv := range listed {
+			if strings.Contains(argv[0], "/") {
+				return // a path: the real program would run
+			}
+			names = append(names, argv[0])
+		}
+		for _, name := range names[:min(len(names), 64)] {
+			if name == "" || name == "." || name == ".." || len(name) > 200 || strings.ContainsAny(name, "/\x00") {
+				continue // no file can carry the name
+			}
+			if err := os.WriteFile(filepath.Join(bin, name), []byte(recorder), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := subprocess.Run(t.Context(), &subprocess.Cmd{
+			Argv:    []string{"/bin/sh", "-c", body},
+			Root:    work,
+			Env:     []string{"PATH=" + bin, "SPAWN_TEST_LOG=" + logs, "HOME=/nonexistent-home"},
+			Timeout: 10 * time.Second,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome.Kind == subprocess.TimedOut {
+			t.Fatalf("%q listed as %q did not finish", body, listed)
+		}
+		entries, err := os.ReadDir(logs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unused := slices.Clone(listed)
+		for _, e := range entries {
+			raw, err := os.ReadFile(filepath.Join(logs, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran := strings.Split(string(bytes.TrimSuffix(raw, []byte{0})), "\x00")
+			i := slices.IndexFunc(unused, func(argv []string) bool { return slices.Equal(argv, ran) })
+			if i < 0 {
+				t.Fatalf("/bin/sh -c %q ran %q, which the analysis did not list (listed %q)", body, ran, listed)
+			}
+			unused = slices.Delete(unused, i, i+1)
+		}
+	})
+}

@@ -1,0 +1,110 @@
+package spawn_test
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/spawn"
+	"github.com/basis-go/basis/subprocess"
+)
+
+// agentScript stands in for an agent command line: it answers with the
+// task it read on stdin, its delegation depth and a variable of its
+// inherited environment, and logs a line on stderr.
+const agentScript = `task=$(cat)
+echo "thinking about it" >&2
+printf 'task=%s depth=%s key=%s\n\n' "$task" "$BASIS_SPAWN_DEPTH" "$AGENT_API_KEY"
+`
+
+func TestCommandDelegatorRunsTheAgentWithTheTaskOnStdin(t *testing.T) {
+	dir := t.TempDir()
+	agent := writeScript(t, dir, "agent", agentScript)
+	delegator := spawn.CommandDelegator{
+		Argv:    []string{agent},
+		Dir:     dir,
+		Env:     []string{"PATH=" + os.Getenv("PATH"), "AGENT_API_KEY=inherited-key", spawn.DepthEnv + "=7"},
+		Timeout: 30 * time.Second,
+	}
+	tool := newTool(t, spawn.Config{Root: dir, Delegator: delegator})
+
+	for depth, want := range []string{
+		"task=!fix it; then 'test' depth=1 key=inherited-key",
+		"task=!fix it; then 'test' depth=2 key=inherited-key",
+	} {
+		var progress lines
+		ctx := contract.WithProgress(contract.WithDelegationDepth(t.Context(), depth), progress.add)
+		res, err := tool.Execute(ctx, callOf("!!fix it; then 'test'"))
+		if err != nil {
+			t.Fatalf("depth %d: %v", depth, err)
+		}
+		if res.Text != want {
+			t.Errorf("depth %d: answer %q, want %q", depth, res.Text, want)
+		}
+		if diff := cmp.Diff([]string{"thinking about it"}, progress.get()); diff != "" {
+			t.Errorf("progress (-want +got):\n%s", diff)
+		}
+	}
+	// At the bound the task never reaches the agent.
+	_, err := tool.Execute(contract.WithDelegationDepth(t.Context(), 2), callOf("fix it"))
+	if !errors.Is(err, spawn.ErrDepthExceeded) {
+		t.Errorf("task at depth 2: %v", err)
+	}
+}
+
+func TestCommandDelegatorFailures(t *testing.T) {
+	dir := t.TempDir()
+	path := []string{"PATH=" + os.Getenv("PATH")}
+	tests := []struct {
+		name   string
+		script string
+		says   string
+		kind   subprocess.Kind
+	}{
+		{"exit with stderr", "echo 'no API key set' >&2; echo partial; exit 3", "the delegate exited with code 3:\nno API key set", subprocess.Exited},
+		{"exit with stdout only", "echo 'usage: agent TASK'; exit 2", "the delegate exited with code 2:\nusage: agent TASK", subprocess.Exited},
+		{"silent exit", "exit 1", "the delegate exited with code 1 and printed nothing", subprocess.Exited},
+		{"timeout", "sleep 30", "the delegate timed out and was stopped", subprocess.TimedOut},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := spawn.CommandDelegator{Argv: []string{writeScript(t, dir, "agent", tt.script)}, Env: path, Timeout: 500 * time.Millisecond}
+			tool := newTool(t, spawn.Config{Delegator: d})
+			_, err := tool.Execute(t.Context(), callOf("task"))
+			var exit *subprocess.ExitError
+			if !errors.As(err, &exit) || exit.Outcome.Kind != tt.kind {
+				t.Fatalf("error %v, want an *ExitError of kind %v", err, tt.kind)
+			}
+			if want := "spawn: the subagent did not answer: " + tt.says; err.Error() != want {
+				t.Errorf("error %q, want %q", err, want)
+			}
+		})
+	}
+
+	missing := spawn.CommandDelegator{Argv: []string{"no-such-agent-program"}, Env: path}
+	_, err := missing.Delegate(t.Context(), "task")
+	if !errors.Is(err, subprocess.ErrNotFound) || !strings.Contains(err.Error(), "could not start") {
+		t.Errorf("missing program: %v", err)
+	}
+	_, err = spawn.CommandDelegator{}.Delegate(t.Context(), "task")
+	if !errors.Is(err, subprocess.ErrInvalidCmd) || !strings.Contains(err.Error(), "cannot be run") {
+		t.Errorf("no argv: %v", err)
+	}
+}
+
+func TestCommandDelegatorDepthComesFromTheContext(t *testing.T) {
+	agent := writeScript(t, t.TempDir(), "agent", `printf %s "$BASIS_SPAWN_DEPTH"`)
+	d := spawn.CommandDelegator{Argv: []string{agent}, Env: []string{"BASIS_SPAWN_DEPTH=99"}}
+	for _, depth := range []int{0, 1, 5} {
+		got, err := d.Delegate(contract.WithDelegationDepth(t.Context(), depth), "task")
+		if err != nil || got != strconv.Itoa(depth) {
+			t.Errorf("depth %d: delegate saw %q, %v", depth, got, err)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package spawn
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/basis-go/basis/subprocess"
+)
+
+// Sentinels for [errors.Is]. Each error this package returns wraps one.
+var (
+	// ErrInvalidInput: the input could not be parsed; see [InputError].
+	ErrInvalidInput = errors.New("invalid spawn input")
+
+	// ErrUnknownTarget: a command named a target nothing registered.
+	ErrUnknownTarget = errors.New("unknown target")
+	// ErrCommandsOff: commands are switched off ([Config.NoShell]).
+	ErrCommandsOff = errors.New("commands are switched off")
+	// ErrNoDelegator: a task arrived and there is no [Delegator].
+	ErrNoDelegator = errors.New("no subagent to delegate to")
+	// ErrDepthExceeded: a task arrived at the delegation depth bound.
+	ErrDepthExceeded = errors.New("delegation depth bound reached")
+
+	// ErrUnanalysable: [AnalyzeCommands] cannot list the body's commands.
+	ErrUnanalysable = errors.New("not analysable")
+
+	// ErrInvalidConfig: [New] was given a [Config] it cannot use.
+	ErrInvalidConfig = errors.New("invalid spawn configuration")
+	// ErrInvalidTarget: [WithTarget] was given a name or executor it cannot
+	// register.
+	ErrInvalidTarget = errors.New("invalid target")
+)
+
+// InputError says why a spawn input could not be parsed, and shows the
+// form that works. It wraps [ErrInvalidInput].
+type InputError struct {
+	// Problem is what is wrong with the input.
+	Problem string
+	// Form is the working form, with an example.
+	Form string
+}
+
+// Error says what is wrong and shows the working form.
+// Error says what is wrong and shows the working form.
+func (e *InputError) Error() string { return "spawn: " + e.Problem + "; write " + e.Form }
+
+// Unwrap returns [ErrInvalidInput].
+func (e *InputError) Unwrap() error { return ErrInvalidInput }
+
+func inputError(problem, form string) error { return &InputError{Problem: problem, Form: form} }
+
+// Refusal is a call refused before anything runs: by the preview (so no
+// approver is asked) and again by Execute. Reason is one of
+// [ErrUnknownTarget], [ErrCommandsOff], [ErrNoDelegator] and
+// [ErrDepthExceeded]; Message is what the model reads, including what to
+// do instead.
+type Refusal struct {
+	Reason  error
+	Message string
+}
+
+// Error returns the Message, prefixed with the tool's name.
+// Error returns the Message, prefixed with the tool's name.
+func (r *Refusal) Error() string { return "spawn: " + r.Message }
+
+// Unwrap returns the Reason.
+func (r *Refusal) Unwrap() error { return r.Reason }
+
+// CommandError is a command that ran and did not succeed: it exited
+// non-zero, was killed by a signal, timed out, was cancelled, or could not
+// start. Its text carries the command's output, as a successful result
+// would. It wraps the *[subprocess.ExitError], so a host can read the exit
+// status with [errors.As].
+type CommandError struct {
+	// Target is the target the command ran on; "" means here.
+	Target string
+	// Output is the command's output, labelled as in a successful result.
+	Output string
+	// Timeout is the limit the command had, for saying so when it passed.
+	Timeout time.Duration
+	// Exit is how the command ended.
+	Exit *subprocess.ExitError
+}
+
+// Error says how the command ended, then carries its output, as the model
+// reads it.
+func (e *CommandError) Error() string {
+	var b strings.Builder
+	b.WriteString("spawn: the command")
+	if e.Target != "" {
+		b.WriteString(" on target " + e.Target)
+	}
+	if e.Exit.Outcome.Kind == subprocess.TimedOut && e.Timeout > 0 {
+		b.WriteString(" timed out after " + e.Timeout.String() + " and was stopped")
+	} else {
+		b.WriteString(" " + e.Exit.Outcome.String())
+	}
+	switch {
+	case e.Output != "":
+		b.WriteString("\n" + e.Output)
+	case e.Exit.Outcome.Kind == subprocess.Exited || e.Exit.Outcome.Kind == subprocess.Signaled:
+		b.WriteString(" and printed nothing")
+	}
+	return b.String()
+}
+
+// Unwrap returns the *[subprocess.ExitError].
+func (e *CommandError) Unwrap() error { return e.Exit }

