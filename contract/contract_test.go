@@ -95,7 +95,7 @@ func TestCheckName(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, contract.ErrInvalidName) || !strings.Contains(err.Error(), tt.says) {
+		if !errors.Is(err, contract.ErrInvalidName) || !strings.Contains(err.Error(), tt.says) || tt.name != "" && strings.Contains(err.Error(), tt.name) {
 			t.Errorf("CheckName(%q) = %v, want ErrInvalidName saying %q", tt.name, err, tt.says)
 		}
 	}

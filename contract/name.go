@@ -23,7 +23,7 @@ var ErrInvalidName = errors.New("invalid tool name")
 func ValidName(name string) bool { return CheckName(name) == nil }
 
 // CheckName explains why name is not valid, or returns nil. The error wraps
-// [ErrInvalidName] and says what to change.
+// [ErrInvalidName] and says what to change, without quoting name.
 func CheckName(name string) error {
 	if name == "" {
 		return fmt.Errorf("%w: the name is empty; use 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidName, MaxNameLen)
@@ -33,7 +33,10 @@ func CheckName(name string) error {
 	}
 	for i := 0; i < len(name); i++ {
 		if !nameByte(name[i]) {
-			return fmt.Errorf("%w %q: character %d is not one of A-Z a-z 0-9 _ -", ErrInvalidName, name, i+1)
+			// The name is not quoted: it may come from a file whose
+			// values are not for printing, and callers name the tool
+			// their own way.
+			return fmt.Errorf("%w: character %d is not one of A-Z a-z 0-9 _ -", ErrInvalidName, i+1)
 		}
 	}
 	return nil
