@@ -1,0 +1,191 @@
+package declared
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Sentinels for [errors.Is]. Every [*Error] wraps exactly one of them (or
+// [contract.ErrInvalidName] for a name that breaks the shared naming
+// rules), and every error from a tool's preview or Execute that refuses
+// its input wraps [ErrInvalidInput].
+var (
+	// ErrUnreadable: a manifest exists but cannot be read (permissions,
+	// not a regular file, an I/O error).
+	ErrUnreadable = errors.New("manifest cannot be read")
+	// ErrSyntax: a manifest is not valid JSON. The [*Error] carries the
+	// line and column; the offending text is never quoted.
+	ErrSyntax = errors.New("not valid JSON")
+	// ErrSchemaVersion: the manifest's "schema" is not 1.
+	ErrSchemaVersion = errors.New("unsupported manifest schema version")
+	// ErrUnknownKey: a key the format does not define, at any level.
+	ErrUnknownKey = errors.New("unknown key")
+	// ErrDuplicateKey: a key, tool name or env name written twice in one
+	// object.
+	ErrDuplicateKey = errors.New("duplicate key")
+	// ErrMissingField: "schema", "tools", or a tool's "description",
+	// "input_schema" or "command" is missing (a blank description counts
+	// as missing).
+	ErrMissingField = errors.New("missing field")
+	// ErrWrongType: a field holds the wrong kind of JSON value.
+	ErrWrongType = errors.New("wrong JSON type")
+	// ErrReservedName: a tool name begins with the MCP prefix or is one
+	// the host reserves ([Config.Reserved]).
+	ErrReservedName = errors.New("reserved tool name")
+	// ErrInvalidSchema: a tool's input_schema is not an object schema or
+	// does not compile as a JSON Schema.
+	ErrInvalidSchema = errors.New("invalid input_schema")
+	// ErrInvalidCommand: a command that is empty, has a blank program, or
+	// holds a NUL byte.
+	ErrInvalidCommand = errors.New("invalid command")
+	// ErrInvalidValue: a field whose value is not allowed: timeout_ms out
+	// of range, an unknown side_effect, an empty cwd, an env name that is
+	// not a variable name, a NUL byte.
+	ErrInvalidValue = errors.New("invalid value")
+	// ErrUnsetVariable: a ${VAR} without a default names a variable that
+	// is not set.
+	ErrUnsetVariable = errors.New("unset variable")
+	// ErrPlaceholder: a malformed placeholder: an empty ${}, an unclosed
+	// ${, a bad variable name, or a form other than ${VAR} and
+	// ${VAR:-default}.
+	ErrPlaceholder = errors.New("malformed placeholder")
+	// ErrInvalidInput: a call's input is not a JSON object or does not
+	// match the tool's input_schema. The program was not started.
+	ErrInvalidInput = errors.New("invalid input")
+)
+
+// Error is one problem with a manifest. Its message is one line naming
+// the file, the position when known, the tool, the field and the
+// variable — never a value read from the file, since values may be
+// credentials. [Load] and [LoadFile] return every problem they find as an
+// [errors.Join] of *Error values.
+type Error struct {
+	// File is the manifest's path.
+	File string
+	// Line and Column locate the problem in the file, both 1-based; 0 when
+	// the problem has no position (the file could not be read).
+	Line, Column int
+	// Tool is the tool's name; empty for problems of the file as a whole
+	// and when the name itself is the problem and is not printable.
+	Tool string
+	// Field is the field at fault, as the manifest spells it:
+	// "description", "command[2]", "env.JENKINS_TOKEN", "timeout_ms";
+	// empty when the problem is not about one field.
+	Field string
+	// Variable is the variable a ${VAR} placeholder names, when the
+	// problem is about one.
+	Variable string
+	// Err says what is wrong and what to do; it wraps one of the
+	// package's sentinels.
+	Err error
+}
+
+// Error returns the one-line message, such as
+//
+//	/repo/.basis/tools.json:9:26: tool jenkins_job: env.JENKINS_TOKEN: variable JENKINS_TOKEN is not set and has no default; set it, or write ${JENKINS_TOKEN:-default}
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column))
+	}
+	if e.Tool != "" {
+		b.WriteString(": tool " + e.Tool)
+	}
+	if e.Field != "" {
+		b.WriteString(": " + e.Field)
+	}
+	if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause, which wraps one of the package's sentinels.
+func (e *Error) Unwrap() error { return e.Err }
+
+// problem is the cause inside an [*Error]: a message that reads naturally
+// and a sentinel for errors.Is.
+type problem struct {
+	kind  error
+	cause error // the operating system's reason, when there is one
+	text  string
+}
+
+func (p *problem) Error() string { return p.text }
+
+func (p *problem) Unwrap() []error {
+	if p.cause != nil {
+		return []error{p.kind, p.cause}
+	}
+	return []error{p.kind}
+}
+
+func newProblem(kind error, text string) error { return &problem{kind: kind, text: text} }
+
+// InputError refuses a call whose input is not a JSON object or does not
+// match the tool's schema. Nothing was started. Its message names the
+// fields and the rules they break, never a value from the input, which
+// may carry a secret too.
+type InputError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Problems lists what is wrong, one entry per field, in a stable
+	// order.
+	Problems []InputProblem
+}
+
+// InputProblem is one field of a call's input that breaks the schema.
+type InputProblem struct {
+	// Field is the JSON pointer of the field ("/job", "/items/2"), or ""
+	// for the input as a whole.
+	Field string
+	// Rule says which rule it breaks, such as "expected string, but got
+	// number" or "required, but missing".
+	Rule string
+}
+
+// String returns "/job: expected string, but got number"; the input as a
+// whole is called "input".
+func (p InputProblem) String() string {
+	field := p.Field
+	if field == "" {
+		field = "input"
+	}
+	return field + ": " + p.Rule
+}
+
+// Error returns one line such as "the input for jenkins_job does not match
+// its schema: /job: expected string, but got number".
+func (e *InputError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return "the input for " + e.Tool + " does not match its schema: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns [ErrInvalidInput].
+func (e *InputError) Unwrap() error { return ErrInvalidInput }
+
+// RunError is a call that ran (or tried to) and failed: the program exited
+// non-zero, was killed by a signal, ran out of time, was cancelled, or
+// could not start. Its message is what the model reads, such as
+// "jenkins_job exited 3: job not found". Err is the
+// [*subprocess.ExitError] carrying the exact outcome, so a host reads the
+// exit status with [errors.As] instead of parsing text.
+type RunError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Err is the *subprocess.ExitError (or, for a command subprocess
+	// refused outright, the error wrapping subprocess.ErrInvalidCmd).
+	Err error
+	msg string
+}
+
+// Error returns the message the model reads.
+func (e *RunError) Error() string { return e.msg }
+
+// Unwrap returns the *subprocess.ExitError.
+func (e *RunError) Unwrap() error { return e.Err }

@@ -1,0 +1,166 @@
+package declared
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/basis-go/basis/contract"
+)
+
+// marker frames every value a fuzz target plants; no message may show it.
+// It cannot be part of a variable name, which messages may show.
+const marker = "#~qzx~#"
+
+func fuzzLoader(t *testing.T) *loader {
+	l, err := newLoader(&Config{
+		Root:     "/ws",
+		Environ:  []string{"PATH=/usr/bin:/bin", "SET=env-" + marker, "EMPTY="},
+		Reserved: []string{"spawn"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// checkProblems asserts what every load error promises: a join of
+// *Error values, each one clean line, located in the file, quoting no
+// value.
+func checkProblems(t *testing.T, data []byte, problems []error) {
+	t.Helper()
+	for _, e := range problems {
+		var de *Error
+		if !errors.As(e, &de) {
+			t.Fatalf("problem %T is not an *Error", e)
+		}
+		msg := de.Error()
+		if strings.ContainsAny(msg, "\n\r") || !utf8.ValidString(msg) {
+			t.Fatalf("problem is not one clean line: %q", msg)
+		}
+		if strings.Contains(msg, marker) {
+			t.Fatalf("problem quotes a value: %s", msg)
+		}
+		if de.File != "tools.json" || de.Line < 1 || de.Column < 1 {
+			t.Fatalf("problem not located in the file: %#v", de)
+		}
+		if de.Tool != "" && !contract.ValidName(de.Tool) {
+			t.Fatalf("tool %q in a problem is not a valid name", de.Tool)
+		}
+		if de.Variable != "" && !validVarName(de.Variable) {
+			t.Fatalf("variable %q in a problem is not a variable name", de.Variable)
+		}
+		if de.Err == nil {
+			t.Fatalf("problem without a cause: %s", msg)
+		}
+	}
+}
+
+// FuzzParseManifest feeds arbitrary bytes to the manifest parser: it must
+// not panic, every problem must keep the promises above, and a manifest
+// it accepts must hold only usable tools.
+func FuzzParseManifest(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "manifests", "*.json"))
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
+	}
+	for _, seed := range []string{
+		``, `{}`, `[]`, `null`, `{"schema":1,"tools":{}}`, `{"schema":1,"tools":{"a":{}}}`,
+		`{"schema":1,"tools":{"a":{"description":"d","input_schema":{},"command":["x","${SET}"],"env":{"A":"${SET:-d}"},"cwd":"c","side_effect":"external","timeout_ms":5}}}`,
+		`{"schema":1,"tools":{"a":{"description":"d","input_schema":{"$defs":{"s":{"type":"string"}},"properties":{"p":{"$ref":"#/$defs/s"}}},"command":["x"]}}}`,
+		"{\"schema\":1,\n\"tools\":{\"\u00e9\":1}}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := &parser{loader: fuzzLoader(t), file: "tools.json", data: data}
+		tools, problems := p.parse()
+		if len(problems) > 0 {
+			if tools != nil {
+				t.Fatal("tools returned alongside problems")
+			}
+			checkProblems(t, data, problems)
+			return
+		}
+		for _, tool := range tools {
+			spec := tool.spec
+			run := spec.run()
+			if !contract.ValidName(spec.Name) || contract.IsMCPName(spec.Name) || spec.Name == "spawn" {
+				t.Fatalf("accepted the name %q", spec.Name)
+			}
+			if len(run.argv) == 0 || strings.TrimSpace(run.argv[0]) == "" || len(run.argv) != len(spec.Command) {
+				t.Fatalf("accepted a command with no program: %q", spec.Command)
+			}
+			if spec.Timeout <= 0 || spec.SideEffect != contract.SideEffectProcess && spec.SideEffect != contract.SideEffectExternal {
+				t.Fatalf("accepted timeout %v, side effect %v", spec.Timeout, spec.SideEffect)
+			}
+			if strings.TrimSpace(spec.Description) == "" || tool.schema == nil || !json.Valid(spec.InputSchema) {
+				t.Fatal("accepted a tool without a description or schema")
+			}
+			if strings.Contains(spec.String(), "\n") {
+				t.Fatalf("spec line spans lines: %q", spec.String())
+			}
+		}
+	})
+}
+
+// valueSlots are the places a manifest holds a value. Each is a tool body
+// with %s where the (JSON-encoded) value goes.
+var valueSlots = []string{
+	`{"description":"d","input_schema":{},"command":["./x"],"env":{"V":%s}}`,
+	`{"description":"d","input_schema":{},"command":["./x",%s]}`,
+	`{"description":"d","input_schema":{},"command":[%s]}`,
+	`{"description":"d","input_schema":{},"command":["./x"],"cwd":%s}`,
+	`{"description":"d","input_schema":{},"command":["./x"],"side_effect":%s}`,
+	`{"description":"d","input_schema":{},"command":["./x"],"timeout_ms":%s}`,
+	`{"description":"d","input_schema":{"properties":{"p":{"enum":[%s],"pattern":%[1]s}}},"command":["./x"]}`,
+	`{"description":"d","input_schema":{"properties":{"p":{"type":%s}}},"command":["./x"]}`,
+	`{"description":"d","input_schema":{"$ref":%s},"command":["./x"]}`,
+	`{"description":"d","input_schema":{},"command":["./x"],"env":{"V":"${UNSET:-" + %s + "}"}}`,
+}
+
+// FuzzManifestValue plants a value in every place a manifest holds one
+// and checks that no problem ever quotes it, and that an env value is
+// shown by no print of an accepted tool.
+func FuzzManifestValue(f *testing.F) {
+	for _, seed := range []string{"", "secret", "${SET}", "${", "${}", "${UNSET}", "a\x00b", "process", "60000", "\n", "${SET:-${"} {
+		for slot := range valueSlots {
+			f.Add(seed, uint8(slot))
+		}
+	}
+	f.Fuzz(func(t *testing.T, value string, slot uint8) {
+		if !utf8.ValidString(value) {
+			return // JSON would carry it as U+FFFD; the marker still frames it
+		}
+		body := valueSlots[int(slot)%len(valueSlots)]
+		encoded, _ := json.Marshal(marker + value + marker)
+		var data string
+		if strings.Contains(body, `"${UNSET:-" + %s + "}"`) {
+			inner := string(encoded[1 : len(encoded)-1])
+			data = `{"schema":1,"tools":{"t":` + strings.Replace(body, `"${UNSET:-" + %s + "}"`, `"${UNSET:-`+inner+`}"`, 1) + `}}`
+		} else {
+			data = `{"schema":1,"tools":{"t":` + fmt.Sprintf(body, encoded) + `}}`
+		}
+		p := &parser{loader: fuzzLoader(t), file: "tools.json", data: []byte(data)}
+		tools, problems := p.parse()
+		checkProblems(t, []byte(data), problems)
+		if len(tools) == 1 && len(tools[0].spec.EnvNames) > 0 {
+			tool := tools[0]
+			for _, shown := range []string{fmt.Sprintf("%v %+v %#v %s", tool, tool, tool, tool), fmt.Sprintf("%v %#v", *tool.spec, *tool.spec)} {
+				if strings.Contains(shown, marker) {
+					t.Fatalf("an env value is shown: %s", shown)
+				}
+			}
+			if raw, _ := json.Marshal(tool); strings.Contains(string(raw), marker) {
+				t.Fatalf("an env value is in the JSON: %s", raw)
+			}
+		}
+	})
+}

@@ -1,0 +1,305 @@
+package declared
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/basis-go/basis/subprocess"
+)
+
+// The manifest format and where it lives.
+const (
+	// SchemaVersion is the manifest format this package reads: the value
+	// of the manifest's "schema" key.
+	SchemaVersion = 1
+	// WorkspaceFile is the workspace's manifest, relative to its root.
+	WorkspaceFile = ".basis/tools.json"
+	// GlobalFile is the global manifest's name inside the config
+	// directory. It is not hidden: a directory that exists to hold
+	// configuration would be hiding it from the person who put it there.
+	GlobalFile = "tools.json"
+	// DefaultTimeout bounds a call when the manifest gives no timeout_ms.
+	DefaultTimeout = 120 * time.Second
+)
+
+// maxManifestSize bounds what is read of one manifest.
+const maxManifestSize = 32 << 20
+
+// Config says where to look for manifests and what the programs'
+// environment is made of. A nil *Config is the zero Config.
+type Config struct {
+	// Root is the workspace root. The workspace manifest is
+	// Root/.basis/tools.json, and a relative program path or cwd resolves
+	// here. It is made absolute when loading, so tools keep working
+	// whatever the process's working directory is later. Empty means the
+	// current directory.
+	Root string
+	// ConfigDir is the global configuration directory, holding the global
+	// tools.json. Empty means there is no global manifest.
+	ConfigDir string
+	// CommandEnv is the runtime's command environment (NAME=value
+	// entries): the second layer of every program's environment, over the
+	// inherited one and under the manifest's env.
+	CommandEnv []string
+	// Environ is the inherited environment, the first layer. Together with
+	// CommandEnv (which wins for a shared name) it is also where ${VAR}
+	// placeholders are looked up. Nil means os.Environ() at load time.
+	// Entries of either that no program can receive (no "=", an empty
+	// name, a NUL byte) are left out.
+	Environ []string
+	// Reserved lists names the host has taken (such as "spawn" and its
+	// own tools). Declaring one is a load error naming the file and tool.
+	Reserved []string
+}
+
+// loader is what loading works out once from a Config.
+type loader struct {
+	root     string
+	baseEnv  []string          // Environ then CommandEnv, merged
+	envIndex map[string]int    // position of each name in baseEnv
+	vars     map[string]string // the same, for ${VAR} look-ups
+	reserved map[string]bool
+}
+
+func newLoader(cfg *Config) (*loader, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	root, err := filepath.Abs(cfg.Root)
+	if err != nil {
+		return nil, &Error{File: cfg.Root, Err: &problem{kind: ErrUnreadable, cause: err,
+			text: "the workspace root cannot be made absolute: " + reason(err)}}
+	}
+	environ := cfg.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	l := &loader{
+		root:     root,
+		baseEnv:  subprocess.MergeEnv(usable(environ), usable(cfg.CommandEnv)),
+		envIndex: make(map[string]int),
+		vars:     make(map[string]string),
+		reserved: make(map[string]bool, len(cfg.Reserved)),
+	}
+	for i, entry := range l.baseEnv {
+		name, value, ok := strings.Cut(entry, "=")
+		l.envIndex[name] = i
+		if ok {
+			l.vars[name] = value
+		}
+	}
+	for _, name := range cfg.Reserved {
+		l.reserved[name] = true
+	}
+	return l, nil
+}
+
+// withEnv layers a tool's env (NAME=value entries, each name once) over
+// the base environment, as subprocess.MergeEnv would, without rebuilding
+// the index for every tool.
+func (l *loader) withEnv(entries []string) []string {
+	out := make([]string, len(l.baseEnv), len(l.baseEnv)+len(entries))
+	copy(out, l.baseEnv)
+	for _, entry := range entries {
+		name, _, _ := strings.Cut(entry, "=")
+		if i, ok := l.envIndex[name]; ok {
+			out[i] = entry
+		} else {
+			out = append(out, entry)
+		}
+	}
+	return out
+}
+
+func (l *loader) lookup(name string) (string, bool) {
+	v, ok := l.vars[name]
+	return v, ok
+}
+
+// usable keeps the NAME=value entries a program can receive; anything
+// else (no "=", no name, a NUL byte) would make every run fail.
+func usable(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, entry := range env {
+		if name, _, ok := strings.Cut(entry, "="); ok && name != "" && strings.IndexByte(entry, 0) < 0 {
+			out = append(out, entry)
+		}
+	}
+	return out
+}
+
+// candidates are the manifests that may exist, most specific first.
+func (l *loader) candidates(cfg *Config) []string {
+	paths := []string{filepath.Join(l.root, WorkspaceFile)}
+	if cfg != nil && cfg.ConfigDir != "" {
+		dir, err := filepath.Abs(cfg.ConfigDir)
+		if err != nil {
+			dir = cfg.ConfigDir
+		}
+		paths = append(paths, filepath.Join(dir, GlobalFile))
+	}
+	return paths
+}
+
+// Discover returns every manifest that exists, most specific first: the
+// workspace's, then the global one. A missing file, or a directory where
+// the file would be, is no manifest. A file reached twice (the config
+// directory is the workspace's .basis, or a symbolic link) is listed
+// once. A path that exists but cannot be examined is an error.
+func Discover(cfg *Config) ([]string, error) {
+	l, err := newLoader(cfg)
+	if err != nil {
+		return nil, errors.Join(err)
+	}
+	paths, problems := discover(l.candidates(cfg))
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return paths, nil
+}
+
+func discover(candidates []string) ([]string, []error) {
+	var (
+		paths    []string
+		infos    []os.FileInfo
+		problems []error
+	)
+	for _, path := range candidates {
+		info, err := os.Stat(path)
+		if err != nil {
+			if _, lerr := os.Lstat(path); lerr == nil && errors.Is(err, fs.ErrNotExist) {
+				problems = append(problems, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
+					text: "is a symbolic link to nothing; fix or remove it"}})
+				continue
+			}
+			if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
+				problems = append(problems, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
+					text: "cannot be examined: " + reason(err)}})
+			}
+			continue
+		}
+		if info.IsDir() {
+			continue
+		}
+		if slices.ContainsFunc(infos, func(seen os.FileInfo) bool { return os.SameFile(seen, info) }) {
+			continue
+		}
+		paths = append(paths, path)
+		infos = append(infos, info)
+	}
+	return paths, problems
+}
+
+// Load returns every tool the manifests declare, after layering: the
+// workspace's first, then the global ones, name-ordered within each
+// manifest. A global tool with the name of a workspace tool is dropped:
+// the more specific declaration wins. Every manifest is read and every
+// problem in any of them is reported, as an [errors.Join] of [*Error]
+// values; any problem means no tools at all, never a shorter list.
+func Load(cfg *Config) ([]*Tool, error) {
+	l, err := newLoader(cfg)
+	if err != nil {
+		return nil, errors.Join(err)
+	}
+	paths, problems := discover(l.candidates(cfg))
+	var layers [][]*Tool
+	for _, path := range paths {
+		tools, errs := l.loadFile(path)
+		problems = append(problems, errs...)
+		layers = append(layers, tools)
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	var out []*Tool
+	taken := make(map[string]bool)
+	for _, tools := range layers {
+		for _, t := range tools {
+			if !taken[t.spec.Name] {
+				taken[t.spec.Name] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}
+
+// LoadFile reads one manifest at path, with cfg's root, environment and
+// reserved names, and returns its tools in name order. Unlike [Load], a
+// missing file is an error (wrapping [fs.ErrNotExist]). Every problem is
+// reported, as an [errors.Join] of [*Error] values.
+func LoadFile(path string, cfg *Config) ([]*Tool, error) {
+	l, err := newLoader(cfg)
+	if err != nil {
+		return nil, errors.Join(err)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	tools, problems := l.loadFile(path)
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return tools, nil
+}
+
+func (l *loader) loadFile(path string) ([]*Tool, []error) {
+	data, err := readManifest(path)
+	if err != nil {
+		return nil, []error{err}
+	}
+	p := &parser{loader: l, file: path, data: data}
+	return p.parse()
+}
+
+// readManifest reads a regular file of bounded size.
+func readManifest(path string) ([]byte, error) {
+	unreadable := func(err error, text string) error {
+		return &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+	}
+	// Examined before opening: opening a named pipe would wait for a
+	// writer that may never come.
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, unreadable(err, "does not exist")
+	}
+	if err != nil {
+		return nil, unreadable(err, "cannot be examined: "+reason(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, unreadable(nil, "is not a regular file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unreadable(err, "cannot be opened: "+reason(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestSize+1))
+	if err != nil {
+		return nil, unreadable(err, "cannot be read: "+reason(err))
+	}
+	if len(data) > maxManifestSize {
+		return nil, unreadable(nil, "is larger than "+strconv.Itoa(maxManifestSize>>20)+" MiB")
+	}
+	return data, nil
+}
+
+// reason is the operating system's part of err, without the path it
+// quotes.
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

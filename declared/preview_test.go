@@ -1,0 +1,199 @@
+package declared_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/declared"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPreview(t *testing.T) {
+	tests := []struct {
+		name    string
+		tool    map[string]any
+		subject string
+		dir     string // "$ROOT" is replaced by the workspace root
+		summary string
+		effect  contract.SideEffect
+	}{
+		{
+			name:    "no cwd: the root, shown as .",
+			tool:    map[string]any{"command": []string{"./.basis/tools/jenkins", "trigger"}, "side_effect": "external"},
+			subject: `{"command":["./.basis/tools/jenkins","trigger"],"cwd":".","input":{"job":"deploy"},"tool":"t"}`,
+			dir:     "$ROOT", summary: "run ./.basis/tools/jenkins trigger in $ROOT", effect: contract.SideEffectExternal,
+		},
+		{
+			name:    "relative cwd resolves against the root",
+			tool:    map[string]any{"command": []string{"make", "deploy"}, "cwd": "services/../web"},
+			subject: `{"command":["make","deploy"],"cwd":"services/../web","input":{"job":"deploy"},"tool":"t"}`,
+			dir:     "$ROOT/web", summary: "run make deploy in $ROOT/web", effect: contract.SideEffectProcess,
+		},
+		{
+			name:    "absolute cwd",
+			tool:    map[string]any{"command": []string{"/bin/cat"}, "cwd": "/tmp"},
+			subject: `{"command":["/bin/cat"],"cwd":"/tmp","input":{"job":"deploy"},"tool":"t"}`,
+			dir:     "/tmp", summary: "run /bin/cat in /tmp", effect: contract.SideEffectProcess,
+		},
+		{
+			name: "placeholders stay as written in the command and cwd",
+			tool: map[string]any{
+				"command": []string{"curl", "-H", "Authorization: Bearer ${TOKEN}", "${API_URL:-https://api}/jobs"},
+				"cwd":     "builds/${BUILD_DIR}",
+			},
+			subject: `{"command":["curl","-H","Authorization: Bearer ${TOKEN}","${API_URL:-https://api}/jobs"],"cwd":"builds/${BUILD_DIR}","input":{"job":"deploy"},"tool":"t"}`,
+			dir:     "$ROOT/builds/${BUILD_DIR}",
+			summary: `run curl -H "Authorization: Bearer ${TOKEN}" ${API_URL:-https://api}/jobs in $ROOT/builds/${BUILD_DIR}`,
+			effect:  contract.SideEffectProcess,
+		},
+		{
+			name:    "a cwd that expands to an absolute path is not put under the root",
+			tool:    map[string]any{"command": []string{"/bin/cat"}, "cwd": "${ABS_DIR}/x"},
+			subject: `{"command":["/bin/cat"],"cwd":"${ABS_DIR}/x","input":{"job":"deploy"},"tool":"t"}`,
+			dir:     "${ABS_DIR}/x", summary: "run /bin/cat in ${ABS_DIR}/x", effect: contract.SideEffectProcess,
+		},
+		{
+			name:    "a multi-line argument keeps the summary on one line",
+			tool:    map[string]any{"command": []string{"printf", "a\nb", "&&", "<x>"}},
+			subject: `{"command":["printf","a\nb","&&","<x>"],"cwd":".","input":{"job":"deploy"},"tool":"t"}`,
+			dir:     "$ROOT", summary: `run printf "a\nb" "&&" "<x>" in $ROOT`, effect: contract.SideEffectProcess,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := map[string]any{"description": "d", "input_schema": objectSchema(map[string]string{"job": "string"})}
+			for k, v := range tt.tool {
+				tool[k] = v
+			}
+			root := workspace(t, manifestOf(t, map[string]any{"t": tool}))
+			env := append(pathEnv(), "TOKEN=VALUE-token", "BUILD_DIR=VALUE-dir", "ABS_DIR=/opt/VALUE-abs")
+			tl := loadTool(t, &declared.Config{Root: root, Environ: env}, "t")
+
+			got, err := tl.AuthorizationPreview(t.Context(), callWith(`{ "job" : "deploy" }`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			expandRoot := func(s string) string { return strings.ReplaceAll(s, "$ROOT", root) }
+			want := contract.Preview{
+				SideEffect:   tt.effect,
+				Capabilities: []contract.Capability{contract.CapabilityProcessExec},
+				Dir:          expandRoot(tt.dir),
+				Subject:      []byte(tt.subject),
+				Summary:      expandRoot(tt.summary),
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("preview (-want +got):\n%s", diff)
+			}
+			if strings.Contains(string(got.Subject)+got.Dir+got.Summary, "VALUE") {
+				t.Errorf("preview shows an expanded value: %+v", got)
+			}
+		})
+	}
+}
+
+// The Subject is canonical: the same call written differently is the same
+// subject, byte for byte, so a remembered rule matches it.
+func TestPreviewSubjectCanonical(t *testing.T) {
+	root := workspace(t, manifestOf(t, map[string]any{"t": map[string]any{
+		"description": "d", "input_schema": map[string]any{"type": "object"}, "command": []string{"/bin/cat"},
+	}}))
+	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "t")
+	a, err := tool.AuthorizationPreview(t.Context(), callWith(`{"b": [1, 2.50], "a": {"y": "&&", "x": null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tool.AuthorizationPreview(t.Context(), callWith("{\n  \"a\": {\"x\": null, \"y\": \"&&\"},\n  \"b\": [1,2.50]\n}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"command":["/bin/cat"],"cwd":".","input":{"a":{"x":null,"y":"&&"},"b":[1,2.50]},"tool":"t"}`
+	if diff := cmp.Diff(want, string(a.Subject)); diff != "" {
+		t.Errorf("subject (-want +got):\n%s", diff)
+	}
+	if string(a.Subject) != string(b.Subject) {
+		t.Errorf("the same call gave two subjects:\n%s\n%s", a.Subject, b.Subject)
+	}
+}
+
+// Input that does not match the schema is refused in the preview and
+// again in Execute, naming the field and the rule, never the value, and
+// the program never starts.
+func TestInputRefused(t *testing.T) {
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"job":    map[string]any{"type": "string", "minLength": 2, "pattern": "^[a-z]+$"},
+			"count":  map[string]any{"type": "integer", "minimum": 1, "maximum": 10},
+			"mode":   map[string]any{"enum": []string{"fast", "safe"}},
+			"tags":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": 2},
+			"nested": map[string]any{"type": "object", "properties": map[string]any{"a/b~c": map[string]any{"type": "boolean"}}},
+		},
+		"required":             []string{"job"},
+		"additionalProperties": false,
+	}
+	tests := []struct {
+		name, input string
+		want        []declared.InputProblem
+	}{
+		{"missing required field", `{"count": 3}`, []declared.InputProblem{{Field: "/job", Rule: "required, but missing"}}},
+		{"absent input is the empty object", ``, []declared.InputProblem{{Field: "/job", Rule: "required, but missing"}}},
+		{"wrong type", `{"job": 7}`, []declared.InputProblem{{Field: "/job", Rule: "expected string, but got number"}}},
+		{"several problems, in field order", `{"job": "VALUE-x", "count": 99, "mode": "VALUE-mode", "extra": "VALUE-extra"}`, []declared.InputProblem{
+			{Field: "/count", Rule: "must be at most 10 (maximum)"},
+			{Field: "/extra", Rule: "not allowed: the schema names no such property (additionalProperties)"},
+			{Field: "/job", Rule: "does not match the schema's pattern (pattern)"},
+			{Field: "/mode", Rule: "is not one of the values the schema allows (enum)"},
+		}},
+		{"too short", `{"job": "a"}`, []declared.InputProblem{{Field: "/job", Rule: "must be at least 2 characters long (minLength)"}}},
+		{"array items", `{"job": "ok", "tags": ["a", 5, "c"]}`, []declared.InputProblem{
+			{Field: "/tags", Rule: "must have at most 2 items (maxItems)"},
+			{Field: "/tags/1", Rule: "expected string, but got number"},
+		}},
+		{"pointer escaping", `{"job": "ok", "nested": {"a/b~c": "VALUE-yes"}}`, []declared.InputProblem{{Field: "/nested/a~1b~0c", Rule: "expected boolean, but got string"}}},
+		{"not an object", `["VALUE-job"]`, []declared.InputProblem{{Rule: "expected object, but got array"}}},
+		{"null", `null`, []declared.InputProblem{{Rule: "expected object, but got null"}}},
+		{"not JSON", `{"job": VALUE}`, []declared.InputProblem{{Rule: "not valid JSON (at byte 9)"}}},
+		{"truncated JSON", `{"job": "VALUE`, []declared.InputProblem{{Rule: "not valid JSON (it ends before the object is complete)"}}},
+		{"two objects", `{"job": "ok"} {"job": "VALUE"}`, []declared.InputProblem{{Rule: "not valid JSON (there is more after the object)"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := workspace(t, manifestOf(t, map[string]any{"t": map[string]any{
+				"description": "d", "input_schema": schema, "command": []string{"./.basis/tools/mark"},
+			}}))
+			marker := filepath.Join(root, "started")
+			script(t, root, ".basis/tools/mark", "touch "+marker)
+			tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "t")
+
+			_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(tt.input))
+			_, execErr := tool.Execute(t.Context(), callWith(tt.input))
+			for _, err := range []error{previewErr, execErr} {
+				var ie *declared.InputError
+				if !errors.As(err, &ie) || !errors.Is(err, declared.ErrInvalidInput) {
+					t.Fatalf("error = %v, want an *InputError wrapping ErrInvalidInput", err)
+				}
+				if diff := cmp.Diff(tt.want, ie.Problems); diff != "" {
+					t.Errorf("problems (-want +got):\n%s", diff)
+				}
+				if strings.Contains(err.Error(), "VALUE") || strings.Contains(err.Error(), "\n") {
+					t.Errorf("message quotes the input or spans lines: %q", err.Error())
+				}
+			}
+			if fileExists(marker) {
+				t.Error("the program was started for input that does not match the schema")
+			}
+		})
+	}
+	// The whole message, as the model reads it.
+	root := workspace(t, manifestOf(t, map[string]any{"jenkins_job": map[string]any{
+		"description": "d", "input_schema": objectSchema(map[string]string{"job": "string"}), "command": []string{"/bin/cat"},
+	}}))
+	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "jenkins_job")
+	_, err := tool.Execute(t.Context(), callWith(`{"job": 5}`))
+	if want := "the input for jenkins_job does not match its schema: /job: expected string, but got number"; err == nil || err.Error() != want {
+		t.Errorf("message = %v, want %q", err, want)
+	}
+}

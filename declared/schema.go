@@ -1,0 +1,450 @@
+package declared
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// schemaURL is where a tool's input_schema lives inside its own compiler.
+// Each tool gets a compiler of its own, so no schema can reach another's
+// through a $ref or clash with another's $id.
+const schemaURL = "urn:basis:declared:input_schema"
+
+// maxInputProblems bounds how many problems one refusal lists.
+const maxInputProblems = 20
+
+// InputSchema is a compiled tool input schema. It is the one way basis
+// judges a call's input — for declared tools and, in the runtime, for
+// tools of every other binding — so an input is refused with the same
+// words whatever provides the tool: the field's JSON pointer and the rule
+// it breaks, never a value from the input or from the schema.
+type InputSchema struct {
+	schema *jsonschema.Schema
+}
+
+// CompileInputSchema compiles raw under the rules a manifest's
+// input_schema follows: a JSON object whose "type" is "object" or absent,
+// JSON Schema draft 2020-12 (or draft-07 when "$schema" says so), and
+// self-contained — a $ref outside the schema is refused, nothing is read
+// from disk or the network. The error lists every problem, each naming
+// where in the schema it is, and wraps [ErrInvalidSchema] or
+// [ErrWrongType]; it quotes nothing from the schema.
+func CompileInputSchema(raw json.RawMessage) (*InputSchema, error) {
+	sch, problems := compileSchema(raw)
+	if len(problems) > 0 {
+		return nil, &schemaError{problems: problems}
+	}
+	return &InputSchema{schema: sch}, nil
+}
+
+// Check checks one call's input against the schema: one JSON object that
+// matches it. An absent (empty or blank) input is the empty object. The
+// error is an *[InputError] naming tool.
+func (s *InputSchema) Check(tool string, input json.RawMessage) error {
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = json.RawMessage("{}")
+	}
+	if problems := validateInput(s.schema, input); problems != nil {
+		return &InputError{Tool: tool, Problems: problems}
+	}
+	return nil
+}
+
+// schemaError is every problem [CompileInputSchema] found, on one line.
+type schemaError struct {
+	problems []schemaProblem
+}
+
+func (e *schemaError) Error() string {
+	parts := make([]string, len(e.problems))
+	for i, p := range e.problems {
+		parts[i] = p.err.Error()
+		if p.pointer != "" {
+			parts[i] = p.pointer + ": " + parts[i]
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (e *schemaError) Unwrap() []error {
+	errs := make([]error, len(e.problems))
+	for i, p := range e.problems {
+		errs[i] = p.err
+	}
+	return errs
+}
+
+// schemaProblem is one reason an input_schema is unusable: the JSON
+// pointer inside the schema ("" for the schema as a whole) and a message
+// that quotes nothing from it.
+type schemaProblem struct {
+	pointer string
+	err     error
+}
+
+// compileSchema checks that raw is an object schema for an object and
+// compiles it. References are resolved inside the schema only: nothing is
+// fetched from the network or read from disk.
+func compileSchema(raw json.RawMessage) (*jsonschema.Schema, []schemaProblem) {
+	fail := func(kind error, text string) []schemaProblem {
+		return []schemaProblem{{err: newProblem(kind, text)}}
+	}
+	if jsonKind(raw) != "object" {
+		return nil, fail(ErrWrongType, "must be a JSON object (a JSON Schema whose type is \"object\"), not "+article(jsonKind(raw)))
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fail(ErrInvalidSchema, "is not valid JSON")
+	}
+	obj, _ := doc.(map[string]any)
+	if t, ok := obj["type"]; ok && t != "object" {
+		return nil, fail(ErrInvalidSchema, `"type" must be "object" or left out: the program reads one JSON object`)
+	}
+	if s, ok := obj["$schema"]; ok {
+		text, _ := s.(string)
+		if !acceptedDraft(text) {
+			return nil, fail(ErrInvalidSchema, `"$schema" must name JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07 (http://json-schema.org/draft-07/schema#), or be left out for 2020-12`)
+		}
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, fail(ErrInvalidSchema, "cannot be used as a schema")
+	}
+	sch, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, describeCompileError(err)
+	}
+	return sch, nil
+}
+
+// acceptedDraft reports whether a $schema names draft 2020-12 or
+// draft-07, the two drafts the format accepts.
+func acceptedDraft(url string) bool {
+	url = strings.TrimSuffix(url, "#")
+	url = strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://")
+	return url == "json-schema.org/draft/2020-12/schema" || url == "json-schema.org/draft-07/schema"
+}
+
+// refuseLoader loads nothing: an input_schema must be self-contained.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(string) (any, error) {
+	return nil, errors.New("external references are not loaded")
+}
+
+// describeCompileError turns the compiler's error into problems that name
+// where in the schema it went wrong and which rule, never the library's
+// own text, which quotes the schema's values.
+func describeCompileError(err error) []schemaProblem {
+	one := func(text string) []schemaProblem {
+		return []schemaProblem{{err: newProblem(ErrInvalidSchema, text)}}
+	}
+	var (
+		invalid     *jsonschema.SchemaValidationError
+		load        *jsonschema.LoadURLError
+		notFound    *jsonschema.JSONPointerNotFoundError
+		badPointer  *jsonschema.InvalidJsonPointerError
+		noAnchor    *jsonschema.AnchorNotFoundError
+		dupID       *jsonschema.DuplicateIDError
+		dupAnchor   *jsonschema.DuplicateAnchorError
+		vocabulary  *jsonschema.UnsupportedVocabularyError
+		badRegex    *jsonschema.InvalidRegexError
+		parseURL    *jsonschema.ParseURLError
+		parseID     *jsonschema.ParseIDError
+		parseAnchor *jsonschema.ParseAnchorError
+	)
+	switch {
+	case errors.As(err, &invalid):
+		var ve *jsonschema.ValidationError
+		if !errors.As(invalid.Err, &ve) {
+			return one("is not a valid JSON Schema")
+		}
+		var out []schemaProblem
+		for _, p := range describeValidation(ve, "metaschema") {
+			out = append(out, schemaProblem{pointer: p.Field, err: newProblem(ErrInvalidSchema, "not valid JSON Schema: "+p.Rule)})
+		}
+		return out
+	case errors.As(err, &load):
+		return one("a $ref or $schema points outside the schema; input_schema must be self-contained (use $defs and \"#/$defs/...\" references)")
+	case errors.As(err, &notFound), errors.As(err, &badPointer), errors.As(err, &noAnchor):
+		return one("a $ref points to nothing inside the schema")
+	case errors.As(err, &dupID), errors.As(err, &dupAnchor):
+		return one("the schema declares the same $id or anchor twice")
+	case errors.As(err, &vocabulary):
+		return one("the schema requires a vocabulary that is not supported")
+	case errors.As(err, &badRegex):
+		return one("a pattern is not a valid regular expression")
+	case errors.As(err, &parseURL), errors.As(err, &parseID), errors.As(err, &parseAnchor):
+		return one("an $id, $ref or anchor is not a valid URI reference")
+	}
+	return one("does not compile as a JSON Schema")
+}
+
+// validateInput checks a call's input: one JSON object that matches the
+// schema. It returns nil when the input is good.
+func validateInput(sch *jsonschema.Schema, input []byte) []InputProblem {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
+	if err != nil {
+		var syn *json.SyntaxError
+		switch {
+		case errors.As(err, &syn):
+			return []InputProblem{{Rule: "not valid JSON (at byte " + strconv.FormatInt(syn.Offset, 10) + ")"}}
+		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+			return []InputProblem{{Rule: "not valid JSON (it ends before the object is complete)"}}
+		}
+		return []InputProblem{{Rule: "not valid JSON (there is more after the object)"}}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return []InputProblem{{Rule: "expected object, but got " + schemaTypeOf(v)}}
+	}
+	err = sch.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []InputProblem{{Rule: "could not be checked against the schema"}}
+	}
+	return describeValidation(ve, "schema")
+}
+
+func schemaTypeOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+// describeValidation lists the fields a validation error is about and the
+// rule each breaks, from the error's structure (ErrorKind and
+// InstanceLocation), never from its text, which quotes values.
+func describeValidation(ve *jsonschema.ValidationError, schema string) []InputProblem {
+	var out []InputProblem
+	collectProblems(ve, schema, &out)
+	slices.SortFunc(out, func(a, b InputProblem) int {
+		if c := strings.Compare(a.Field, b.Field); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Rule, b.Rule)
+	})
+	out = slices.Compact(out)
+	if len(out) == 0 {
+		out = []InputProblem{{Rule: "does not match the schema"}}
+	}
+	if len(out) > maxInputProblems {
+		more := len(out) - maxInputProblems
+		out = append(out[:maxInputProblems], InputProblem{Rule: strconv.Itoa(more) + " more problems not shown"})
+	}
+	return out
+}
+
+// collectProblems walks the error tree; schema names what was validated
+// against ("schema", or "metaschema" when checking a schema itself).
+func collectProblems(ve *jsonschema.ValidationError, schema string, out *[]InputProblem) {
+	at := pointer(ve.InstanceLocation)
+	add := func(field, rule string) { *out = append(*out, InputProblem{Field: field, Rule: rule}) }
+	switch k := ve.ErrorKind.(type) {
+	// Alternatives: the reasons each branch failed would read as a list of
+	// contradictions, so the field and the keyword are the message.
+	case *kind.AnyOf:
+		add(at, "matches none of the forms the "+schema+" allows (anyOf)")
+		return
+	case *kind.OneOf:
+		if len(k.Subschemas) > 1 {
+			add(at, "matches more than one of the forms the "+schema+" allows, where exactly one must match (oneOf)")
+		} else {
+			add(at, "matches none of the forms the "+schema+" allows (oneOf)")
+		}
+		return
+	case *kind.Not:
+		add(at, "matches a form the "+schema+" forbids (not)")
+		return
+	case *kind.PropertyNames:
+		add(at+"/"+escapeToken(k.Property), "is not an allowed property name (propertyNames)")
+		return
+	}
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			collectProblems(c, schema, out)
+		}
+		return
+	}
+	switch k := ve.ErrorKind.(type) {
+	case *kind.Required:
+		for _, name := range k.Missing {
+			add(at+"/"+escapeToken(name), "required, but missing")
+		}
+	case *kind.DependentRequired:
+		for _, name := range k.Missing {
+			add(at+"/"+escapeToken(name), "required when "+at+"/"+escapeToken(k.Prop)+" is present, but missing (dependentRequired)")
+		}
+	case *kind.Dependency:
+		for _, name := range k.Missing {
+			add(at+"/"+escapeToken(name), "required when "+at+"/"+escapeToken(k.Prop)+" is present, but missing (dependencies)")
+		}
+	case *kind.AdditionalProperties:
+		for _, name := range k.Properties {
+			add(at+"/"+escapeToken(name), "not allowed: the schema names no such property (additionalProperties)")
+		}
+	default:
+		add(at, leafRule(ve.ErrorKind))
+	}
+}
+
+// leafRule says which rule a value breaks. It uses the schema's keyword
+// and, for numeric limits, the limit; it never shows the value, nor
+// strings from the schema (enum and const members, patterns).
+func leafRule(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Type:
+		return "expected " + strings.Join(k.Want, " or ") + ", but got " + k.Got
+	case *kind.Enum:
+		return "is not one of the values the schema allows (enum)"
+	case *kind.Const:
+		return "is not the value the schema requires (const)"
+	case *kind.Format:
+		return "is not a valid " + word(k.Want, "value") + " (format)"
+	case *kind.Pattern:
+		return "does not match the schema's pattern (pattern)"
+	case *kind.MinLength:
+		return "must be at least " + strconv.Itoa(k.Want) + " characters long (minLength)"
+	case *kind.MaxLength:
+		return "must be at most " + strconv.Itoa(k.Want) + " characters long (maxLength)"
+	case *kind.MinItems:
+		return "must have at least " + strconv.Itoa(k.Want) + " items (minItems)"
+	case *kind.MaxItems:
+		return "must have at most " + strconv.Itoa(k.Want) + " items (maxItems)"
+	case *kind.MinProperties:
+		return "must have at least " + strconv.Itoa(k.Want) + " properties (minProperties)"
+	case *kind.MaxProperties:
+		return "must have at most " + strconv.Itoa(k.Want) + " properties (maxProperties)"
+	case *kind.Minimum:
+		return "must be at least " + ratText(k.Want) + " (minimum)"
+	case *kind.Maximum:
+		return "must be at most " + ratText(k.Want) + " (maximum)"
+	case *kind.ExclusiveMinimum:
+		return "must be greater than " + ratText(k.Want) + " (exclusiveMinimum)"
+	case *kind.ExclusiveMaximum:
+		return "must be less than " + ratText(k.Want) + " (exclusiveMaximum)"
+	case *kind.MultipleOf:
+		return "must be a multiple of " + ratText(k.Want) + " (multipleOf)"
+	case *kind.UniqueItems:
+		return "items " + strconv.Itoa(k.Duplicates[0]) + " and " + strconv.Itoa(k.Duplicates[1]) + " are equal, but items must be unique (uniqueItems)"
+	case *kind.Contains:
+		return "has no item that matches the schema's contains (contains)"
+	case *kind.MinContains:
+		return "must have at least " + strconv.Itoa(k.Want) + " items that match the schema's contains (minContains)"
+	case *kind.MaxContains:
+		return "must have at most " + strconv.Itoa(k.Want) + " items that match the schema's contains (maxContains)"
+	case *kind.AdditionalItems:
+		return "has " + strconv.Itoa(k.Count) + " more items than the schema allows (additionalItems)"
+	case *kind.FalseSchema:
+		return "is not allowed here (the schema is false)"
+	case *kind.ContentEncoding:
+		return "is not " + word(k.Want, "correctly") + " encoded (contentEncoding)"
+	case *kind.ContentMediaType:
+		return "is not valid " + word(k.Want, "content") + " (contentMediaType)"
+	}
+	if path := k.KeywordPath(); len(path) > 0 {
+		return "does not match the schema (" + word(path[0], "schema") + ")"
+	}
+	return "does not match the schema"
+}
+
+// word returns s when it is a plain word (a format or keyword name) and
+// fallback otherwise, so nothing unexpected from a schema reaches a
+// message.
+func word(s, fallback string) string {
+	if s == "" || len(s) > 40 {
+		return fallback
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '/' || c == '.' || c == '+') {
+			return fallback
+		}
+	}
+	return s
+}
+
+func ratText(r *big.Rat) string {
+	if r == nil {
+		return "the schema's limit"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// pointer builds a JSON pointer from path tokens.
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(escapeToken(t))
+	}
+	return b.String()
+}
+
+// escapeToken escapes a JSON pointer token (~ and /) and any control
+// character, so a field path always fits on one line.
+func escapeToken(t string) string {
+	if !strings.ContainsAny(t, "~/") && !hasControl(t) {
+		return t
+	}
+	var b strings.Builder
+	for _, r := range t {
+		switch {
+		case r == '~':
+			b.WriteString("~0")
+		case r == '/':
+			b.WriteString("~1")
+		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || 0x80 <= r && r < 0xa0:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || 0x80 <= r && r < 0xa0 {
+			return true
+		}
+	}
+	return false
+}
+
+func article(kind string) string {
+	switch kind {
+	case "object", "array":
+		return "an " + kind
+	case "null", "nothing":
+		return kind
+	}
+	return "a " + kind
+}
