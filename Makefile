@@ -67,6 +67,16 @@ fuzz: ## run every fuzz target for FUZZTIME each
 		done; \
 	done
 
+.PHONY: build
+build: ## build the basis command into bin/basis
+	cd cmd/basis && $(GO) build -o $(CURDIR)/bin/basis .
+
+.PHONY: demo
+demo: build ## build basis and run it on the example workspace
+	cd examples && $(GO) build -o $(CURDIR)/examples/workspace/.basis/bin/ ./tools/...
+	rm -rf examples/workspace/tickets
+	examples/demo.sh $(CURDIR)/bin/basis examples/workspace
+
 .PHONY: modules
 modules: ## list the modules
 	@printf '%s\n' $(MODULES)
