@@ -1,17 +1,32 @@
-// Command basis is the tool runtime for LLM agents on the command line.
+// Command basis is the tool runtime for LLM agents, on the command line: it
+// lists the tools a workspace provides, validates their configuration,
+// runs one call through the whole pipeline (schema, preview, approval,
+// execution, audit), and manages the operator's approval rules.
+//
+// Run "basis help" for the commands, or see the repository README.
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
 )
 
-const usage = `usage: basis [-C DIR] [--config-dir DIR] [--no-shell] [--no-mcp] [--delegate 'ARGV…'] COMMAND
-
-commands: tools, check, call, serve, rules, version
-`
-
 func main() {
-	fmt.Fprint(os.Stderr, usage)
-	os.Exit(2)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &env{
+		stdin:   os.Stdin,
+		stdout:  os.Stdout,
+		stderr:  os.Stderr,
+		environ: os.Environ(),
+		getwd:   os.Getwd,
+		interactive: func() bool {
+			return term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd()))
+		},
+	})
+	stop()
+	os.Exit(code)
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/basis-go/basis/declared"
+)
+
+func cmdCheck(ctx context.Context, g *globals, args []string, e *env) int {
+	c := newCommand("check", "check", `Validates every configuration file basis would read — the workspace's and the
+global tools.json, the operator's rules.json and the workspace's
+.basis/rules.json — and the roster they make together. Every problem in every
+file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
+`)
+	args, code := c.parse(args, e)
+	if code >= 0 {
+		return code
+	}
+	if code := c.wantArgs(args, 0, 0, e); code >= 0 {
+		return code
+	}
+	w, err := openWorkspace(g, e)
+	if err != nil {
+		return configErr(e, []error{err})
+	}
+	rules, errs := w.loadRules()
+	rt, buildErrs := w.build(nil)
+	errs = append(errs, buildErrs...)
+	for _, err := range errs {
+		fmt.Fprintln(e.stdout, err)
+	}
+	if len(errs) > 0 {
+		fmt.Fprintf(e.stderr, "basis: %d problem%s; fix %s and run basis check again\n", len(errs), plural(len(errs)), them(len(errs)))
+		return exitUsage
+	}
+	files := 0
+	for _, p := range []string{filepath.Join(w.root, declared.WorkspaceFile), filepath.Join(w.configDir, declared.GlobalFile), w.operatorRules().Path, w.workspaceRulesPath()} {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			files++
+		}
+	}
+	fmt.Fprintf(e.stdout, "ok: %d tool%s, %d rule%s, %d configuration file%s read\n",
+		len(rt.Tools()), plural(len(rt.Tools())), len(rules), plural(len(rules)), files, plural(files))
+	return exitOK
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}

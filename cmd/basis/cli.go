@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/basis-go/basis/subprocess"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0 // success
+	exitFailed  = 1 // the tool ran and failed, timed out, or could not start
+	exitUsage   = 2 // usage or configuration error
+	exitRefused = 3 // refused before running: invalid input, preview refusal, denial
+)
+
+// env is everything basis takes from the process, so tests can run the
+// command in-process with their own.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	environ        []string
+	getwd          func() (string, error)
+	// interactive reports whether stdin and stderr are terminals: whether
+	// somebody is there to be asked.
+	interactive func() bool
+	// tty is the terminal device approval questions go to; "" means
+	// /dev/tty.
+	tty string
+}
+
+func (e *env) getenv(name string) string {
+	v, _ := subprocess.LookupEnv(e.environ, name)
+	return v
+}
+
+// globals are the flags that come before the command.
+type globals struct {
+	dir       string
+	configDir string
+	noShell   bool
+	noMCP     bool
+	delegate  string
+}
+
+const usage = `basis — the tool runtime for LLM agents
+
+usage: basis [-C DIR] [--config-dir DIR] [--no-shell] [--no-mcp] [--delegate 'ARGV…'] COMMAND [ARGS]
+
+commands:
+  tools [--json]                     list the tools: name, binding, side effect, source, description
+  check                              validate every configuration file; one problem per line
+  call NAME [JSON | @FILE | -]       run one call through the whole pipeline; the result on stdout
+       [--approve prompt|allow|deny] [--audit FILE]
+  rules list | add | remove          the operator's approval rules (<config dir>/rules.json)
+  version                            print the version
+
+global flags (before the command):
+  -C DIR              the workspace root (default: the current directory)
+  --config-dir DIR    the configuration directory (default: $BASIS_CONFIG_DIR,
+                      else $XDG_CONFIG_HOME/basis, else ~/.config/basis)
+  --no-shell          refuse spawn's command mode ("!cmd")
+  --no-mcp            load no MCP servers (this build loads none yet)
+  --delegate 'ARGV…'  the program that takes spawn's tasks, split on spaces
+                      (default: $BASIS_DELEGATE; with neither, tasks are refused)
+
+exit status: 0 success, 1 the tool failed, 2 usage or configuration error,
+3 refused before running (invalid input, preview refusal, denial).
+Run "basis COMMAND --help" for a command's flags.
+`
+
+// run is the whole command line; it returns the exit status.
+func run(ctx context.Context, args []string, e *env) int {
+	fs := flag.NewFlagSet("basis", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var g globals
+	fs.StringVar(&g.dir, "C", "", "")
+	fs.StringVar(&g.configDir, "config-dir", "", "")
+	fs.BoolVar(&g.noShell, "no-shell", false, "")
+	fs.BoolVar(&g.noMCP, "no-mcp", false, "")
+	fs.StringVar(&g.delegate, "delegate", "", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(e.stdout, usage)
+			return exitOK
+		}
+		return usageErr(e, "%v (basis help)", err)
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprint(e.stderr, usage)
+		return exitUsage
+	}
+	cmd, rest := fs.Arg(0), fs.Args()[1:]
+	switch cmd {
+	case "tools":
+		return cmdTools(ctx, &g, rest, e)
+	case "check":
+		return cmdCheck(ctx, &g, rest, e)
+	case "call":
+		return cmdCall(ctx, &g, rest, e)
+	case "rules":
+		return cmdRules(ctx, &g, rest, e)
+	case "version":
+		return cmdVersion(rest, e)
+	case "help":
+		fmt.Fprint(e.stdout, usage)
+		return exitOK
+	}
+	return usageErr(e, "unknown command %q; the commands are tools, check, call, rules and version (basis help)", cmd)
+}
+
+// usageErr reports a usage problem and returns exitUsage.
+func usageErr(e *env, format string, args ...any) int {
+	fmt.Fprintf(e.stderr, "basis: "+format+"\n", args...)
+	return exitUsage
+}
+
+// command is one subcommand's flags and help.
+type command struct {
+	name  string // "call", "rules add"
+	usage string // the synopsis after "basis "
+	help  string // what it does, and its flags
+	fs    *flag.FlagSet
+}
+
+func newCommand(name, usage, help string) *command {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return &command{name: name, usage: usage, help: help, fs: fs}
+}
+
+// parse parses flags that may come before, between or after the positional
+// arguments, as people type them. Everything after "--" is positional. It
+// returns the positional arguments, or a non-negative exit status when the
+// command should end here (help was asked for, or the flags were wrong).
+func (c *command) parse(args []string, e *env) ([]string, int) {
+	var tail []string
+	for i, a := range args {
+		if a == "--" {
+			args, tail = args[:i], args[i+1:]
+			break
+		}
+	}
+	var positional []string
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(e.stdout, "usage: basis %s\n\n%s", c.usage, c.help)
+				return nil, exitOK
+			}
+			return nil, usageErr(e, "%s: %v (basis %s --help)", c.name, err, c.name)
+		}
+		args = c.fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	return append(positional, tail...), -1
+}
+
+// wantArgs checks the number of positional arguments.
+func (c *command) wantArgs(args []string, min, max int, e *env) int {
+	if len(args) < min || (max >= 0 && len(args) > max) {
+		return usageErr(e, "%s: wrong number of arguments\nusage: basis %s", c.name, c.usage)
+	}
+	return -1
+}
+
+// oneLine returns the first line of s, for tables.
+func oneLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(line)
+}

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// step is one invocation of basis within a case.
+type step struct {
+	args  []string
+	stdin string
+	env   []string // added to the case's environment
+	want  int      // exit status
+}
+
+// cliCase is a sequence of invocations against a fresh copy of
+// testdata/workspace and an empty config directory. Its golden file holds
+// every step's command line, exit status, stdout and stderr.
+type cliCase struct {
+	name  string
+	setup func(t *testing.T, ws, config string)
+	steps []step
+}
+
+func one(want int, args ...string) []step { return []step{{args: args, want: want}} }
+
+func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
+	const canary = "canary-deploy-token-8c1e"
+	ws, config := copyWorkspace(t), t.TempDir()
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	var stdout, stderr bytes.Buffer
+	e := &env{
+		stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr,
+		environ:     []string{"PATH=" + os.Getenv("PATH"), "BASIS_CONFIG_DIR=" + config, "DEPLOY_TOKEN=" + canary},
+		getwd:       func() (string, error) { return ws, nil },
+		interactive: func() bool { return false },
+	}
+	for _, args := range [][]string{
+		{"call", "deploy", `{"service": "api"}`, "--approve", "allow", "--audit", audit},
+		{"call", "deploy", `{"service": "db"}`, "--approve", "allow", "--audit", audit},
+	} {
+		run(context.Background(), args, e)
+	}
+	if got := stdout.String(); got != fmt.Sprintf("deployed (token %d characters long)\n", len(canary)) {
+		t.Fatalf("the program did not get the token: stdout %q, stderr %q", got, stderr.String())
+	}
+	data, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), canary) {
+		t.Fatalf("the audit file holds the secret:\n%s", data)
+	}
+	var recs []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not a JSON line: %v: %s", err, line)
+		}
+		delete(rec, "time")
+		delete(rec, "duration_ms")
+		recs = append(recs, rec)
+	}
+	source := filepath.Join(ws, ".basis", "tools.json")
+	want := []map[string]any{
+		{"call_id": "cli", "tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
+			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".", "input": map[string]any{"service": "api"}, "tool": "deploy"},
+			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]},
+			"outcome": "ok"},
+		{"call_id": "cli", "tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
+			"refusal": "the input for deploy does not match its schema: /service: is not one of the values the schema allows (enum)"},
+	}
+	if diff := cmp.Diff(want, recs); diff != "" {
+		t.Errorf("audit records (-want +got):\n%s", diff)
+	}
+}
+
+func TestCLI(t *testing.T) {
+	delegate := filepath.Join(testdata, "delegate.sh")
+	cases := []cliCase{
+		// Global usage.
+		{name: "no_command", steps: one(exitUsage)},
+		{name: "help", steps: one(exitOK, "help")},
+		{name: "unknown_command", steps: one(exitUsage, "frobnicate")},
+		{name: "bad_global_flag", steps: one(exitUsage, "--colour", "tools")},
+		{name: "missing_workspace", steps: one(exitUsage, "-C", "no/such/dir", "tools")},
+		{name: "bad_depth", steps: []step{{args: []string{"tools"}, env: []string{"BASIS_SPAWN_DEPTH=deep"}, want: exitUsage}}},
+		{name: "version", steps: one(exitOK, "version")},
+
+		// tools
+		{name: "tools", steps: one(exitOK, "tools")},
+		{name: "tools_json", steps: one(exitOK, "tools", "--json")},
+		{name: "tools_help", steps: one(exitOK, "tools", "--help")},
+		{name: "tools_extra_argument", steps: one(exitUsage, "tools", "extra")},
+		{name: "tools_unknown_flag", steps: one(exitUsage, "tools", "--all")},
+		{name: "tools_broken_manifest", setup: brokenManifest, steps: one(exitUsage, "tools")},
+		{name: "tools_global_manifest", setup: globalManifest, steps: one(exitOK, "tools")},
+
+		// check
+		{name: "check", steps: one(exitOK, "check")},
+		{name: "check_every_problem", setup: func(t *testing.T, ws, config string) {
+			brokenManifest(t, ws, config)
+			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "greet", "allow": true}]}`)
+			write(t, filepath.Join(config, "rules.json"), `{"schema": 1, "rules": [{"tool": "greet", "alow": true}]}`)
+			write(t, filepath.Join(config, "tools.json"), `{"schema": 2, "tools": {}}`)
+		}, steps: one(exitUsage, "check")},
+		{name: "check_collision_with_spawn", setup: func(t *testing.T, ws, _ string) {
+			write(t, filepath.Join(ws, ".basis/tools.json"), `{"schema": 1, "tools": {"spawn": {
+				"description": "A tool that wants to be spawn.", "input_schema": {"type": "object"}, "command": ["true"]}}}`)
+		}, steps: one(exitUsage, "check")},
+
+		// call: success, and the ways of passing input and flags
+		{name: "call_ok", steps: one(exitOK, "call", "greet", `{"name": "Ada"}`, "--approve", "allow")},
+		{name: "call_flags_first", steps: one(exitOK, "call", "--approve", "allow", "greet", `{"name": "Ada"}`)},
+		{name: "call_input_file", setup: func(t *testing.T, ws, _ string) {
+			write(t, filepath.Join(ws, "input.json"), `{"name": "Grace"}`)
+		}, steps: one(exitOK, "call", "greet", "@input.json", "--approve=allow")},
+		{name: "call_input_stdin", steps: []step{{args: []string{"call", "greet", "-", "--approve", "allow"}, stdin: `{"name": "Linus"}`, want: exitOK}}},
+		{name: "call_help", steps: one(exitOK, "call", "--help")},
+		// call: refusals
+		{name: "call_invalid_input", steps: one(exitRefused, "call", "greet", `{"name": 42, "age": 3}`, "--approve", "allow")},
+		{name: "call_not_json", steps: one(exitRefused, "call", "greet", `{"name": `, "--approve", "allow")},
+		{name: "call_unknown_tool", steps: one(exitRefused, "call", "gret", `{}`, "--approve", "allow")},
+		{name: "call_denied", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "deny")},
+		{name: "call_nobody_to_ask", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`)},
+		{name: "call_no_terminal_to_prompt", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "prompt")},
+		{name: "call_workspace_deny_rule", setup: func(t *testing.T, ws, _ string) {
+			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reason": "deploys go through the release train"}]}`)
+		}, steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "allow")},
+		// call: failures and configuration errors
+		{name: "call_tool_fails", steps: one(exitFailed, "call", "fail", "--approve", "allow")},
+		{name: "call_bad_approve", steps: one(exitUsage, "call", "greet", `{"name": "x"}`, "--approve", "maybe")},
+		{name: "call_no_name", steps: one(exitUsage, "call")},
+		{name: "call_too_many_arguments", steps: one(exitUsage, "call", "greet", "{}", "{}")},
+		{name: "call_missing_input_file", steps: one(exitUsage, "call", "greet", "@nope.json", "--approve", "allow")},
+		{name: "call_workspace_allow_rule", setup: func(t *testing.T, ws, _ string) {
+			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "deploy", "allow": true}]}`)
+		}, steps: one(exitUsage, "call", "deploy", `{"service": "api"}`)},
+		// call: spawn
+		{name: "spawn_command_allowed_by_rule", steps: []step{
+			{args: []string{"rules", "add", "--tool", "spawn", "--command", "cat *", "--allow"}, want: exitOK},
+			{args: []string{"call", "spawn", `{"input": "!cat data/words.txt"}`}, want: exitOK},
+			{args: []string{"call", "spawn", `{"input": "!cat data/words.txt | sh"}`}, want: exitRefused},
+		}},
+		{name: "spawn_no_shell", steps: one(exitRefused, "--no-shell", "call", "spawn", `{"input": "!ls"}`, "--approve", "allow")},
+		{name: "spawn_task_without_delegate", steps: one(exitRefused, "call", "spawn", `{"input": "summarise the notes"}`, "--approve", "allow")},
+		{name: "spawn_task_delegated", steps: []step{
+			{args: []string{"--delegate", delegate, "call", "spawn", `{"input": "summarise the notes"}`, "--approve", "allow"}, want: exitOK},
+			{args: []string{"call", "spawn", `{"input": "summarise the notes"}`, "--approve", "allow"}, env: []string{"BASIS_DELEGATE=" + delegate, "BASIS_SPAWN_DEPTH=1"}, want: exitOK},
+			{args: []string{"call", "spawn", `{"input": "summarise the notes"}`, "--approve", "allow"}, env: []string{"BASIS_DELEGATE=" + delegate, "BASIS_SPAWN_DEPTH=2"}, want: exitRefused},
+		}},
+
+		// rules
+		{name: "rules_lifecycle", steps: []step{
+			{args: []string{"rules", "list"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "deploy", "--deny", "--reason", "not on Fridays"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "spawn", "--command", "go test *", "--allow"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "greet", "--pattern", `*"name":"Ada"*`, "--allow"}, want: exitOK},
+			{args: []string{"rules", "list"}, want: exitOK},
+			{args: []string{"rules", "remove", "2"}, want: exitOK},
+			{args: []string{"rules", "remove", "--tool", "deploy", "--deny"}, want: exitOK},
+			{args: []string{"rules", "list"}, want: exitOK},
+			{args: []string{"rules", "remove", "7"}, want: exitUsage},
+			{args: []string{"rules", "remove", "--tool", "nothing"}, want: exitUsage},
+		}},
+		{name: "rules_list_with_workspace_rules", setup: func(t *testing.T, ws, _ string) {
+			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reason": "use the release train"}]}`)
+		}, steps: one(exitOK, "rules", "list")},
+		{name: "rules_usage_errors", steps: []step{
+			{args: []string{"rules"}, want: exitUsage},
+			{args: []string{"rules", "purge"}, want: exitUsage},
+			{args: []string{"rules", "add", "--allow"}, want: exitUsage},
+			{args: []string{"rules", "add", "--tool", "x"}, want: exitUsage},
+			{args: []string{"rules", "add", "--tool", "x", "--allow", "--deny"}, want: exitUsage},
+			{args: []string{"rules", "add", "--tool", "x", "--allow", "--pattern", "*", "--command", "ls"}, want: exitUsage},
+			{args: []string{"rules", "add", "--tool", "bad name", "--allow"}, want: exitUsage},
+			{args: []string{"rules", "remove"}, want: exitUsage},
+			{args: []string{"rules", "remove", "first"}, want: exitUsage},
+			{args: []string{"rules", "--help"}, want: exitOK},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { runCase(t, tc) })
+	}
+}
+
+// runCase runs the steps and compares the transcript with the golden file.
+func runCase(t *testing.T, tc cliCase) {
+	ws := copyWorkspace(t)
+	// The config directory is the default one, under a HOME of the case's
+	// own, so paths print the same (~/.config/basis) on every run.
+	home := t.TempDir()
+	config := filepath.Join(home, ".config", "basis")
+	if tc.setup != nil {
+		tc.setup(t, ws, config)
+	}
+	var transcript strings.Builder
+	for _, s := range tc.steps {
+		var stdout, stderr bytes.Buffer
+		e := &env{
+			stdin:       strings.NewReader(s.stdin),
+			stdout:      &stdout,
+			stderr:      &stderr,
+			environ:     append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, s.env...),
+			getwd:       func() (string, error) { return ws, nil },
+			interactive: func() bool { return false },
+			tty:         filepath.Join(t.TempDir(), "no-tty"),
+		}
+		// Relative paths in arguments (@input.json) are the user's, taken
+		// from the process's directory.
+		t.Chdir(ws)
+		code := run(context.Background(), s.args, e)
+		fmt.Fprintf(&transcript, "$ basis %s\nexit: %d\n", shellJoin(s.args), code)
+		fmt.Fprintf(&transcript, "-- stdout --\n%s-- stderr --\n%s\n", stdout.String(), stderr.String())
+		if code != s.want {
+			t.Errorf("basis %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", shellJoin(s.args), code, s.want, stdout.String(), stderr.String())
+		}
+	}
+	got := normalize(transcript.String(), ws, home)
+	golden := filepath.Join(testdata, "golden", tc.name+".txt")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("transcript differs from %s (-want +got):\n%s", golden, diff)
+	}
+}
+
+// testdata is the absolute path of this package's testdata: cases change
+// directory into their workspace.
+var testdata = func() string {
+	p, err := filepath.Abs("testdata")
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
+
+var goVersion = regexp.MustCompile(`go1\.[0-9.]+[a-z0-9]*`)
+
+// normalize replaces what differs between runs: temporary paths, the Go
+// version.
+func normalize(s, ws, home string) string {
+	s = strings.ReplaceAll(s, ws, "$WORK")
+	s = strings.ReplaceAll(s, home, "$HOME")
+	s = strings.ReplaceAll(s, testdata, "$TESTDATA")
+	return goVersion.ReplaceAllString(s, "$$GOVERSION")
+}
+
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \"'{}*$|&;<>()!\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+// copyWorkspace copies testdata/workspace to a temporary directory, keeping
+// file modes, so every case starts from the same files.
+func copyWorkspace(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	src := filepath.Join(testdata, "workspace")
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// brokenManifest makes the workspace's manifest wrong in several ways at
+// once, with a value that must never be printed.
+func brokenManifest(t *testing.T, ws, _ string) {
+	write(t, filepath.Join(ws, ".basis/tools.json"), `{
+  "schema": 1,
+  "tools": {
+    "deploy": {
+      "description": "Deploy.",
+      "input_schema": {"type": "object"},
+      "command": ["./deploy.sh", "${UNSET_SECRET_VAR}"],
+      "timout_ms": 5000
+    },
+    "lint": {
+      "input_schema": {"type": "array"},
+      "command": []
+    }
+  }
+}`)
+}
+
+func globalManifest(t *testing.T, _, config string) {
+	write(t, filepath.Join(config, "tools.json"), `{"schema": 1, "tools": {
+		"greet": {"description": "A global greet, shadowed by the workspace's.", "input_schema": {"type": "object"}, "command": ["true"]},
+		"weather": {"description": "A global tool.", "input_schema": {"type": "object"}, "command": ["true"], "side_effect": "external"}}}`)
+}

@@ -1,0 +1,103 @@
+package runtime_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
+)
+
+var benchInput = json.RawMessage(`{"job":"deploy","params":{"branch":"main","dry_run":true}}`)
+
+// benchRuntime is the full pipeline: a declared /bin/cat tool, a gate
+// holding 1,000 rules (the call is allowed by a pattern rule of its own
+// tool's), and an audit log.
+func benchRuntime(b *testing.B) *runtime.Runtime {
+	root := b.TempDir()
+	writeManifest(b, root, `{"schema": 1, "tools": {"cat": {
+		"description": "Echo the input.",
+		"input_schema": {"type": "object", "properties": {"job": {"type": "string"}, "params": {"type": "object"}}, "required": ["job"]},
+		"command": ["/bin/cat"]}}}`)
+	var rules []approver.Rule
+	for i := range 1000 {
+		tool := fmt.Sprintf("tool_%d", i%50)
+		switch i % 3 {
+		case 0:
+			rules = append(rules, approver.Rule{Tool: tool, Pattern: fmt.Sprintf(`*"job":"job_%d"*`, i), Allow: true})
+		case 1:
+			rules = append(rules, approver.Rule{Tool: tool, Allow: i%2 == 0})
+		default:
+			rules = append(rules, approver.Rule{Tool: tool, Command: []string{"make", fmt.Sprint(i), "*"}, Allow: true})
+		}
+	}
+	rules = append(rules, approver.Rule{Tool: "cat", Pattern: `*"job":"deploy"*`, Allow: true})
+	return build(b, &runtime.Options{Gate: newGate(b, approver.DenyAll, rules...), Audit: io.Discard}, loadDeclared(b, root)...)
+}
+
+func runtimeCall(b *testing.B, rt *runtime.Runtime) {
+	out := rt.Call(b.Context(), "cat", contract.Call{ID: "bench", Input: benchInput})
+	if out.Status != runtime.StatusOK || out.Text != string(benchInput) {
+		b.Fatalf("call: %v %q", out.Status, out.Text)
+	}
+}
+
+func bareCat(b *testing.B) {
+	cmd := exec.Command("/bin/cat")
+	cmd.Stdin = bytes.NewReader(benchInput)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil || !bytes.Equal(out.Bytes(), benchInput) {
+		b.Fatalf("exec: %v", err)
+	}
+}
+
+// BenchmarkRuntimeCall is one call through the whole pipeline: schema
+// validation, preview, a gate with 1,000 rules, execution of /bin/cat,
+// audit.
+func BenchmarkRuntimeCall(b *testing.B) {
+	rt := benchRuntime(b)
+	for b.Loop() {
+		runtimeCall(b, rt)
+	}
+}
+
+// BenchmarkBareExec is the baseline: the same program and input through a
+// plain exec.Command.
+func BenchmarkBareExec(b *testing.B) {
+	for b.Loop() {
+		bareCat(b)
+	}
+}
+
+// BenchmarkRuntimeCallOverBareExec alternates the two call by call, so both
+// see the same load, and reports each median and the overhead.
+func BenchmarkRuntimeCallOverBareExec(b *testing.B) {
+	rt := benchRuntime(b)
+	var ours, bare []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		runtimeCall(b, rt)
+		t1 := time.Now()
+		bareCat(b)
+		ours = append(ours, t1.Sub(t0))
+		bare = append(bare, time.Since(t1))
+	}
+	mo, mb := median(ours), median(bare)
+	b.ReportMetric(float64(mo.Microseconds()), "runtime-µs/op")
+	b.ReportMetric(float64(mb.Microseconds()), "bare-µs/op")
+	b.ReportMetric(100*(float64(mo)/float64(mb)-1), "overhead-%")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/spawn"
+)
+
+// Environment variables basis reads.
+const (
+	envConfigDir = "BASIS_CONFIG_DIR"
+	envDelegate  = "BASIS_DELEGATE"
+)
+
+// Where the approval rules live.
+const (
+	operatorRulesFile  = "rules.json"        // inside the config directory
+	workspaceRulesFile = ".basis/rules.json" // inside the workspace
+)
+
+// workspace is what one invocation works on: a root, a config directory,
+// and the process's environment.
+type workspace struct {
+	root      string
+	configDir string
+	depth     int
+	delegate  []string
+	g         *globals
+	e         *env
+}
+
+// openWorkspace resolves the root, the config directory, the starting
+// delegation depth and the delegate. Its errors are configuration errors.
+func openWorkspace(g *globals, e *env) (*workspace, error) {
+	cwd, err := e.getwd()
+	if err != nil {
+		return nil, fmt.Errorf("cannot tell the current directory (%v); pass the workspace with -C DIR", err)
+	}
+	w := &workspace{g: g, e: e, root: cwd}
+	if g.dir != "" {
+		w.root = absFrom(cwd, g.dir)
+		info, err := os.Stat(w.root)
+		if err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("-C %s: not a directory; give the workspace's root directory", g.dir)
+		}
+	}
+	if w.configDir, err = resolveConfigDir(g.configDir, cwd, e); err != nil {
+		return nil, err
+	}
+	if text := e.getenv(spawn.DepthEnv); text != "" {
+		d, err := strconv.Atoi(text)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%s must be a whole number, 0 or more; unset it to start at depth 0", spawn.DepthEnv)
+		}
+		w.depth = d
+	}
+	delegate := g.delegate
+	if delegate == "" {
+		delegate = e.getenv(envDelegate)
+	}
+	w.delegate = strings.Fields(delegate)
+	return w, nil
+}
+
+// resolveConfigDir: --config-dir, else $BASIS_CONFIG_DIR, else
+// $XDG_CONFIG_HOME/basis, else ~/.config/basis.
+func resolveConfigDir(flagValue, cwd string, e *env) (string, error) {
+	switch {
+	case flagValue != "":
+		return absFrom(cwd, flagValue), nil
+	case e.getenv(envConfigDir) != "":
+		return absFrom(cwd, e.getenv(envConfigDir)), nil
+	case e.getenv("XDG_CONFIG_HOME") != "":
+		return filepath.Join(absFrom(cwd, e.getenv("XDG_CONFIG_HOME")), "basis"), nil
+	case e.getenv("HOME") != "":
+		return filepath.Join(e.getenv("HOME"), ".config", "basis"), nil
+	}
+	return "", errors.New("cannot find the configuration directory: HOME is not set; pass --config-dir DIR or set " + envConfigDir)
+}
+
+func absFrom(base, path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(base, path)
+}
+
+func (w *workspace) operatorRules() *approver.RulesFile {
+	return &approver.RulesFile{Path: filepath.Join(w.configDir, operatorRulesFile)}
+}
+
+func (w *workspace) workspaceRulesPath() string { return filepath.Join(w.root, workspaceRulesFile) }
+
+// loadRules reads the operator's rules and the workspace's deny rules.
+func (w *workspace) loadRules() ([]approver.Rule, []error) {
+	var errs []error
+	operator, err := w.operatorRules().List()
+	if err != nil {
+		errs = append(errs, err)
+	}
+	ws, err := approver.LoadWorkspaceRules(w.workspaceRulesPath())
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return append(operator, ws...), errs
+}
+
+// spawnTool builds the spawn tool this invocation offers.
+func (w *workspace) spawnTool() (*spawn.Tool, error) {
+	cfg := spawn.Config{Root: w.root, Environ: w.e.environ, NoShell: w.g.noShell}
+	if len(w.delegate) > 0 {
+		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
+	}
+	return spawn.New(cfg)
+}
+
+// declaredTools loads the workspace's and the config directory's manifests.
+func (w *workspace) declaredTools() ([]*declared.Tool, error) {
+	return declared.Load(&declared.Config{
+		Root:      w.root,
+		ConfigDir: w.configDir,
+		Environ:   w.e.environ,
+		Reserved:  []string{runtime.SpawnName},
+	})
+}
+
+// build loads everything and builds the runtime. Every problem found is
+// returned, not only the first, so `check` can list them all.
+func (w *workspace) build(opts *runtime.Options) (*runtime.Runtime, []error) {
+	var errs []error
+	b := runtime.NewBuilder()
+	sp, err := w.spawnTool()
+	if err != nil {
+		errs = append(errs, err)
+	} else if err := b.Add(sp); err != nil {
+		errs = append(errs, problems(err)...)
+	}
+	tools, err := w.declaredTools()
+	if err != nil {
+		errs = append(errs, problems(err)...)
+	} else if err := b.Add(toolsOf(tools)...); err != nil {
+		errs = append(errs, problems(err)...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	rt, err := b.Build(opts)
+	if err != nil {
+		return nil, problems(err)
+	}
+	return rt, nil
+}
+
+func toolsOf(tools []*declared.Tool) []contract.ExecutableTool {
+	out := make([]contract.ExecutableTool, len(tools))
+	for i, t := range tools {
+		out[i] = t
+	}
+	return out
+}
+
+// problems splits an error joined from several problems into them. A
+// problem is one line; a joined error is several.
+func problems(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok || !strings.Contains(err.Error(), "\n") {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, problems(e)...)
+	}
+	return out
+}
+
+// displayPath shows a path relative to the workspace root when it is
+// inside it, and with ~ for the home directory otherwise.
+func (w *workspace) displayPath(p string) string {
+	if rel, err := filepath.Rel(w.root, p); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	if home := w.e.getenv("HOME"); home != "" {
+		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
+			return filepath.Join("~", rel)
+		}
+	}
+	return p
+}
+
+// configErr prints configuration problems, one per line, and returns
+// exitUsage.
+func configErr(e *env, errs []error) int {
+	for _, err := range errs {
+		fmt.Fprintf(e.stderr, "basis: %v\n", err)
+	}
+	if len(errs) > 0 {
+		fmt.Fprintln(e.stderr, "basis: fix the configuration above (basis check lists every problem), then run again")
+	}
+	return exitUsage
+}
