@@ -3,6 +3,7 @@ package subprocess_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"slices"
 	"testing"
@@ -13,8 +14,10 @@ import (
 
 var benchPayload = []byte(`{"job":"deploy","params":{"branch":"main","dry_run":true}}`)
 
+// runCat gives the child the same environment exec.Command would (this
+// process's), so the two differ only in how they run it.
 func runCat(b *testing.B) {
-	res, err := subprocess.Run(context.Background(), &subprocess.Cmd{Argv: []string{"/bin/cat"}, Stdin: benchPayload, Timeout: 10 * time.Second})
+	res, err := subprocess.Run(context.Background(), &subprocess.Cmd{Argv: []string{"/bin/cat"}, Env: os.Environ(), Stdin: benchPayload, Timeout: 10 * time.Second})
 	if err != nil || !res.Outcome.Success() || !bytes.Equal(res.Stdout, benchPayload) {
 		b.Fatalf("Run: %v %v", err, res)
 	}
