@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/declared"
 )
 
 var benchInput = json.RawMessage(`{"job":"deploy","params":{"branch":"main","dry_run":true}}`)
@@ -39,7 +41,13 @@ func benchRuntime(b *testing.B) *runtime.Runtime {
 		}
 	}
 	rules = append(rules, approver.Rule{Tool: "cat", Pattern: `*"job":"deploy"*`, Allow: true})
-	return build(b, &runtime.Options{Gate: newGate(b, approver.DenyAll, rules...), Audit: io.Discard}, loadDeclared(b, root)...)
+	// The program inherits this process's environment, as exec.Command's
+	// does in the baseline.
+	tools, err := declared.Load(&declared.Config{Root: root, Environ: os.Environ()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return build(b, &runtime.Options{Gate: newGate(b, approver.DenyAll, rules...), Audit: io.Discard}, tools[0])
 }
 
 func runtimeCall(b *testing.B, rt *runtime.Runtime) {
