@@ -38,7 +38,7 @@ step() {
 	[ "$got" -eq 0 ] || echo "(exit status $got)"
 }
 
-echo "# the example workspace: $(pwd)"
+echo "# in examples/workspace, with an empty configuration directory"
 step 0 tools
 step 0 check
 step 0 call word_count '{"path": "data/notes.txt"}' --approve allow
