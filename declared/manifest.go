@@ -454,38 +454,11 @@ func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
 func unknownKey(key string, known []string, what string) (field, text string) {
 	allowed := what + " may have " + strings.Join(known, ", ")
 	if len(key) <= 64 {
-		best, bestDist := "", 3
-		for _, k := range known {
-			if d := editDistance(strings.ToLower(key), k); d < bestDist {
-				best, bestDist = k, d
-			}
-		}
-		if best != "" && validVarName(key) {
-			return key, "unknown key; did you mean " + best + "? (" + allowed + ")"
+		if best := contract.ClosestNames(key, known, 1); len(best) > 0 && validVarName(key) {
+			return key, "unknown key; did you mean " + best[0] + "? (" + allowed + ")"
 		}
 	}
 	return "", "unknown key (not shown: it may be a value written in the wrong place); " + allowed
-}
-
-// editDistance is the Levenshtein distance, for "did you mean".
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func compact(raw json.RawMessage) json.RawMessage {

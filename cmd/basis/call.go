@@ -37,11 +37,8 @@ refusal, denial).
 `)
 	approve := c.fs.String("approve", "", "")
 	auditPath := c.fs.String("audit", "", "")
-	args, code := c.parse(args, e)
+	args, code := c.parseArgs(args, 1, 2, e)
 	if code >= 0 {
-		return code
-	}
-	if code := c.wantArgs(args, 1, 2, e); code >= 0 {
 		return code
 	}
 	name := args[0]

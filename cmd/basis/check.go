@@ -15,11 +15,8 @@ global tools.json, the operator's rules.json and the workspace's
 .basis/rules.json — and the roster they make together. Every problem in every
 file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
 `)
-	args, code := c.parse(args, e)
+	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
-		return code
-	}
-	if code := c.wantArgs(args, 0, 0, e); code >= 0 {
 		return code
 	}
 	w, err := openWorkspace(g, e)

@@ -165,12 +165,17 @@ func (c *command) parse(args []string, e *env) ([]string, int) {
 	return append(positional, tail...), -1
 }
 
-// wantArgs checks the number of positional arguments.
-func (c *command) wantArgs(args []string, min, max int, e *env) int {
-	if len(args) < min || (max >= 0 && len(args) > max) {
-		return usageErr(e, "%s: wrong number of arguments\nusage: basis %s", c.name, c.usage)
+// parseArgs is parse, then a check that between min and max positional
+// arguments (max < 0: any number) were given.
+func (c *command) parseArgs(args []string, min, max int, e *env) ([]string, int) {
+	args, code := c.parse(args, e)
+	if code >= 0 {
+		return nil, code
 	}
-	return -1
+	if len(args) < min || (max >= 0 && len(args) > max) {
+		return nil, usageErr(e, "%s: wrong number of arguments\nusage: basis %s", c.name, c.usage)
+	}
+	return args, -1
 }
 
 // oneLine returns the first line of s, for tables.

@@ -45,11 +45,8 @@ func cmdRules(ctx context.Context, g *globals, args []string, e *env) int {
 
 func cmdRulesList(g *globals, args []string, e *env) int {
 	c := newCommand("rules list", "rules list", "Lists the operator's rules, numbered, then the workspace's deny rules.\n")
-	args, code := c.parse(args, e)
+	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
-		return code
-	}
-	if code := c.wantArgs(args, 0, 0, e); code >= 0 {
 		return code
 	}
 	w, err := openWorkspace(g, e)
@@ -111,11 +108,8 @@ func cmdRulesAdd(g *globals, args []string, e *env) int {
 	c := newCommand("rules add", "rules add --tool NAME [--pattern GLOB | --command 'WORDS…'] (--allow | --deny) [--reason TEXT]", rulesHelp)
 	var f ruleFlags
 	f.register(c, true)
-	args, code := c.parse(args, e)
+	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
-		return code
-	}
-	if code := c.wantArgs(args, 0, 0, e); code >= 0 {
 		return code
 	}
 	switch {

@@ -27,11 +27,8 @@ tool, then the workspace's declared tools, then the global ones.
            binding, source) instead of a table
 `)
 	asJSON := c.fs.Bool("json", false, "")
-	args, code := c.parse(args, e)
+	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
-		return code
-	}
-	if code := c.wantArgs(args, 0, 0, e); code >= 0 {
 		return code
 	}
 	w, err := openWorkspace(g, e)

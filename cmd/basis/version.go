@@ -7,11 +7,8 @@ import (
 
 func cmdVersion(args []string, e *env) int {
 	c := newCommand("version", "version", "Prints basis's version and the Go version it was built with.\n")
-	args, code := c.parse(args, e)
+	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
-		return code
-	}
-	if code := c.wantArgs(args, 0, 0, e); code >= 0 {
 		return code
 	}
 	version, goVersion := "(devel)", "unknown"
