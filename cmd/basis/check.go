@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/basis-go/basis/declared"
 )
@@ -33,8 +32,11 @@ file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
 		fmt.Fprintf(e.stderr, "basis: %d problem%s; fix %s and run basis check again\n", len(errs), plural(len(errs)), them(len(errs)))
 		return exitUsage
 	}
-	files := 0
-	for _, p := range []string{filepath.Join(w.root, declared.WorkspaceFile), filepath.Join(w.configDir, declared.GlobalFile), w.operatorRules().Path, w.workspaceRulesPath()} {
+	// The manifests were read and are counted as declared found them; the
+	// rules files are counted when they exist.
+	manifests, _ := declared.Discover(w.declaredConfig())
+	files := len(manifests)
+	for _, p := range []string{w.operatorRules().Path, w.workspaceRulesPath()} {
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			files++
 		}

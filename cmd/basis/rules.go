@@ -71,7 +71,7 @@ func cmdRulesList(g *globals, args []string, e *env) int {
 		}
 	}
 	if len(ws) > 0 {
-		fmt.Fprintf(e.stdout, "workspace rules (%s, deny only; edit the file to change them):\n", workspaceRulesFile)
+		fmt.Fprintf(e.stdout, "workspace rules (%s, deny only; edit the file to change them):\n", approver.WorkspaceRulesFile)
 		for _, r := range ws {
 			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
 		}

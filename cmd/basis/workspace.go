@@ -21,12 +21,6 @@ const (
 	envDelegate  = "BASIS_DELEGATE"
 )
 
-// Where the approval rules live.
-const (
-	operatorRulesFile  = "rules.json"        // inside the config directory
-	workspaceRulesFile = ".basis/rules.json" // inside the workspace
-)
-
 // workspace is what one invocation works on: a root, a config directory,
 // and the process's environment.
 type workspace struct {
@@ -95,10 +89,12 @@ func absFrom(base, path string) string {
 }
 
 func (w *workspace) operatorRules() *approver.RulesFile {
-	return &approver.RulesFile{Path: filepath.Join(w.configDir, operatorRulesFile)}
+	return &approver.RulesFile{Path: filepath.Join(w.configDir, approver.OperatorRulesFile)}
 }
 
-func (w *workspace) workspaceRulesPath() string { return filepath.Join(w.root, workspaceRulesFile) }
+func (w *workspace) workspaceRulesPath() string {
+	return filepath.Join(w.root, approver.WorkspaceRulesFile)
+}
 
 // loadRules reads the operator's rules and the workspace's deny rules.
 func (w *workspace) loadRules() ([]approver.Rule, []error) {
@@ -123,14 +119,20 @@ func (w *workspace) spawnTool() (*spawn.Tool, error) {
 	return spawn.New(cfg)
 }
 
-// declaredTools loads the workspace's and the config directory's manifests.
-func (w *workspace) declaredTools() ([]*declared.Tool, error) {
-	return declared.Load(&declared.Config{
+// declaredConfig says where the manifests are and what their programs'
+// environment is made of.
+func (w *workspace) declaredConfig() *declared.Config {
+	return &declared.Config{
 		Root:      w.root,
 		ConfigDir: w.configDir,
 		Environ:   w.e.environ,
 		Reserved:  []string{runtime.SpawnName},
-	})
+	}
+}
+
+// declaredTools loads the workspace's and the config directory's manifests.
+func (w *workspace) declaredTools() ([]*declared.Tool, error) {
+	return declared.Load(w.declaredConfig())
 }
 
 // build loads everything and builds the runtime. Every problem found is
