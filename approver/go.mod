@@ -1,15 +1,16 @@
 module github.com/basis-go/basis/approver
 
-go 1.25.0
+go 1.26.0
 
 require (
-	github.com/basis-go/basis/contract v0.0.0-00010101000000-000000000000
-	github.com/basis-go/basis/subprocess v0.0.0-00010101000000-000000000000
+	github.com/basis-go/basis/contract v0.1.0
+	github.com/basis-go/basis/subprocess v0.1.0
 	github.com/google/go-cmp v0.7.0
 	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.45.0
 )
 
-replace github.com/basis-go/basis/contract => ../contract
-
-replace github.com/basis-go/basis/subprocess => ../subprocess
+replace (
+	github.com/basis-go/basis/contract => ../contract
+	github.com/basis-go/basis/subprocess => ../subprocess
+)

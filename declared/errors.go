@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/inputschema"
 )
 
 // Sentinels for [errors.Is]. Every [*Error] wraps exactly one of them (or
@@ -51,8 +54,9 @@ var (
 	// ${VAR:-default}.
 	ErrPlaceholder = errors.New("malformed placeholder")
 	// ErrInvalidInput: a call's input is not a JSON object or does not
-	// match the tool's input_schema. The program was not started.
-	ErrInvalidInput = errors.New("invalid input")
+	// match the tool's input_schema. The program was not started. It is
+	// [contract.ErrInvalidInput], which every binding wraps.
+	ErrInvalidInput = contract.ErrInvalidInput
 )
 
 // Error is one problem with a manifest. Its message is one line naming
@@ -125,49 +129,12 @@ func (p *problem) Unwrap() []error {
 func newProblem(kind error, text string) error { return &problem{kind: kind, text: text} }
 
 // InputError refuses a call whose input is not a JSON object or does not
-// match the tool's schema. Nothing was started. Its message names the
-// fields and the rules they break, never a value from the input, which
-// may carry a secret too.
-type InputError struct {
-	// Tool is the tool's name.
-	Tool string
-	// Problems lists what is wrong, one entry per field, in a stable
-	// order.
-	Problems []InputProblem
-}
+// match the tool's schema; see [inputschema.InputError].
+type InputError = inputschema.InputError
 
-// InputProblem is one field of a call's input that breaks the schema.
-type InputProblem struct {
-	// Field is the JSON pointer of the field ("/job", "/items/2"), or ""
-	// for the input as a whole.
-	Field string
-	// Rule says which rule it breaks, such as "expected string, but got
-	// number" or "required, but missing".
-	Rule string
-}
-
-// String returns "/job: expected string, but got number"; the input as a
-// whole is called "input".
-func (p InputProblem) String() string {
-	field := p.Field
-	if field == "" {
-		field = "input"
-	}
-	return field + ": " + p.Rule
-}
-
-// Error returns one line such as "the input for jenkins_job does not match
-// its schema: /job: expected string, but got number".
-func (e *InputError) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = p.String()
-	}
-	return "the input for " + e.Tool + " does not match its schema: " + strings.Join(parts, "; ")
-}
-
-// Unwrap returns [ErrInvalidInput].
-func (e *InputError) Unwrap() error { return ErrInvalidInput }
+// InputProblem is one field of a call's input that breaks the schema; see
+// [inputschema.Problem].
+type InputProblem = inputschema.Problem
 
 // RunError is a call that ran (or tried to) and failed: the program exited
 // non-zero, was killed by a signal, ran out of time, was cancelled, or

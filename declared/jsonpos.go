@@ -210,3 +210,13 @@ func lineCol(data []byte, off int) (line, col int) {
 	lineStart := bytes.LastIndexByte(before, '\n') + 1
 	return line, utf8.RuneCount(before[lineStart:]) + 1
 }
+
+func article(kind string) string {
+	switch kind {
+	case "object", "array":
+		return "an " + kind
+	case "null", "nothing":
+		return kind
+	}
+	return "a " + kind
+}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/basis-go/basis/inputschema"
 )
 
 // maxTimeout is the longest timeout_ms a manifest may ask for.
@@ -256,14 +256,21 @@ func (p *parser) parseTool(m member) *Tool {
 		spec.Description = s
 	}
 
-	var schema *jsonschema.Schema
+	var schema *inputschema.Schema
 	if f, ok := fields["input_schema"]; !ok {
 		missing("input_schema", `give the JSON Schema of the object the program reads, such as {"type": "object", "properties": {}}`)
 	} else {
-		var problems []schemaProblem
-		schema, problems = compileSchema(f.val)
-		for _, sp := range problems {
-			p.report(f.valOff, name, "input_schema"+sp.pointer, "", sp.err)
+		var err error
+		schema, err = inputschema.Compile(f.val)
+		var ce *inputschema.CompileError
+		if errors.As(err, &ce) {
+			for _, sp := range ce.Problems {
+				kind := ErrInvalidSchema
+				if errors.Is(sp.Err, inputschema.ErrNotObject) {
+					kind = ErrWrongType
+				}
+				p.report(f.valOff, name, "input_schema"+sp.Pointer, "", &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()})
+			}
 		}
 		spec.InputSchema = compact(f.val)
 	}

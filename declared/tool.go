@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"github.com/basis-go/basis/contract"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/basis-go/basis/inputschema"
 )
 
 // Tool is one declared tool, ready to run: it implements
@@ -21,7 +21,7 @@ import (
 // out of reach of fmt's reflection too.
 type Tool struct {
 	spec   *Spec
-	schema *InputSchema
+	schema *inputschema.Schema
 	desc   *contract.Descriptor
 	view   *previewView
 }
@@ -35,10 +35,10 @@ type previewView struct {
 
 var _ contract.ExecutableTool = (*Tool)(nil)
 
-func newTool(spec *Spec, schema *jsonschema.Schema) *Tool {
+func newTool(spec *Spec, schema *inputschema.Schema) *Tool {
 	return &Tool{
 		spec:   spec,
-		schema: &InputSchema{schema: schema},
+		schema: schema,
 		desc: &contract.Descriptor{
 			Name:         spec.Name,
 			Description:  spec.Description,
@@ -101,7 +101,7 @@ func withObjectType(schema json.RawMessage) json.RawMessage {
 
 // InputSchema returns the tool's compiled input schema, so a runtime
 // checking every call need not compile it a second time.
-func (t *Tool) InputSchema() *InputSchema { return t.schema }
+func (t *Tool) InputSchema() *inputschema.Schema { return t.schema }
 
 // Spec returns a copy of the tool's validated declaration.
 func (t *Tool) Spec() *Spec { return t.spec.clone() }

@@ -1,14 +1,15 @@
 module github.com/basis-go/basis/spawn
 
-go 1.25.0
+go 1.26.0
 
 require (
-	github.com/basis-go/basis/contract v0.0.0-00010101000000-000000000000
-	github.com/basis-go/basis/subprocess v0.0.0-00010101000000-000000000000
+	github.com/basis-go/basis/contract v0.1.0
+	github.com/basis-go/basis/subprocess v0.1.0
 	github.com/google/go-cmp v0.7.0
-	mvdan.cc/sh/v3 v3.13.1
+	mvdan.cc/sh/v3 v3.14.1
 )
 
-replace github.com/basis-go/basis/contract => ../contract
-
-replace github.com/basis-go/basis/subprocess => ../subprocess
+replace (
+	github.com/basis-go/basis/contract => ../contract
+	github.com/basis-go/basis/subprocess => ../subprocess
+)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/inputschema"
 )
 
 // Defaults for the zero values of [Options].
@@ -50,7 +50,7 @@ type Runtime struct {
 
 type registered struct {
 	entry
-	schema *declared.InputSchema
+	schema *inputschema.Schema
 }
 
 // Build compiles every tool's input schema once and returns the runtime.

@@ -1,4 +1,4 @@
-package declared
+package inputschema
 
 import (
 	"bytes"
@@ -14,42 +14,42 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
-// schemaURL is where a tool's input_schema lives inside its own compiler.
+// schemaURL is where a tool's input schema lives inside its own compiler.
 // Each tool gets a compiler of its own, so no schema can reach another's
 // through a $ref or clash with another's $id.
-const schemaURL = "urn:basis:declared:input_schema"
+const schemaURL = "urn:basis:input_schema"
 
-// maxInputProblems bounds how many problems one refusal lists.
-const maxInputProblems = 20
+// maxProblems bounds how many problems one refusal lists.
+const maxProblems = 20
 
-// InputSchema is a compiled tool input schema. It is the one way basis
-// judges a call's input — for declared tools and, in the runtime, for
-// tools of every other binding — so an input is refused with the same
-// words whatever provides the tool: the field's JSON pointer and the rule
-// it breaks, never a value from the input or from the schema.
-type InputSchema struct {
+// Schema is a compiled tool input schema. It is the one way basis judges
+// a call's input — declared tools at load and in their preview, the
+// runtime for tools of every other binding — so an input is refused with
+// the same words whatever provides the tool: the field's JSON pointer and
+// the rule it breaks, never a value from the input or from the schema.
+type Schema struct {
 	schema *jsonschema.Schema
 }
 
-// CompileInputSchema compiles raw under the rules a manifest's
-// input_schema follows: a JSON object whose "type" is "object" or absent,
-// JSON Schema draft 2020-12 (or draft-07 when "$schema" says so), and
-// self-contained — a $ref outside the schema is refused, nothing is read
-// from disk or the network. The error lists every problem, each naming
-// where in the schema it is, and wraps [ErrInvalidSchema] or
-// [ErrWrongType]; it quotes nothing from the schema.
-func CompileInputSchema(raw json.RawMessage) (*InputSchema, error) {
+// Compile compiles raw under the rules every tool's input schema follows:
+// a JSON object whose "type" is "object" or absent, JSON Schema draft
+// 2020-12 (or draft-07 when "$schema" says so), and self-contained — a
+// $ref outside the schema is refused, nothing is read from disk or the
+// network. The error is a *[CompileError] listing every problem, each
+// naming where in the schema it is and wrapping [ErrNotObject] or
+// [ErrInvalid]; it quotes nothing from the schema.
+func Compile(raw json.RawMessage) (*Schema, error) {
 	sch, problems := compileSchema(raw)
 	if len(problems) > 0 {
-		return nil, &schemaError{problems: problems}
+		return nil, &CompileError{Problems: problems}
 	}
-	return &InputSchema{schema: sch}, nil
+	return &Schema{schema: sch}, nil
 }
 
 // Check checks one call's input against the schema: one JSON object that
 // matches it. An absent (empty or blank) input is the empty object. The
 // error is an *[InputError] naming tool.
-func (s *InputSchema) Check(tool string, input json.RawMessage) error {
+func (s *Schema) Check(tool string, input json.RawMessage) error {
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")
 	}
@@ -59,67 +59,35 @@ func (s *InputSchema) Check(tool string, input json.RawMessage) error {
 	return nil
 }
 
-// schemaError is every problem [CompileInputSchema] found, on one line.
-type schemaError struct {
-	problems []schemaProblem
-}
-
-func (e *schemaError) Error() string {
-	parts := make([]string, len(e.problems))
-	for i, p := range e.problems {
-		parts[i] = p.err.Error()
-		if p.pointer != "" {
-			parts[i] = p.pointer + ": " + parts[i]
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-func (e *schemaError) Unwrap() []error {
-	errs := make([]error, len(e.problems))
-	for i, p := range e.problems {
-		errs[i] = p.err
-	}
-	return errs
-}
-
-// schemaProblem is one reason an input_schema is unusable: the JSON
-// pointer inside the schema ("" for the schema as a whole) and a message
-// that quotes nothing from it.
-type schemaProblem struct {
-	pointer string
-	err     error
-}
-
 // compileSchema checks that raw is an object schema for an object and
 // compiles it. References are resolved inside the schema only: nothing is
 // fetched from the network or read from disk.
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, []schemaProblem) {
-	fail := func(kind error, text string) []schemaProblem {
-		return []schemaProblem{{err: newProblem(kind, text)}}
+func compileSchema(raw json.RawMessage) (*jsonschema.Schema, []SchemaProblem) {
+	fail := func(kind error, text string) []SchemaProblem {
+		return []SchemaProblem{{Err: newProblem(kind, text)}}
 	}
 	if jsonKind(raw) != "object" {
-		return nil, fail(ErrWrongType, "must be a JSON object (a JSON Schema whose type is \"object\"), not "+article(jsonKind(raw)))
+		return nil, fail(ErrNotObject, "must be a JSON object (a JSON Schema whose type is \"object\"), not "+article(jsonKind(raw)))
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fail(ErrInvalidSchema, "is not valid JSON")
+		return nil, fail(ErrInvalid, "is not valid JSON")
 	}
 	obj, _ := doc.(map[string]any)
 	if t, ok := obj["type"]; ok && t != "object" {
-		return nil, fail(ErrInvalidSchema, `"type" must be "object" or left out: the program reads one JSON object`)
+		return nil, fail(ErrInvalid, `"type" must be "object" or left out: the program reads one JSON object`)
 	}
 	if s, ok := obj["$schema"]; ok {
 		text, _ := s.(string)
 		if !acceptedDraft(text) {
-			return nil, fail(ErrInvalidSchema, `"$schema" must name JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07 (http://json-schema.org/draft-07/schema#), or be left out for 2020-12`)
+			return nil, fail(ErrInvalid, `"$schema" must name JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07 (http://json-schema.org/draft-07/schema#), or be left out for 2020-12`)
 		}
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refuseLoader{})
 	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, fail(ErrInvalidSchema, "cannot be used as a schema")
+		return nil, fail(ErrInvalid, "cannot be used as a schema")
 	}
 	sch, err := c.Compile(schemaURL)
 	if err != nil {
@@ -146,9 +114,9 @@ func (refuseLoader) Load(string) (any, error) {
 // describeCompileError turns the compiler's error into problems that name
 // where in the schema it went wrong and which rule, never the library's
 // own text, which quotes the schema's values.
-func describeCompileError(err error) []schemaProblem {
-	one := func(text string) []schemaProblem {
-		return []schemaProblem{{err: newProblem(ErrInvalidSchema, text)}}
+func describeCompileError(err error) []SchemaProblem {
+	one := func(text string) []SchemaProblem {
+		return []SchemaProblem{{Err: newProblem(ErrInvalid, text)}}
 	}
 	var (
 		invalid     *jsonschema.SchemaValidationError
@@ -170,9 +138,9 @@ func describeCompileError(err error) []schemaProblem {
 		if !errors.As(invalid.Err, &ve) {
 			return one("is not a valid JSON Schema")
 		}
-		var out []schemaProblem
+		var out []SchemaProblem
 		for _, p := range describeValidation(ve, "metaschema") {
-			out = append(out, schemaProblem{pointer: p.Field, err: newProblem(ErrInvalidSchema, "not valid JSON Schema: "+p.Rule)})
+			out = append(out, SchemaProblem{Pointer: p.Field, Err: newProblem(ErrInvalid, "not valid JSON Schema: "+p.Rule)})
 		}
 		return out
 	case errors.As(err, &load):
@@ -193,20 +161,20 @@ func describeCompileError(err error) []schemaProblem {
 
 // validateInput checks a call's input: one JSON object that matches the
 // schema. It returns nil when the input is good.
-func validateInput(sch *jsonschema.Schema, input []byte) []InputProblem {
+func validateInput(sch *jsonschema.Schema, input []byte) []Problem {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if err != nil {
 		var syn *json.SyntaxError
 		switch {
 		case errors.As(err, &syn):
-			return []InputProblem{{Rule: "not valid JSON (at byte " + strconv.FormatInt(syn.Offset, 10) + ")"}}
+			return []Problem{{Rule: "not valid JSON (at byte " + strconv.FormatInt(syn.Offset, 10) + ")"}}
 		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-			return []InputProblem{{Rule: "not valid JSON (it ends before the object is complete)"}}
+			return []Problem{{Rule: "not valid JSON (it ends before the object is complete)"}}
 		}
-		return []InputProblem{{Rule: "not valid JSON (there is more after the object)"}}
+		return []Problem{{Rule: "not valid JSON (there is more after the object)"}}
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return []InputProblem{{Rule: "expected object, but got " + schemaTypeOf(v)}}
+		return []Problem{{Rule: "expected object, but got " + schemaTypeOf(v)}}
 	}
 	err = sch.Validate(v)
 	if err == nil {
@@ -214,7 +182,7 @@ func validateInput(sch *jsonschema.Schema, input []byte) []InputProblem {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []InputProblem{{Rule: "could not be checked against the schema"}}
+		return []Problem{{Rule: "could not be checked against the schema"}}
 	}
 	return describeValidation(ve, "schema")
 }
@@ -238,10 +206,10 @@ func schemaTypeOf(v any) string {
 // describeValidation lists the fields a validation error is about and the
 // rule each breaks, from the error's structure (ErrorKind and
 // InstanceLocation), never from its text, which quotes values.
-func describeValidation(ve *jsonschema.ValidationError, schema string) []InputProblem {
-	var out []InputProblem
+func describeValidation(ve *jsonschema.ValidationError, schema string) []Problem {
+	var out []Problem
 	collectProblems(ve, schema, &out)
-	slices.SortFunc(out, func(a, b InputProblem) int {
+	slices.SortFunc(out, func(a, b Problem) int {
 		if c := strings.Compare(a.Field, b.Field); c != 0 {
 			return c
 		}
@@ -249,20 +217,20 @@ func describeValidation(ve *jsonschema.ValidationError, schema string) []InputPr
 	})
 	out = slices.Compact(out)
 	if len(out) == 0 {
-		out = []InputProblem{{Rule: "does not match the schema"}}
+		out = []Problem{{Rule: "does not match the schema"}}
 	}
-	if len(out) > maxInputProblems {
-		more := len(out) - maxInputProblems
-		out = append(out[:maxInputProblems], InputProblem{Rule: strconv.Itoa(more) + " more problems not shown"})
+	if len(out) > maxProblems {
+		more := len(out) - maxProblems
+		out = append(out[:maxProblems], Problem{Rule: strconv.Itoa(more) + " more problems not shown"})
 	}
 	return out
 }
 
 // collectProblems walks the error tree; schema names what was validated
 // against ("schema", or "metaschema" when checking a schema itself).
-func collectProblems(ve *jsonschema.ValidationError, schema string, out *[]InputProblem) {
+func collectProblems(ve *jsonschema.ValidationError, schema string, out *[]Problem) {
 	at := pointer(ve.InstanceLocation)
-	add := func(field, rule string) { *out = append(*out, InputProblem{Field: field, Rule: rule}) }
+	add := func(field, rule string) { *out = append(*out, Problem{Field: field, Rule: rule}) }
 	switch k := ve.ErrorKind.(type) {
 	// Alternatives: the reasons each branch failed would read as a list of
 	// contradictions, so the field and the keyword are the message.
@@ -447,4 +415,25 @@ func article(kind string) string {
 		return kind
 	}
 	return "a " + kind
+}
+
+// jsonKind names the kind of a valid JSON value, for messages.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }

@@ -1,4 +1,4 @@
-package declared_test
+package inputschema_test
 
 import (
 	"encoding/json"
@@ -6,24 +6,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/inputschema"
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestCompileInputSchema(t *testing.T) {
+func TestCompile(t *testing.T) {
 	tests := []struct {
 		schema string
 		is     error
 		says   string
 	}{
-		{`[]`, declared.ErrWrongType, "must be a JSON object"},
-		{`{"type": "array"}`, declared.ErrInvalidSchema, `"type" must be "object"`},
-		{`{"type": "object", "properties": {"n": {"minimum": "SECRET"}}}`, declared.ErrInvalidSchema, "/properties/n/minimum"},
-		{`{"$ref": "file:///etc/SECRET"}`, declared.ErrInvalidSchema, "self-contained"},
-		{`{"$schema": "http://json-schema.org/draft-04/schema#"}`, declared.ErrInvalidSchema, "draft 2020-12"},
+		{`[]`, inputschema.ErrNotObject, "must be a JSON object"},
+		{`{"type": "array"}`, inputschema.ErrInvalid, `"type" must be "object"`},
+		{`{"type": "object", "properties": {"n": {"minimum": "SECRET"}}}`, inputschema.ErrInvalid, "/properties/n/minimum"},
+		{`{"$ref": "file:///etc/SECRET"}`, inputschema.ErrInvalid, "self-contained"},
+		{`{"$schema": "http://json-schema.org/draft-04/schema#"}`, inputschema.ErrInvalid, "draft 2020-12"},
 	}
 	for _, tt := range tests {
-		s, err := declared.CompileInputSchema(json.RawMessage(tt.schema))
+		s, err := inputschema.Compile(json.RawMessage(tt.schema))
 		if s != nil || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("%s: %v, %v; want %v saying %q", tt.schema, s, err, tt.is, tt.says)
 			continue
@@ -34,8 +35,8 @@ func TestCompileInputSchema(t *testing.T) {
 	}
 }
 
-func TestInputSchemaCheck(t *testing.T) {
-	s, err := declared.CompileInputSchema(json.RawMessage(`{"properties": {"job": {"type": "string"}}, "required": ["job"]}`))
+func TestCheck(t *testing.T) {
+	s, err := inputschema.Compile(json.RawMessage(`{"properties": {"job": {"type": "string"}}, "required": ["job"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,11 @@ func TestInputSchemaCheck(t *testing.T) {
 		t.Errorf("a matching input: %v", err)
 	}
 	err = s.Check("job_tool", json.RawMessage(`{"job": 7}`))
-	var ie *declared.InputError
-	if !errors.As(err, &ie) || !errors.Is(err, declared.ErrInvalidInput) {
+	var ie *inputschema.InputError
+	if !errors.As(err, &ie) || !errors.Is(err, contract.ErrInvalidInput) {
 		t.Fatalf("Check = %v, want an *InputError", err)
 	}
-	want := []declared.InputProblem{{Field: "/job", Rule: "expected string, but got number"}}
+	want := []inputschema.Problem{{Field: "/job", Rule: "expected string, but got number"}}
 	if diff := cmp.Diff(want, ie.Problems); diff != "" || ie.Tool != "job_tool" {
 		t.Errorf("tool %q, problems (-want +got):\n%s", ie.Tool, diff)
 	}

@@ -1,0 +1,110 @@
+package inputschema
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/basis-go/basis/contract"
+)
+
+// Sentinels for [errors.Is]; every [SchemaProblem] wraps one of them.
+var (
+	// ErrNotObject: the schema is not a JSON object.
+	ErrNotObject = errors.New("input schema is not a JSON object")
+	// ErrInvalid: the schema is an object but cannot be used: its "type"
+	// is not "object", it names an unsupported draft, it refers outside
+	// itself, or it does not compile.
+	ErrInvalid = errors.New("invalid input schema")
+)
+
+// CompileError is every problem [Compile] found in one schema.
+type CompileError struct {
+	Problems []SchemaProblem
+}
+
+// SchemaProblem is one reason a schema is unusable.
+type SchemaProblem struct {
+	// Pointer is the JSON pointer inside the schema ("" for the schema as
+	// a whole).
+	Pointer string
+	// Err says what is wrong, quoting nothing from the schema; it wraps
+	// [ErrNotObject] or [ErrInvalid].
+	Err error
+}
+
+// Error returns every problem on one line, separated by "; ".
+func (e *CompileError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.Err.Error()
+		if p.Pointer != "" {
+			parts[i] = p.Pointer + ": " + parts[i]
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap returns each problem's error.
+func (e *CompileError) Unwrap() []error {
+	errs := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		errs[i] = p.Err
+	}
+	return errs
+}
+
+// problem is a message that reads naturally with a sentinel for errors.Is.
+type problem struct {
+	kind error
+	text string
+}
+
+func (p *problem) Error() string { return p.text }
+func (p *problem) Unwrap() error { return p.kind }
+
+func newProblem(kind error, text string) error { return &problem{kind: kind, text: text} }
+
+// InputError refuses a call whose input is not a JSON object or does not
+// match the tool's schema. Nothing was started. Its message names the
+// fields and the rules they break, never a value from the input, which
+// may carry a secret too.
+type InputError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Problems lists what is wrong, one entry per field, in a stable
+	// order.
+	Problems []Problem
+}
+
+// Problem is one field of a call's input that breaks the schema.
+type Problem struct {
+	// Field is the JSON pointer of the field ("/job", "/items/2"), or ""
+	// for the input as a whole.
+	Field string
+	// Rule says which rule it breaks, such as "expected string, but got
+	// number" or "required, but missing".
+	Rule string
+}
+
+// String returns "/job: expected string, but got number"; the input as a
+// whole is called "input".
+func (p Problem) String() string {
+	field := p.Field
+	if field == "" {
+		field = "input"
+	}
+	return field + ": " + p.Rule
+}
+
+// Error returns one line such as "the input for jenkins_job does not match
+// its schema: /job: expected string, but got number".
+func (e *InputError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return "the input for " + e.Tool + " does not match its schema: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns [contract.ErrInvalidInput].
+func (e *InputError) Unwrap() error { return contract.ErrInvalidInput }

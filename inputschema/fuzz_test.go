@@ -1,0 +1,37 @@
+package inputschema_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/inputschema"
+)
+
+// FuzzCompileCheck compiles arbitrary schemas and checks arbitrary inputs
+// against those that compile: neither may panic, every compile error wraps
+// a sentinel, and every input refusal is one line wrapping
+// contract.ErrInvalidInput.
+func FuzzCompileCheck(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"job":{"type":"string"}},"required":["job"]}`, `{"job":7}`)
+	f.Add(`{"$defs":{"a":{"minimum":3}},"properties":{"n":{"$ref":"#/$defs/a"}}}`, `{"n":1}`)
+	f.Add(`{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false}`, `{"x":null}`)
+	f.Add(`[]`, `[]`)
+	f.Add(`{"oneOf":[{},{}]}`, `{}}`)
+	f.Fuzz(func(t *testing.T, schema, input string) {
+		s, err := inputschema.Compile(json.RawMessage(schema))
+		if err != nil {
+			if !errors.Is(err, inputschema.ErrNotObject) && !errors.Is(err, inputschema.ErrInvalid) {
+				t.Fatalf("compile error wraps no sentinel: %v", err)
+			}
+			return
+		}
+		if err := s.Check("t", json.RawMessage(input)); err != nil {
+			if !errors.Is(err, contract.ErrInvalidInput) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("check error %q: want one line wrapping ErrInvalidInput", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,13 @@
+module github.com/basis-go/basis/inputschema
+
+go 1.26.0
+
+require (
+	github.com/basis-go/basis/contract v0.1.0
+	github.com/google/go-cmp v0.7.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+)
+
+require golang.org/x/text v0.14.0 // indirect
+
+replace github.com/basis-go/basis/contract => ../contract
