@@ -14,6 +14,10 @@ const MaxNameLen = 64
 // cannot declare a tool that passes for a server's.
 const MCPPrefix = "mcp__"
 
+// SpawnName is the name of basis's own tool for commands and delegation.
+// It is reserved: no other tool may take it, in any letter case.
+const SpawnName = "spawn"
+
 // ErrInvalidName is wrapped by every error [CheckName] returns.
 var ErrInvalidName = errors.New("invalid tool name")
 
@@ -43,8 +47,14 @@ func CheckName(name string) error {
 }
 
 // IsMCPName reports whether name carries the prefix reserved for tools
-// bridged from MCP servers.
-func IsMCPName(name string) bool { return strings.HasPrefix(name, MCPPrefix) }
+// bridged from MCP servers, in any letter case: "MCP__x" passes for an
+// MCP tool to a reader as easily as "mcp__x" does.
+func IsMCPName(name string) bool {
+	return len(name) >= len(MCPPrefix) && strings.EqualFold(name[:len(MCPPrefix)], MCPPrefix)
+}
+
+// IsSpawnName reports whether name is [SpawnName] in any letter case.
+func IsSpawnName(name string) bool { return strings.EqualFold(name, SpawnName) }
 
 func nameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'

@@ -23,7 +23,7 @@ const (
 // holds one of these.
 const (
 	BindingDeclared = "declared"
-	BindingSpawn    = "spawn"
+	BindingSpawn    = SpawnName
 	BindingMCP      = "mcp"
 	BindingHost     = "host"
 )

@@ -1,0 +1,178 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+)
+
+// Bounds on a call's input, applied before any parser of a binding sees it.
+const (
+	// MaxInputBytes is the largest input a call may carry.
+	MaxInputBytes = 4 << 20
+	// MaxInputDepth is the deepest nesting of objects and arrays an input
+	// may have. encoding/json has its own limit (10,000); this one is far
+	// below it, so no program a tool starts meets a pathological document
+	// either.
+	MaxInputDepth = 64
+)
+
+// CanonicalInput reads a call's input strictly and returns the canonical
+// bytes of the object it holds: keys sorted, no insignificant whitespace,
+// numbers as written, no HTML escaping — the same bytes [CanonicalJSON]
+// gives, so what a preview's Subject shows and what a program reads are
+// one text. An absent (empty or blank) input is the empty object.
+//
+// It refuses, wrapping [ErrInvalidInput], anything a program's JSON reader
+// could read differently from basis: a value that is not one object, a key
+// written twice in one object, two keys equal under Unicode case folding
+// ("job" and "Job": some decoders match keys case-insensitively), nesting
+// deeper than [MaxInputDepth], or more than [MaxInputBytes]. The error
+// names the key's JSON pointer, never a value.
+func CanonicalInput(input json.RawMessage) (json.RawMessage, error) {
+	if len(input) > MaxInputBytes {
+		return nil, fmt.Errorf("%w: the input is %d bytes; the limit is %d", ErrInvalidInput, len(input), MaxInputBytes)
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if err := checkDepth(input); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	v, err := readValue(dec, "")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: there is more after the JSON object; the input is one object", ErrInvalidInput)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("%w: the input must be a JSON object", ErrInvalidInput)
+	}
+	return CanonicalJSON(v)
+}
+
+// checkDepth refuses nesting past MaxInputDepth before the decoder
+// recurses into it.
+func checkDepth(input []byte) error {
+	depth, inString, escaped := 0, false, false
+	for _, c := range input {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > MaxInputDepth {
+				return fmt.Errorf("%w: the input nests objects and arrays more than %d deep", ErrInvalidInput, MaxInputDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+// readValue decodes one value, refusing duplicate and case-folded keys.
+func readValue(dec *json.Decoder, at string) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, syntaxError(err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := map[string]any{}
+			folded := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, syntaxError(err)
+				}
+				key, _ := kt.(string)
+				ptr := at + "/" + pointerToken(key)
+				if _, dup := obj[key]; dup {
+					return nil, fmt.Errorf("%w: %s: the key is written twice; programs disagree on which one counts, so write it once", ErrInvalidInput, ptr)
+				}
+				fk := foldKey(key)
+				if folded[fk] {
+					return nil, fmt.Errorf("%w: %s: another key of this object differs from it only in letter case; programs may read them as one, so use one spelling", ErrInvalidInput, ptr)
+				}
+				folded[fk] = true
+				v, err := readValue(dec, ptr)
+				if err != nil {
+					return nil, err
+				}
+				obj[key] = v
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, syntaxError(err)
+			}
+			return obj, nil
+		case '[':
+			arr := []any{}
+			for i := 0; dec.More(); i++ {
+				v, err := readValue(dec, fmt.Sprintf("%s/%d", at, i))
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, syntaxError(err)
+			}
+			return arr, nil
+		}
+	}
+	return tok, nil
+}
+
+// foldKey maps every rune to the smallest rune of its simple case-folding
+// orbit, so two keys fold to one string exactly when strings.EqualFold
+// says they are equal ("K", "k" and the Kelvin sign among them).
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		return m
+	}, key)
+}
+
+// pointerToken escapes a JSON pointer token and any control character, so
+// a key never breaks the message's line.
+func pointerToken(t string) string {
+	t = strings.NewReplacer("~", "~0", "/", "~1").Replace(t)
+	if strings.IndexFunc(t, unicode.IsControl) < 0 {
+		return t
+	}
+	q := fmt.Sprintf("%q", t)
+	return q[1 : len(q)-1]
+}
+
+func syntaxError(err error) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("%w: not valid JSON (at byte %d)", ErrInvalidInput, syn.Offset)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: not valid JSON (it ends before the object is complete)", ErrInvalidInput)
+	}
+	return fmt.Errorf("%w: not valid JSON", ErrInvalidInput)
+}
