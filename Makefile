@@ -4,7 +4,10 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-MODULES := $(shell find . -name go.mod -not -path './e2e/peers/*' -not -path '*/testdata/*' -exec dirname {} \; | sed 's|^\./||' | sort)
+# The modules of the workspace. scripts/ holds the release tool and
+# e2e/hosts/ programs that stand for outside users: neither is in go.work,
+# and each has targets of its own below.
+MODULES := $(shell find . -name go.mod -not -path './e2e/peers/*' -not -path './e2e/hosts/*' -not -path './scripts/*' -not -path '*/testdata/*' -not -path '*/node_modules/*' -exec dirname {} \; | sed 's|^\./||' | sort)
 GO ?= go
 FUZZTIME ?= 10s
 BENCHTIME ?= 1s
@@ -21,7 +24,7 @@ help: ## list the targets
 	@awk -F':.*## ' '/^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: ci
-ci: fmt-check vet tidy-check test standalone ## everything CI checks
+ci: fmt-check vet tidy-check test standalone release-tool release-check release-dry-run ## everything CI checks
 
 .PHONY: test
 test: ## go test -race in every module
@@ -80,3 +83,25 @@ demo: build ## build basis and run it on the example workspace
 .PHONY: modules
 modules: ## list the modules
 	@printf '%s\n' $(MODULES)
+
+# The release tool is a module of its own, outside the workspace.
+RELEASE := cd scripts/release && GOWORK=off $(GO)
+
+.PHONY: release-tool
+release-tool: ## vet, tidy-check and test the release tool
+	$(RELEASE) vet ./...
+	$(RELEASE) mod tidy -diff
+	$(RELEASE) test -race -count=1 ./...
+
+.PHONY: release-check
+release-check: ## prove every released module builds as a stranger gets it (file proxy, no replaces), gorelease, hosts, go install
+	$(RELEASE) run . check
+
+VERSION_FILE ?=
+.PHONY: release
+release: ## tag every module of versions.yaml in dependency order (DRY_RUN=1 prints the steps)
+	$(RELEASE) run . release $(if $(VERSION_FILE),-versions $(abspath $(VERSION_FILE))) $(if $(DRY_RUN),-dry-run)
+
+.PHONY: release-dry-run
+release-dry-run: ## print what make release would do
+	@$(MAKE) --no-print-directory release DRY_RUN=1

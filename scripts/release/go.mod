@@ -1,0 +1,20 @@
+module github.com/basis-go/basis/scripts/release
+
+go 1.26.0
+
+require (
+	github.com/google/go-cmp v0.7.0
+	golang.org/x/mod v0.42.0
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/tools v0.52.1-0.20261106145633-d407941a339a // indirect
+)
+
+tool (
+	golang.org/x/exp/cmd/apidiff
+	golang.org/x/exp/cmd/gorelease
+)
