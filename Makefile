@@ -105,3 +105,8 @@ release: ## tag every module of versions.yaml in dependency order (DRY_RUN=1 pri
 .PHONY: release-dry-run
 release-dry-run: ## print what make release would do
 	@$(MAKE) --no-print-directory release DRY_RUN=1
+
+.PHONY: e2e
+e2e: ## install the pinned MCP peers when missing, then run the end-to-end suite against them
+	cd e2e/peers && { [ -d node_modules ] || npm ci --no-audit --no-fund; }
+	cd e2e && BASIS_E2E=1 $(GO) test -race -count=1 ./...
