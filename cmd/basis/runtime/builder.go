@@ -31,6 +31,8 @@ type RegistrationError struct {
 	Err error
 }
 
+// Error names the tool, its source and the reason; for a collision, both
+// sources.
 func (e *RegistrationError) Error() string {
 	if e.OtherSource != "" {
 		return fmt.Sprintf("tool %q from %s collides with tool %q from %s: rename one of them", e.Name, e.Source, e.Name, e.OtherSource)
@@ -38,6 +40,7 @@ func (e *RegistrationError) Error() string {
 	return fmt.Sprintf("tool %q from %s: %v", e.Name, e.Source, e.Err)
 }
 
+// Unwrap returns the reason, so errors.Is finds the sentinel.
 func (e *RegistrationError) Unwrap() error { return e.Err }
 
 // Tools converts a slice of any tool type to the []contract.ExecutableTool

@@ -31,6 +31,8 @@ var statusNames = [...]string{StatusOK: "ok", StatusToolError: "tool_error", Sta
 
 func (s Status) valid() bool { return s >= StatusOK && int(s) < len(statusNames) }
 
+// String returns the name the audit log uses ("ok", "tool_error",
+// "refused"), or "Status(N)" for a value that is none of them.
 func (s Status) String() string {
 	if !s.valid() {
 		return fmt.Sprintf("Status(%d)", int(s))
@@ -78,6 +80,8 @@ var stageNames = [...]string{StageNone: "", StageUnknown: "unknown", StageInvali
 
 func (s Stage) valid() bool { return s >= 0 && int(s) < len(stageNames) }
 
+// String returns the name the audit log uses ("unknown", "invalid",
+// "preview", "denied"; "" for StageNone), or "Stage(N)".
 func (s Stage) String() string {
 	if !s.valid() {
 		return fmt.Sprintf("Stage(%d)", int(s))

@@ -35,6 +35,7 @@ type RefusalError struct {
 	text string
 }
 
+// Error returns the refusal as the model reads it.
 func (e *RefusalError) Error() string { return e.text }
 
 // Unwrap returns the cause, when there is one, and the stage's sentinel.
@@ -73,6 +74,7 @@ type PanicError struct {
 	Value string
 }
 
+// Error says which tool panicked, where, and with what.
 func (e *PanicError) Error() string {
 	switch e.Method {
 	case "AuthorizationPreview":
@@ -113,6 +115,7 @@ type TimeoutError struct {
 	text string
 }
 
+// Error returns the tool's text followed by the limit that fired.
 func (e *TimeoutError) Error() string { return e.text }
 
 // Unwrap returns the tool's error.
