@@ -95,6 +95,8 @@ func TestReplaceSource(t *testing.T) {
 			nil, runtime.ErrInvalidTool, `invalid tool: ` + server + ` holds tools bridged from an MCP server; replace them with ReplaceMCPSource`},
 		{"a manifest replaced as an MCP source", workspace, true, []contract.ExecutableTool{},
 			nil, runtime.ErrInvalidTool, `invalid tool: ` + workspace + ` holds tools that are not bridged from an MCP server; replace them with ReplaceSource`},
+		{"no source", "", false, nil,
+			nil, runtime.ErrInvalidTool, `invalid tool: a replacement needs the source whose tools it replaces`},
 		{"a schema that does not compile", workspace, false, []contract.ExecutableTool{func() contract.ExecutableTool {
 			h := toolOf("vet", workspace)
 			h.desc.InputSchema = json.RawMessage(`{"type":"array"}`)

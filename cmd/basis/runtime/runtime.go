@@ -172,6 +172,9 @@ func (rt *Runtime) ReplaceMCPSource(source string, tools []contract.ExecutableTo
 }
 
 func (rt *Runtime) replace(source string, mcp bool, tools []contract.ExecutableTool) error {
+	if source == "" {
+		return fmt.Errorf("%w: a replacement needs the source whose tools it replaces", ErrInvalidTool)
+	}
 	rt.replacing.Lock()
 	defer rt.replacing.Unlock()
 	old := rt.roster.Load()
