@@ -8,6 +8,7 @@ import (
 
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/inputschema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -195,4 +196,41 @@ func namesOf(rt *runtime.Runtime) []string {
 		names = append(names, d.Name)
 	}
 	return names
+}
+
+// precompiled is a tool that compiled its schema already, as a declared
+// tool does at load.
+type precompiled struct {
+	*hostTool
+	schema *inputschema.Schema
+}
+
+func (p precompiled) InputSchema() *inputschema.Schema { return p.schema }
+
+func TestACompiledSchemaIsUsedAsIs(t *testing.T) {
+	strict, err := inputschema.Compile(json.RawMessage(`{"type":"object","properties":{"job":{"type":"string"}},"required":["job"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSchema := precompiled{newHostTool("with_schema", contract.SideEffectNone), strict}
+	withSchema.desc.InputSchema = json.RawMessage(`{"type":"object"}`)
+	// No compiled schema: the descriptor's is compiled at Build.
+	withoutSchema := precompiled{newHostTool("without_schema", contract.SideEffectNone), nil}
+	rt := build(t, nil, withSchema, withoutSchema)
+
+	tests := []struct {
+		tool, input string
+		want        runtime.Status
+	}{
+		{"with_schema", `{"text":"x"}`, runtime.StatusRefused},
+		{"with_schema", `{"job":"x"}`, runtime.StatusOK},
+		{"without_schema", `{"job":"x"}`, runtime.StatusRefused},
+		{"without_schema", `{"text":"x"}`, runtime.StatusOK},
+	}
+	for _, tt := range tests {
+		out := rt.Call(t.Context(), tt.tool, contract.Call{Input: json.RawMessage(tt.input)})
+		if out.Status != tt.want {
+			t.Errorf("%s %s: %v %q, want %v", tt.tool, tt.input, out.Status, out.Text, tt.want)
+		}
+	}
 }
