@@ -18,6 +18,9 @@ type phrase struct {
 	name   string
 	effect contract.SideEffect
 	say    func(text string) string
+	// source is where the tool came from, for messages and for
+	// ReplaceSource; empty means the host.
+	source string
 }
 
 func (p *phrase) Descriptor() contract.Descriptor {
@@ -27,6 +30,7 @@ func (p *phrase) Descriptor() contract.Descriptor {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		SideEffect:  p.effect,
 		Binding:     contract.BindingHost,
+		Source:      p.source,
 	}
 }
 
@@ -94,9 +98,7 @@ func Example() {
 // reading the roster, and waits on it.
 func ExampleRuntime_ReplaceSource() {
 	word := func(name, source string) contract.ExecutableTool {
-		h := newHostTool(name, contract.SideEffectNone)
-		h.desc.Source = source
-		return h
+		return &phrase{name: name, source: source, say: strings.ToLower}
 	}
 	rt, err := func() (*runtime.Runtime, error) {
 		b := runtime.NewBuilder()
@@ -109,8 +111,14 @@ func ExampleRuntime_ReplaceSource() {
 		fmt.Println(err)
 		return
 	}
+	names := func() (out []string) {
+		for _, d := range rt.Tools() {
+			out = append(out, d.Name)
+		}
+		return out
+	}
 	changed := rt.Changed()
-	fmt.Println(namesOf(rt))
+	fmt.Println(names())
 
 	// The workspace manifest was edited: it now declares build and test.
 	err = rt.ReplaceSource("/repo/.basis/tools.json", []contract.ExecutableTool{
@@ -118,16 +126,41 @@ func ExampleRuntime_ReplaceSource() {
 	})
 	fmt.Println(err)
 	<-changed
-	fmt.Println(namesOf(rt))
+	fmt.Println(names())
 
 	// A replacement that collides with another source changes nothing.
 	err = rt.ReplaceSource("/repo/.basis/tools.json", []contract.ExecutableTool{word("lint", "/repo/.basis/tools.json")})
 	fmt.Println(err)
-	fmt.Println(namesOf(rt))
+	fmt.Println(names())
 	// Output:
 	// [build lint]
 	// <nil>
 	// [build test lint]
 	// tool "lint" from /repo/.basis/tools.json collides with tool "lint" from /home/u/.config/basis/tools.json: rename one of them
 	// [build test lint]
+}
+
+// A binding returns its own slice type ([]*declared.Tool, say), which Go
+// does not convert to []contract.ExecutableTool by itself; Tools does.
+func ExampleTools() {
+	loaded := []*phrase{
+		{name: "upper", say: strings.ToUpper, source: "/repo/.basis/tools.json"},
+		{name: "lower", say: strings.ToLower, source: "/repo/.basis/tools.json"},
+	}
+	b := runtime.NewBuilder()
+	if err := b.Add(runtime.Tools(loaded)...); err != nil {
+		fmt.Println(err)
+		return
+	}
+	rt, err := b.Build(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range rt.Tools() {
+		fmt.Println(d.Name, "from", d.Source)
+	}
+	// Output:
+	// upper from /repo/.basis/tools.json
+	// lower from /repo/.basis/tools.json
 }
