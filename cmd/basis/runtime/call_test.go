@@ -61,9 +61,10 @@ func TestInvalidInputNeverReachesThePreview(t *testing.T) {
 		{`{"text": "test", "Text": "deploy"}`, invalidSays, "/Text: another key of this object differs from it only in letter case"},
 		{`{"text": "x", "n": {"a": 1, "A": 2}}`, invalidSays, "/n/A"},
 		{`{"text": "x", "n": ` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, invalidSays, "more than 64 deep"},
+		{`{"text": "` + strings.Repeat("a", contract.MaxInputBytes) + `"}`, invalidSays, fmt.Sprintf("the limit is %d", contract.MaxInputBytes)},
 	}
 	for _, tt := range tests {
-		t.Run(tt.input, func(t *testing.T) {
+		t.Run(tt.input[:min(len(tt.input), 48)], func(t *testing.T) {
 			tool := newHostTool("echo", contract.SideEffectProcess)
 			appr := &countingApprover{decision: approver.Allow}
 			rt := build(t, &runtime.Options{Gate: newGate(t, appr)}, tool)
