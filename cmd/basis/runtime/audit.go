@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"sync"
@@ -21,10 +22,13 @@ type AuditRecord struct {
 	Binding    string               `json:"binding,omitempty"`
 	Source     string               `json:"source,omitempty"`
 	SideEffect *contract.SideEffect `json:"side_effect,omitempty"`
-	Subject    json.RawMessage      `json:"subject,omitempty"`
-	Verdict    *AuditVerdict        `json:"verdict,omitempty"`
-	Outcome    Status               `json:"outcome"`
-	Stage      Stage                `json:"stage,omitempty"`
+	// Subject is the preview's Subject, byte for byte the text rules
+	// matched (it is canonical JSON, so it is never re-indented or
+	// escaped here).
+	Subject json.RawMessage `json:"subject,omitempty"`
+	Verdict *AuditVerdict   `json:"verdict,omitempty"`
+	Outcome Status          `json:"outcome"`
+	Stage   Stage           `json:"stage,omitempty"`
 	// Refusal is basis's own refusal text (unknown tool, invalid input,
 	// preview refusal, denial). A tool's failure text is not recorded: it
 	// may carry whatever the program printed.
@@ -87,9 +91,8 @@ func (a *auditor) record(start time.Time, r *registered, out *Outcome) {
 			rec.Exit.Signal = subprocess.SignalName(e.Signal)
 		}
 	}
-	line, err := json.Marshal(rec)
+	line, err := encodeRecord(&rec)
 	if err == nil {
-		line = append(line, '\n')
 		a.mu.Lock()
 		_, err = a.w.Write(line)
 		a.mu.Unlock()
@@ -97,4 +100,31 @@ func (a *auditor) record(start time.Time, r *registered, out *Outcome) {
 	if err != nil && a.onError != nil {
 		a.onError(err)
 	}
+}
+
+// encodeRecord writes one line without HTML escaping, so the subject holds
+// the same bytes rules matched ("&&", not "\u0026\u0026"). A subject that
+// is not JSON at all, which no binding should produce, is kept as a JSON
+// string, so the call is still on record and the line stays one line.
+func encodeRecord(rec *AuditRecord) ([]byte, error) {
+	if len(rec.Subject) > 0 && !json.Valid(rec.Subject) {
+		quoted, err := encodeNoHTML(string(rec.Subject))
+		if err != nil {
+			return nil, err
+		}
+		rec.Subject = bytes.TrimSuffix(quoted, []byte("\n"))
+	}
+	return encodeNoHTML(rec)
+}
+
+// encodeNoHTML is json.Marshal without HTML escaping, followed by a
+// newline.
+func encodeNoHTML(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -18,21 +18,24 @@ type BatchCall struct {
 // call order. Consecutive calls to tools whose descriptor says Parallel run
 // concurrently (at most Options.MaxParallel at once); any other call runs
 // alone, after everything before it has finished and before anything after
-// it starts. One call's failure does not stop the others.
+// it starts. One call's failure does not stop the others. The whole batch
+// runs on the roster of the moment it started, whatever
+// [Runtime.ReplaceSource] does meanwhile.
 func (rt *Runtime) CallBatch(ctx context.Context, calls []BatchCall) []Outcome {
+	ro := rt.roster.Load()
 	out := make([]Outcome, len(calls))
 	for i := 0; i < len(calls); {
-		if !rt.parallel(calls[i].Name) {
-			out[i] = rt.Call(ctx, calls[i].Name, calls[i].Call)
+		if !ro.parallel(calls[i].Name) {
+			out[i] = rt.callIn(ctx, ro, calls[i].Name, calls[i].Call)
 			i++
 			continue
 		}
 		var g errgroup.Group
 		g.SetLimit(rt.opts.MaxParallel)
-		for ; i < len(calls) && rt.parallel(calls[i].Name); i++ {
+		for ; i < len(calls) && ro.parallel(calls[i].Name); i++ {
 			j := i // i is shared by the loop; each goroutine needs its own
 			g.Go(func() error {
-				out[j] = rt.Call(ctx, calls[j].Name, calls[j].Call)
+				out[j] = rt.callIn(ctx, ro, calls[j].Name, calls[j].Call)
 				return nil // an outcome, never a reason to stop the others
 			})
 		}
@@ -43,7 +46,7 @@ func (rt *Runtime) CallBatch(ctx context.Context, calls []BatchCall) []Outcome {
 
 // parallel reports whether a call may overlap others. A name no tool has
 // is refused at once, so it overlaps nothing that matters.
-func (rt *Runtime) parallel(name string) bool {
-	r, ok := rt.byName[name]
+func (ro *roster) parallel(name string) bool {
+	r, ok := ro.byName[name]
 	return !ok || r.desc.Parallel
 }

@@ -14,20 +14,20 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
 )
 
 var benchInput = json.RawMessage(`{"job":"deploy","params":{"branch":"main","dry_run":true}}`)
 
-// benchRuntime is the full pipeline: a declared /bin/cat tool, a gate
-// holding 1,000 rules (the call is allowed by a pattern rule of its own
-// tool's), and an audit log.
+// benchRuntime is the full pipeline: a process tool running /bin/cat
+// through subprocess (as a declared tool does), a gate holding 1,000 rules
+// (the call is allowed by a pattern rule of its own tool's), and an audit
+// log.
 func benchRuntime(b *testing.B) *runtime.Runtime {
-	root := b.TempDir()
-	writeManifest(b, root, `{"schema": 1, "tools": {"cat": {
-		"description": "Echo the input.",
-		"input_schema": {"type": "object", "properties": {"job": {"type": "string"}, "params": {"type": "object"}}, "required": ["job"]},
-		"command": ["/bin/cat"]}}}`)
+	cat := newProgramTool("cat", "/bin/cat")
+	cat.desc.InputSchema = json.RawMessage(`{"type": "object", "properties": {"job": {"type": "string"}, "params": {"type": "object"}}, "required": ["job"]}`)
+	// The program inherits this process's environment, as exec.Command's
+	// does in the baseline.
+	cat.env = os.Environ()
 	var rules []approver.Rule
 	for i := range 1000 {
 		tool := fmt.Sprintf("tool_%d", i%50)
@@ -41,13 +41,7 @@ func benchRuntime(b *testing.B) *runtime.Runtime {
 		}
 	}
 	rules = append(rules, approver.Rule{Tool: "cat", Pattern: `*"job":"deploy"*`, Allow: true})
-	// The program inherits this process's environment, as exec.Command's
-	// does in the baseline.
-	tools, err := declared.Load(&declared.Config{Root: root, Environ: os.Environ()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return build(b, &runtime.Options{Gate: newGate(b, approver.DenyAll, rules...), Audit: io.Discard}, tools[0])
+	return build(b, &runtime.Options{Gate: newGate(b, &countingApprover{decision: approver.Deny}, rules...), Audit: io.Discard}, cat)
 }
 
 func runtimeCall(b *testing.B, rt *runtime.Runtime) {
@@ -67,9 +61,9 @@ func bareCat(b *testing.B) {
 	}
 }
 
-// BenchmarkRuntimeCall is one call through the whole pipeline: schema
-// validation, preview, a gate with 1,000 rules, execution of /bin/cat,
-// audit.
+// BenchmarkRuntimeCall is one call through the whole pipeline: canonical
+// input, schema validation, preview, a gate with 1,000 rules, execution of
+// /bin/cat, audit.
 func BenchmarkRuntimeCall(b *testing.B) {
 	rt := benchRuntime(b)
 	for b.Loop() {

@@ -3,19 +3,17 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/basis-go/basis/contract"
 )
 
-// SpawnName is the name basis's own spawn tool answers to. Only a tool whose
-// descriptor says it is the spawn binding may use it, so no manifest or host
-// tool can quietly become the model's door to commands.
-const SpawnName = "spawn"
-
 // Registration errors, for [errors.Is]. Every one arrives inside a
 // *[RegistrationError] naming the tool and its source.
 var (
-	ErrInvalidName  = errors.New("invalid tool name")
+	// ErrInvalidName is [contract.ErrInvalidName] itself, so an invalid
+	// name is one error whichever package a host checks it with.
+	ErrInvalidName  = contract.ErrInvalidName
 	ErrReservedName = errors.New("reserved tool name")
 	ErrCollision    = errors.New("tool name collision")
 	ErrInvalidTool  = errors.New("invalid tool")
@@ -33,6 +31,8 @@ type RegistrationError struct {
 	Err error
 }
 
+// Error names the tool, its source and the reason; for a collision, both
+// sources.
 func (e *RegistrationError) Error() string {
 	if e.OtherSource != "" {
 		return fmt.Sprintf("tool %q from %s collides with tool %q from %s: rename one of them", e.Name, e.Source, e.Name, e.OtherSource)
@@ -40,7 +40,22 @@ func (e *RegistrationError) Error() string {
 	return fmt.Sprintf("tool %q from %s: %v", e.Name, e.Source, e.Err)
 }
 
+// Unwrap returns the reason, so errors.Is finds the sentinel.
 func (e *RegistrationError) Unwrap() error { return e.Err }
+
+// Tools converts a slice of any tool type to the []contract.ExecutableTool
+// that [Builder.Add], [Builder.AddMCP] and [Runtime.ReplaceSource] take, so
+// a binding's own slice (a []*declared.Tool, say) can be registered in one
+// call:
+//
+//	err := b.Add(runtime.Tools(declaredTools)...)
+func Tools[T contract.ExecutableTool](tools []T) []contract.ExecutableTool {
+	out := make([]contract.ExecutableTool, len(tools))
+	for i, t := range tools {
+		out[i] = t
+	}
+	return out
+}
 
 // Builder collects tools and builds a [Runtime]. It is not safe for
 // concurrent use; build once, then share the Runtime.
@@ -53,6 +68,9 @@ type entry struct {
 	tool   contract.ExecutableTool
 	desc   contract.Descriptor
 	source string
+	// mcp records that the tool was registered as bridged from an MCP
+	// server, the only kind that may carry contract.MCPPrefix.
+	mcp bool
 }
 
 // NewBuilder returns an empty Builder.
@@ -62,7 +80,8 @@ func NewBuilder() *Builder {
 
 // Add registers tools provided by a binding other than MCP: declared tools,
 // the spawn tool, a host's own. Each tool's source, for messages, is its
-// descriptor's Source, or its Binding when Source is empty.
+// descriptor's Source, or its Binding when Source is empty. [Tools] turns a
+// binding's typed slice into the arguments Add takes.
 //
 // Add is all-or-nothing: if any tool is refused (invalid or reserved name,
 // a collision with a registered tool or with another tool of the same
@@ -72,45 +91,71 @@ func (b *Builder) Add(tools ...contract.ExecutableTool) error {
 }
 
 // AddMCP registers tools bridged from an MCP server. Only these may carry
-// the [contract.MCPPrefix] in their names, and they must.
+// the [contract.MCPPrefix] in their names, and they must, in lower case.
 func (b *Builder) AddMCP(tools ...contract.ExecutableTool) error {
 	return b.add(true, tools)
 }
 
 func (b *Builder) add(mcp bool, tools []contract.ExecutableTool) error {
-	var errs []error
-	pending := make(map[string]*entry, len(tools))
-	var added []*entry
-	for _, tool := range tools {
-		if tool == nil {
-			errs = append(errs, &RegistrationError{Name: "", Source: "(nil)", Err: fmt.Errorf("%w: a nil tool", ErrInvalidTool)})
-			continue
-		}
-		d := tool.Descriptor()
-		e := &entry{tool: tool, desc: d, source: sourceOf(d)}
-		if err := checkRegistration(e, mcp); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		other := b.byName[d.Name]
-		if other == nil {
-			other = pending[d.Name]
-		}
-		if other != nil {
-			errs = append(errs, &RegistrationError{Name: d.Name, Source: e.source, OtherSource: other.source, Err: ErrCollision})
-			continue
-		}
-		pending[d.Name] = e
-		added = append(added, e)
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	added, err := admit(tools, mcp, func(name string) *entry { return b.byName[name] })
+	if err != nil {
+		return err
 	}
 	for _, e := range added {
 		b.byName[e.desc.Name] = e
 		b.entries = append(b.entries, e)
 	}
 	return nil
+}
+
+// admit checks tools for joining a roster whose other tools registered
+// reports, and returns their entries, or an error listing every refusal.
+func admit(tools []contract.ExecutableTool, mcp bool, registered func(name string) *entry) ([]*entry, error) {
+	var errs []error
+	pending := make(map[string]*entry, len(tools))
+	added := make([]*entry, 0, len(tools))
+	for _, tool := range tools {
+		e, err := newEntry(tool, mcp)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := checkRegistration(e); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		name := e.desc.Name
+		other := registered(name)
+		if other == nil {
+			other = pending[name]
+		}
+		if other != nil {
+			errs = append(errs, &RegistrationError{Name: name, Source: e.source, OtherSource: other.source, Err: ErrCollision})
+			continue
+		}
+		pending[name] = e
+		added = append(added, e)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return added, nil
+}
+
+// newEntry reads a tool's descriptor once. A nil tool, or one whose
+// Descriptor panics (a nil pointer in a typed slice), is refused rather
+// than taking the host down.
+func newEntry(tool contract.ExecutableTool, mcp bool) (e *entry, err error) {
+	if tool == nil {
+		return nil, &RegistrationError{Source: "(nil)", Err: fmt.Errorf("%w: a nil tool", ErrInvalidTool)}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			e, err = nil, &RegistrationError{Source: "(unknown)", Err: fmt.Errorf("%w: its Descriptor method panicked (%s)", ErrInvalidTool, panicText(v))}
+		}
+	}()
+	d := tool.Descriptor()
+	return &entry{tool: tool, desc: d, source: sourceOf(d), mcp: mcp}, nil
 }
 
 func sourceOf(d contract.Descriptor) string {
@@ -123,19 +168,22 @@ func sourceOf(d contract.Descriptor) string {
 	return contract.BindingHost
 }
 
-func checkRegistration(e *entry, mcp bool) error {
+// checkRegistration applies the naming rules. Reserved names are compared
+// in any letter case: "Spawn" or "MCP__x" reads to a model, and to a person
+// approving a call, as the reserved one.
+func checkRegistration(e *entry) error {
 	d := e.desc
 	refuse := func(err error) error { return &RegistrationError{Name: d.Name, Source: e.source, Err: err} }
 	if err := contract.CheckName(d.Name); err != nil {
-		return refuse(fmt.Errorf("%w: %w", ErrInvalidName, err))
+		return refuse(err) // it wraps ErrInvalidName already
 	}
 	switch {
-	case mcp && !contract.IsMCPName(d.Name):
+	case e.mcp && !strings.HasPrefix(d.Name, contract.MCPPrefix):
 		return refuse(fmt.Errorf("%w: a tool bridged from an MCP server must be named %s<server>__<tool>", ErrInvalidName, contract.MCPPrefix))
-	case !mcp && contract.IsMCPName(d.Name):
-		return refuse(fmt.Errorf("%w: names starting with %s are reserved for tools bridged from MCP servers; rename it", ErrReservedName, contract.MCPPrefix))
-	case d.Name == SpawnName && d.Binding != contract.BindingSpawn:
-		return refuse(fmt.Errorf("%w: %s is basis's own tool for commands and delegation; rename this one", ErrReservedName, SpawnName))
+	case !e.mcp && contract.IsMCPName(d.Name):
+		return refuse(fmt.Errorf("%w: names starting with %s, in any letter case, are reserved for tools bridged from MCP servers; rename it", ErrReservedName, contract.MCPPrefix))
+	case contract.IsSpawnName(d.Name) && (d.Name != contract.SpawnName || d.Binding != contract.BindingSpawn || e.mcp):
+		return refuse(fmt.Errorf("%w: %s, in any letter case, is basis's own tool for commands and delegation; rename this one", ErrReservedName, contract.SpawnName))
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,12 +12,14 @@ import (
 	"github.com/basis-go/basis/subprocess"
 )
 
-// Status is how a call ended.
+// Status is how a call ended. The zero value is no status at all: an
+// Outcome nobody filled in never reads as success, and it neither
+// marshals nor unmarshals.
 type Status int
 
 const (
 	// StatusOK: the tool ran and succeeded; Text is its result.
-	StatusOK Status = iota
+	StatusOK Status = iota + 1
 	// StatusToolError: the tool ran and failed; Text says how.
 	StatusToolError
 	// StatusRefused: the tool never ran; Stage says where it was stopped
@@ -28,17 +29,35 @@ const (
 
 var statusNames = [...]string{StatusOK: "ok", StatusToolError: "tool_error", StatusRefused: "refused"}
 
-func (s Status) String() string { return enumText(statusNames[:], int(s)) }
+func (s Status) valid() bool { return s >= StatusOK && int(s) < len(statusNames) }
 
-// MarshalText implements [encoding.TextMarshaler].
-func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+// String returns the name the audit log uses ("ok", "tool_error",
+// "refused"), or "Status(N)" for a value that is none of them.
+func (s Status) String() string {
+	if !s.valid() {
+		return fmt.Sprintf("Status(%d)", int(s))
+	}
+	return statusNames[s]
+}
+
+// MarshalText implements [encoding.TextMarshaler]. It refuses a Status
+// that is none of the constants, the zero value among them.
+func (s Status) MarshalText() ([]byte, error) {
+	if !s.valid() {
+		return nil, fmt.Errorf("runtime: %v is not a status; want one of %s", s, strings.Join(statusNames[1:], ", "))
+	}
+	return []byte(s.String()), nil
+}
 
 // UnmarshalText implements [encoding.TextUnmarshaler], for reading audit
-// records back.
+// records back. It accepts only the names of the constants.
 func (s *Status) UnmarshalText(text []byte) error {
-	i, err := enumParse(statusNames[:], string(text), "status")
-	*s = Status(i)
-	return err
+	i, err := enumParse(statusNames[1:], string(text), "status")
+	if err != nil {
+		return err
+	}
+	*s = Status(i + 1)
+	return nil
 }
 
 // Stage is where a refused call was stopped.
@@ -59,17 +78,35 @@ const (
 
 var stageNames = [...]string{StageNone: "", StageUnknown: "unknown", StageInvalid: "invalid", StagePreview: "preview", StageDenied: "denied"}
 
-func (s Stage) String() string { return enumText(stageNames[:], int(s)) }
+func (s Stage) valid() bool { return s >= 0 && int(s) < len(stageNames) }
 
-// MarshalText implements [encoding.TextMarshaler].
-func (s Stage) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+// String returns the name the audit log uses ("unknown", "invalid",
+// "preview", "denied"; "" for StageNone), or "Stage(N)".
+func (s Stage) String() string {
+	if !s.valid() {
+		return fmt.Sprintf("Stage(%d)", int(s))
+	}
+	return stageNames[s]
+}
+
+// MarshalText implements [encoding.TextMarshaler]. StageNone is the empty
+// text.
+func (s Stage) MarshalText() ([]byte, error) {
+	if !s.valid() {
+		return nil, fmt.Errorf("runtime: %v is not a stage", s)
+	}
+	return []byte(stageNames[s]), nil
+}
 
 // UnmarshalText implements [encoding.TextUnmarshaler], for reading audit
 // records back.
 func (s *Stage) UnmarshalText(text []byte) error {
 	i, err := enumParse(stageNames[:], string(text), "stage")
+	if err != nil {
+		return err
+	}
 	*s = Stage(i)
-	return err
+	return nil
 }
 
 func enumParse(names []string, text, what string) (int, error) {
@@ -78,20 +115,16 @@ func enumParse(names []string, text, what string) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown %s %q: want one of %s", what, text, strings.Join(names, ", "))
-}
-
-func enumText(names []string, i int) string {
-	if i >= 0 && i < len(names) {
-		return names[i]
-	}
-	return fmt.Sprintf("%d", i)
+	return 0, fmt.Errorf("runtime: unknown %s %q: want one of %s", what, text, strings.Join(names, ", "))
 }
 
 // Outcome is what became of one call. Text is always what the model reads.
 type Outcome struct {
+	// CallID is the call's ID and Tool the name the model used.
 	CallID string
 	Tool   string
+	// Status is how the call ended; an Outcome the runtime returned always
+	// has one.
 	Status Status
 	// Stage is set when Status is StatusRefused.
 	Stage Stage
@@ -107,65 +140,66 @@ type Outcome struct {
 	// Exit is how the program the tool ran ended, when the tool reported a
 	// failed program (a *subprocess.ExitError in its error chain).
 	Exit *subprocess.Outcome
-	// Err is the underlying error of a tool failure or a refusal.
+	// Err is set unless Status is StatusOK: a *[RefusalError] for a
+	// refusal, the tool's error for a failure (a *[TimeoutError] when a
+	// deadline stopped it, a *[PanicError] when it panicked). Use
+	// errors.Is with [contract.ErrInvalidInput], [contract.ErrRefused],
+	// [ErrUnknownTool], [ErrDenied] or [context.DeadlineExceeded] to tell
+	// them apart.
 	Err error
 	// Duration is the wall time of the whole pipeline.
 	Duration time.Duration
 }
 
-// Call runs one call through the whole pipeline: look the tool up, check
-// the input against its schema, ask the tool for its preview, ask the gate,
-// execute under the tool's timeout, and write the audit record. It never
-// returns an error: everything that can happen is in the Outcome.
+// Call runs one call through the whole pipeline: look the tool up, read
+// the input strictly into its canonical form ([contract.CanonicalInput])
+// and check it against the tool's schema, ask the tool for its preview, ask
+// the gate, execute under the tool's timeout, and write the audit record.
+// The preview and Execute both receive the canonical input, so what the
+// approver saw is what runs. Call never returns an error: everything that
+// can happen is in the Outcome.
 func (rt *Runtime) Call(ctx context.Context, name string, call contract.Call) Outcome {
+	return rt.callIn(ctx, rt.roster.Load(), name, call)
+}
+
+func (rt *Runtime) callIn(ctx context.Context, ro *roster, name string, call contract.Call) Outcome {
 	start := time.Now()
-	out := rt.call(ctx, name, call)
+	r := ro.byName[name]
+	out := rt.call(ctx, ro, r, name, call)
 	out.CallID, out.Tool = call.ID, name
 	out.Duration = time.Since(start)
 	if rt.audit != nil {
-		rt.audit.record(start, rt.byName[name], &out)
+		rt.audit.record(start, r, &out)
 	}
 	return out
 }
 
-func (rt *Runtime) call(ctx context.Context, name string, call contract.Call) Outcome {
-	r, ok := rt.byName[name]
-	if !ok {
-		return refused(StageUnknown, unknownToolText(name, rt.names()), nil)
+func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name string, call contract.Call) Outcome {
+	if r == nil {
+		return refused(name, StageUnknown, unknownToolText(name, ro.names()), nil)
 	}
-	if len(strings.TrimSpace(string(call.Input))) == 0 {
-		call.Input = json.RawMessage(`{}`)
-	}
-	if err := r.schema.Check(name, call.Input); err != nil {
-		return refused(StageInvalid, err.Error(), err)
-	}
-
-	preview, err := previewOf(ctx, r.tool, call)
+	input, err := contract.CanonicalInput(call.Input)
 	if err != nil {
-		return refused(StagePreview, err.Error(), err)
+		return refused(name, StageInvalid, "the input for "+name+" is invalid: "+strings.TrimPrefix(err.Error(), contract.ErrInvalidInput.Error()+": "), err)
+	}
+	if err := r.schema.Check(name, input); err != nil {
+		return refused(name, StageInvalid, err.Error(), err)
+	}
+	call.Input = input
+
+	preview, text, err := previewOf(ctx, r, call)
+	if err != nil {
+		return refused(name, StagePreview, text, err)
 	}
 	verdict := rt.authorize(ctx, name, call, preview)
 	if !verdict.Allow {
-		out := refused(StageDenied, verdict.Reason, nil)
+		out := refused(name, StageDenied, verdict.Reason, verdict.Err)
 		out.Preview, out.Verdict = &preview, &verdict
 		return out
 	}
 
-	timeout := r.desc.Timeout
-	if timeout <= 0 {
-		timeout = rt.opts.DefaultTimeout
-	}
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := execute(runCtx, r.tool, call)
-	out := Outcome{Status: StatusOK, Text: res.Text, Truncated: res.Truncated, Preview: &preview, Verdict: &verdict}
-	if err != nil {
-		out.Status, out.Text, out.Err = StatusToolError, err.Error(), err
-		var exit *subprocess.ExitError
-		if errors.As(err, &exit) {
-			out.Exit = &exit.Outcome
-		}
-	}
+	out := rt.execute(ctx, r, call)
+	out.Preview, out.Verdict = &preview, &verdict
 	return out
 }
 
@@ -182,29 +216,86 @@ func (rt *Runtime) authorize(ctx context.Context, name string, call contract.Cal
 		Reason: fmt.Sprintf("%s was not run: this runtime has no approval gate, so calls that %s are refused", name, effectWords(p.SideEffect))}
 }
 
-// previewOf asks the tool for its preview; a panic is a refusal.
-func previewOf(ctx context.Context, tool contract.ExecutableTool, call contract.Call) (p contract.Preview, err error) {
+// previewOf asks the tool for its preview and reads its refusal's text,
+// both under one recover: a panic in the preview, or in the Error method
+// of the error it returned, is a refusal.
+func previewOf(ctx context.Context, r *registered, call contract.Call) (p contract.Preview, text string, err error) {
+	method := "AuthorizationPreview"
 	defer func() {
 		if v := recover(); v != nil {
-			p, err = contract.Preview{}, fmt.Errorf("%s refused the call: its authorization preview panicked (%v)", tool.Descriptor().Name, v)
+			p, err = contract.Preview{}, &PanicError{Tool: r.desc.Name, Method: method, Value: panicText(v)}
+			text = err.Error()
 		}
 	}()
-	return tool.AuthorizationPreview(ctx, call)
+	p, err = r.tool.AuthorizationPreview(ctx, call)
+	if err != nil {
+		method = "Error"
+		text = err.Error()
+	}
+	return p, text, err
 }
 
-// execute runs the tool, turning a panic into a tool failure: a host's
-// tool must not take the runtime down with it.
-func execute(ctx context.Context, tool contract.ExecutableTool, call contract.Call) (res contract.Result, err error) {
+// backupMargin is how much longer than a tool's own timeout the runtime
+// lets a call run before its own deadline fires: enough that the tool's
+// deadline always fires first and the tool says so in its own words, short
+// enough to stop a tool that ignores its timeout soon after.
+func backupMargin(limit time.Duration) time.Duration {
+	return max(250*time.Millisecond, min(limit/10, 5*time.Second))
+}
+
+// execute runs the tool under its deadline and puts what happened into an
+// Outcome. Everything that calls the tool's code — Execute, the Error and
+// Unwrap methods of its error — runs under one recover: a host's tool must
+// not take the runtime down with it.
+func (rt *Runtime) execute(ctx context.Context, r *registered, call contract.Call) (out Outcome) {
+	limit, own := r.desc.Timeout, true
+	if limit <= 0 {
+		limit, own = rt.opts.DefaultTimeout, false
+	}
+	// A tool with a timeout of its own enforces it and says so; the
+	// runtime's deadline only backs it up.
+	deadline := limit
+	if own {
+		deadline += backupMargin(limit)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+
+	method := "Execute"
 	defer func() {
-		if p := recover(); p != nil {
-			res, err = contract.Result{}, fmt.Errorf("%s failed: it panicked (%v)", tool.Descriptor().Name, p)
+		if v := recover(); v != nil {
+			err := &PanicError{Tool: r.desc.Name, Method: method, Value: panicText(v)}
+			out = Outcome{Status: StatusToolError, Text: err.Error(), Err: err}
 		}
 	}()
-	return tool.Execute(ctx, call)
+	res, err := r.tool.Execute(runCtx, call)
+	if err == nil {
+		return Outcome{Status: StatusOK, Text: res.Text, Truncated: res.Truncated}
+	}
+	method = "Error"
+	out = Outcome{Status: StatusToolError, Text: err.Error(), Err: err}
+	var exit *subprocess.ExitError
+	if errors.As(err, &exit) {
+		out.Exit = &exit.Outcome
+	}
+	// Which deadline stopped the tool is named, and what raises it; a
+	// deadline or cancellation of the caller's own is the caller's to
+	// explain.
+	if ctx.Err() == nil && (errors.Is(runCtx.Err(), context.DeadlineExceeded) ||
+		own && (exit != nil && exit.Outcome.Kind == subprocess.TimedOut || errors.Is(err, context.DeadlineExceeded))) {
+		text := out.Text
+		if text == "" {
+			text = r.desc.Name + " did not finish in time"
+		}
+		te := &TimeoutError{Tool: r.desc.Name, Limit: limit, ToolTimeout: own, Err: err,
+			text: text + " (" + limitText(r.desc, limit, own) + ")"}
+		out.Text, out.Err = te.text, te
+	}
+	return out
 }
 
-func refused(stage Stage, text string, err error) Outcome {
-	return Outcome{Status: StatusRefused, Stage: stage, Text: text, Err: err}
+func refused(name string, stage Stage, text string, cause error) Outcome {
+	return Outcome{Status: StatusRefused, Stage: stage, Text: text, Err: &RefusalError{Tool: name, Stage: stage, Err: cause, text: text}}
 }
 
 func effectWords(s contract.SideEffect) string {

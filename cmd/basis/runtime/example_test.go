@@ -3,79 +3,71 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
 )
 
-// clock is a host's own tool: it reads nothing outside the process, so its
-// preview says SideEffectNone and no approver is asked.
-type clock struct{}
+// phrase is a host's own tool. Its preview says what the call would do;
+// its side effect decides whether the gate asks anybody.
+type phrase struct {
+	name   string
+	effect contract.SideEffect
+	say    func(text string) string
+	// source is where the tool came from, for messages and for
+	// ReplaceSource; empty means the host.
+	source string
+}
 
-func (clock) Descriptor() contract.Descriptor {
+func (p *phrase) Descriptor() contract.Descriptor {
 	return contract.Descriptor{
-		Name:        "greeting",
-		Description: "Greet somebody by name.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+		Name:        p.name,
+		Description: "Turn a text into another.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+		SideEffect:  p.effect,
 		Binding:     contract.BindingHost,
+		Source:      p.source,
 	}
 }
 
-func (clock) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
-	subject, err := contract.CanonicalJSON(map[string]any{"tool": "greeting", "input": call.Input})
-	return contract.Preview{SideEffect: contract.SideEffectNone, Subject: subject, Summary: "greet"}, err
+func (p *phrase) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
+	// call.Input is the canonical input: the bytes Execute receives too.
+	subject, err := contract.CanonicalJSON(map[string]any{"tool": p.name, "input": call.Input})
+	return contract.Preview{SideEffect: p.effect, Subject: subject, Summary: p.name}, err
 }
 
-func (clock) Execute(_ context.Context, call contract.Call) (contract.Result, error) {
-	var in struct{ Name string }
+func (p *phrase) Execute(_ context.Context, call contract.Call) (contract.Result, error) {
+	var in struct{ Text string }
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return contract.Result{}, err
 	}
-	return contract.Result{Text: "hello, " + in.Name}, nil
+	return contract.Result{Text: p.say(in.Text)}, nil
 }
 
 func Example() {
-	// A workspace that declares one tool: tr, upper-casing its stdin.
-	root, _ := os.MkdirTemp("", "basis-example")
-	defer os.RemoveAll(root)
-	os.MkdirAll(filepath.Join(root, ".basis"), 0o755)
-	os.WriteFile(filepath.Join(root, declared.WorkspaceFile), []byte(`{
-	  "schema": 1,
-	  "tools": {
-	    "shout": {
-	      "description": "Upper-case the input object.",
-	      "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-	      "command": ["tr", "a-z", "A-Z"]
-	    }
-	  }
-	}`), 0o644)
-
-	manifestTools, err := declared.Load(&declared.Config{Root: root})
-	if err != nil {
-		fmt.Println(err)
-		return
+	// A binding hands over its own slice type; runtime.Tools converts it.
+	tools := []*phrase{
+		{name: "greeting", effect: contract.SideEffectNone, say: func(s string) string { return "hello, " + s }},
+		{name: "shout", effect: contract.SideEffectLocalState, say: strings.ToUpper},
 	}
 	b := runtime.NewBuilder()
-	for _, t := range manifestTools {
-		if err := b.Add(t); err != nil {
-			fmt.Println(err)
-			return
-		}
-	}
-	if err := b.Add(clock{}); err != nil {
+	if err := b.Add(runtime.Tools(tools)...); err != nil {
 		fmt.Println(err)
 		return
 	}
 	// The operator allows shout; anything else consequential is denied.
-	gate, _ := approver.NewGate(approver.DenyAll, &approver.GateOptions{
-		Rules: []approver.Rule{{Tool: "shout", Allow: true}},
+	deny := approver.ApproverFunc(func(context.Context, approver.Request) (approver.Answer, error) {
+		return approver.Answer{Decision: approver.Deny, Reason: "nobody is here to approve it"}, nil
 	})
+	gate, err := approver.NewGate(deny, &approver.GateOptions{Rules: []approver.Rule{{Tool: "shout", Allow: true}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	rt, err := b.Build(&runtime.Options{Gate: gate})
 	if err != nil {
 		fmt.Println(err)
@@ -85,14 +77,90 @@ func Example() {
 	ctx := context.Background()
 	for _, c := range []runtime.BatchCall{
 		{Name: "shout", Call: contract.Call{ID: "1", Input: json.RawMessage(`{"text":"ship it"}`)}},
-		{Name: "greeting", Call: contract.Call{ID: "2", Input: json.RawMessage(`{"name":"Ada"}`)}},
+		{Name: "greeting", Call: contract.Call{ID: "2", Input: json.RawMessage(`{"text":"Ada"}`)}},
 		{Name: "shout", Call: contract.Call{ID: "3", Input: json.RawMessage(`{"text":42}`)}},
+		{Name: "shout", Call: contract.Call{ID: "4", Input: json.RawMessage(`{"text":"a","Text":"b"}`)}},
+		{Name: "shuot", Call: contract.Call{ID: "5", Input: json.RawMessage(`{"text":"x"}`)}},
 	} {
 		out := rt.Call(ctx, c.Name, c.Call)
-		fmt.Printf("%s %s: %s\n", c.Name, out.Status, strings.TrimSpace(out.Text))
+		fmt.Printf("%s %s: %s (invalid input: %t)\n", c.Name, out.Status, out.Text, errors.Is(out.Err, contract.ErrInvalidInput))
 	}
 	// Output:
-	// shout ok: {"TEXT":"SHIP IT"}
-	// greeting ok: hello, Ada
-	// shout refused: the input for shout does not match its schema: /text: expected string, but got number
+	// shout ok: SHIP IT (invalid input: false)
+	// greeting ok: hello, Ada (invalid input: false)
+	// shout refused: the input for shout does not match its schema: /text: expected string, but got number (invalid input: true)
+	// shout refused: the input for shout is invalid: /Text: another key of this object differs from it only in letter case; programs may read them as one, so use one spelling (invalid input: true)
+	// shuot refused: there is no tool named "shuot"; did you mean "shout"? (invalid input: false)
+}
+
+// A host that watches the roster — an MCP server sending
+// notifications/tools/list_changed, say — takes the Changed channel before
+// reading the roster, and waits on it.
+func ExampleRuntime_ReplaceSource() {
+	word := func(name, source string) contract.ExecutableTool {
+		return &phrase{name: name, source: source, say: strings.ToLower}
+	}
+	rt, err := func() (*runtime.Runtime, error) {
+		b := runtime.NewBuilder()
+		if err := b.Add(word("build", "/repo/.basis/tools.json"), word("lint", "/home/u/.config/basis/tools.json")); err != nil {
+			return nil, err
+		}
+		return b.Build(nil)
+	}()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	names := func() (out []string) {
+		for _, d := range rt.Tools() {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+	changed := rt.Changed()
+	fmt.Println(names())
+
+	// The workspace manifest was edited: it now declares build and test.
+	err = rt.ReplaceSource("/repo/.basis/tools.json", []contract.ExecutableTool{
+		word("build", "/repo/.basis/tools.json"), word("test", "/repo/.basis/tools.json"),
+	})
+	fmt.Println(err)
+	<-changed
+	fmt.Println(names())
+
+	// A replacement that collides with another source changes nothing.
+	err = rt.ReplaceSource("/repo/.basis/tools.json", []contract.ExecutableTool{word("lint", "/repo/.basis/tools.json")})
+	fmt.Println(err)
+	fmt.Println(names())
+	// Output:
+	// [build lint]
+	// <nil>
+	// [build test lint]
+	// tool "lint" from /repo/.basis/tools.json collides with tool "lint" from /home/u/.config/basis/tools.json: rename one of them
+	// [build test lint]
+}
+
+// A binding returns its own slice type ([]*declared.Tool, say), which Go
+// does not convert to []contract.ExecutableTool by itself; Tools does.
+func ExampleTools() {
+	loaded := []*phrase{
+		{name: "upper", say: strings.ToUpper, source: "/repo/.basis/tools.json"},
+		{name: "lower", say: strings.ToLower, source: "/repo/.basis/tools.json"},
+	}
+	b := runtime.NewBuilder()
+	if err := b.Add(runtime.Tools(loaded)...); err != nil {
+		fmt.Println(err)
+		return
+	}
+	rt, err := b.Build(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range rt.Tools() {
+		fmt.Println(d.Name, "from", d.Source)
+	}
+	// Output:
+	// upper from /repo/.basis/tools.json
+	// lower from /repo/.basis/tools.json
 }

@@ -26,8 +26,9 @@ type OpenAIFunction struct {
 // AnthropicTools returns the roster as Anthropic tool definitions, in
 // registration order, for hosts that drive their own model loop.
 func (rt *Runtime) AnthropicTools() []AnthropicTool {
-	out := make([]AnthropicTool, len(rt.tools))
-	for i, r := range rt.tools {
+	tools := rt.roster.Load().tools
+	out := make([]AnthropicTool, len(tools))
+	for i, r := range tools {
 		out[i] = AnthropicTool{Name: r.desc.Name, Description: r.desc.Description, InputSchema: r.desc.InputSchema}
 	}
 	return out
@@ -36,8 +37,9 @@ func (rt *Runtime) AnthropicTools() []AnthropicTool {
 // OpenAITools returns the roster as OpenAI function tools, in registration
 // order.
 func (rt *Runtime) OpenAITools() []OpenAITool {
-	out := make([]OpenAITool, len(rt.tools))
-	for i, r := range rt.tools {
+	tools := rt.roster.Load().tools
+	out := make([]OpenAITool, len(tools))
+	for i, r := range tools {
 		out[i] = OpenAITool{Type: "function", Function: OpenAIFunction{Name: r.desc.Name, Description: r.desc.Description, Parameters: r.desc.InputSchema}}
 	}
 	return out

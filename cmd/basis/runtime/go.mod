@@ -5,9 +5,7 @@ go 1.26.0
 require (
 	github.com/basis-go/basis/approver v0.1.0
 	github.com/basis-go/basis/contract v0.1.0
-	github.com/basis-go/basis/declared v0.1.0
 	github.com/basis-go/basis/inputschema v0.1.0
-	github.com/basis-go/basis/spawn v0.1.0
 	github.com/basis-go/basis/subprocess v0.1.0
 	github.com/google/go-cmp v0.7.0
 	golang.org/x/sync v0.25.0
@@ -18,14 +16,11 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 replace (
 	github.com/basis-go/basis/approver => ../../../approver
 	github.com/basis-go/basis/contract => ../../../contract
-	github.com/basis-go/basis/declared => ../../../declared
 	github.com/basis-go/basis/inputschema => ../../../inputschema
-	github.com/basis-go/basis/spawn => ../../../spawn
 	github.com/basis-go/basis/subprocess => ../../../subprocess
 )
