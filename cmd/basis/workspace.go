@@ -126,7 +126,7 @@ func (w *workspace) declaredConfig() *declared.Config {
 		Root:      w.root,
 		ConfigDir: w.configDir,
 		Environ:   w.e.environ,
-		Reserved:  []string{runtime.SpawnName},
+		Reserved:  []string{contract.SpawnName},
 	}
 }
 
