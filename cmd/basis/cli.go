@@ -32,6 +32,9 @@ type env struct {
 	// tty is the terminal device approval questions go to; "" means
 	// /dev/tty.
 	tty string
+	// files tells who owns a file and which filesystem holds it, for
+	// finding the workspace; nil means the stat results.
+	files fileOwner
 }
 
 func (e *env) getenv(name string) string {
