@@ -26,6 +26,16 @@ func main() {
 		interactive: func() bool {
 			return term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd()))
 		},
+		progressWidth: func() int {
+			if !term.IsTerminal(int(os.Stderr.Fd())) {
+				return 0
+			}
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil || w <= 0 {
+				return 80
+			}
+			return w
+		},
 	})
 	stop()
 	os.Exit(code)

@@ -40,7 +40,7 @@ func cmdRules(ctx context.Context, g *globals, args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "usage: basis %s\n\n%s", rulesUsage, rulesHelp)
 		return exitOK
 	}
-	return usageErr(e, "rules: unknown subcommand %q; say list, add or remove (basis rules --help)", args[0])
+	return usageErr(e, "rules: unknown subcommand %q%s; say list, add or remove (basis rules --help)", args[0], didYouMean(args[0], []string{"list", "add", "remove"}))
 }
 
 func cmdRulesList(g *globals, args []string, e *env) int {
