@@ -2,9 +2,12 @@ package main
 
 import (
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 	"unicode"
+
+	"golang.org/x/text/width"
 )
 
 // statusLine shows a running call's progress on a terminal as a single
@@ -41,9 +44,14 @@ func (s *statusLine) clear() {
 	}
 }
 
-// printable drops control characters, escape sequences' introducer among
-// them: a tool's output must not move the cursor or restyle the terminal.
+// escapeSequence is a terminal control sequence: CSI (colours, cursor
+// moves) or OSC (titles, links), which printable removes whole.
+var escapeSequence = regexp.MustCompile("\x1b(\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(\x07|\x1b\\\\)?)")
+
+// printable removes escape sequences and control characters: a tool's
+// output must not move the cursor or restyle the terminal.
 func printable(line string) string {
+	line = escapeSequence.ReplaceAllString(line, "")
 	return strings.Map(func(r rune) rune {
 		if r == '\t' {
 			return ' '
@@ -55,15 +63,41 @@ func printable(line string) string {
 	}, line)
 }
 
-// fitWidth cuts s to at most width characters, marking the cut, so the
-// line never wraps (a wrapped line could not be erased).
+// fitWidth cuts s to at most width columns, marking the cut, so the line
+// never wraps: a wrapped line could not be erased. East Asian wide
+// characters take two columns.
 func fitWidth(s string, width int) string {
 	if width < 1 {
 		width = 1
 	}
-	r := []rune(s)
-	if len(r) <= width {
+	if columns(s) <= width {
 		return s
 	}
-	return string(r[:width-1]) + "…"
+	var b strings.Builder
+	used := 0
+	for _, r := range s {
+		w := runeColumns(r)
+		if used+w > width-1 {
+			break
+		}
+		b.WriteRune(r)
+		used += w
+	}
+	return b.String() + "…"
+}
+
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeColumns(r)
+	}
+	return n
+}
+
+func runeColumns(r rune) int {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }
