@@ -55,7 +55,7 @@ refusal, denial), 128+N stopped by signal N.
 		return code
 	}
 	name := args[0]
-	input, err := readInput(args[1:], e)
+	input, err := readInput(ctx, args[1:], e)
 	if err != nil {
 		return usageErr(e, "call: %v", err)
 	}
@@ -204,7 +204,7 @@ func statusText(s runtime.Status) string {
 
 // readInput returns the call's input: the argument, @FILE, - for stdin, or
 // {} when there is none.
-func readInput(args []string, e *env) (json.RawMessage, error) {
+func readInput(ctx context.Context, args []string, e *env) (json.RawMessage, error) {
 	if len(args) == 0 {
 		return json.RawMessage(`{}`), nil
 	}
@@ -213,9 +213,9 @@ func readInput(args []string, e *env) (json.RawMessage, error) {
 	var err error
 	switch {
 	case arg == "-":
-		data, err = io.ReadAll(e.stdin)
+		data, err = readAll(ctx, e.stdin)
 		if err != nil {
-			return nil, fmt.Errorf("reading the input from stdin: %v", err)
+			return nil, fmt.Errorf("reading the input from stdin: %w", err)
 		}
 	case strings.HasPrefix(arg, "@"):
 		data, err = os.ReadFile(arg[1:])
@@ -226,6 +226,26 @@ func readInput(args []string, e *env) (json.RawMessage, error) {
 		data = []byte(arg)
 	}
 	return json.RawMessage(data), nil
+}
+
+// readAll reads r to its end, or returns when ctx is done: a signal must
+// stop basis even while it waits for input that never comes.
+func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(r)
+		done <- read{data, err}
+	}()
+	select {
+	case got := <-done:
+		return got.data, got.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // chooseApprover maps --approve to an approver. Unset, it asks when

@@ -276,6 +276,7 @@ func TestCLI(t *testing.T) {
 			{args: []string{"rules", "add", "--tool", "bad name", "--allow"}, want: exitUsage},
 			{args: []string{"rules", "remove"}, want: exitUsage},
 			{args: []string{"rules", "remove", "first"}, want: exitUsage},
+			{args: []string{"rules", "--config-dir", "/elsewhere", "list"}, want: exitUsage},
 			{args: []string{"rules", "--help"}, want: exitOK},
 		}},
 	}
