@@ -17,6 +17,17 @@ func asOrdinaryUser(t *testing.T, cmd *exec.Cmd) {
 	if os.Getuid() != 0 {
 		return
 	}
+	// Another user must reach the binary: every directory above it must
+	// let others through.
+	for dir := filepath.Dir(basisBinary); ; dir = filepath.Dir(dir) {
+		info, err := os.Stat(dir)
+		if err != nil || info.Mode().Perm()&0o001 == 0 {
+			t.Skipf("running as root, and %s does not let another user reach the built basis; set TMPDIR to a directory every user may enter", dir)
+		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 }
 
