@@ -145,6 +145,19 @@ func didYouMean(name string, candidates []string) string {
 	return ""
 }
 
+// globalFlagAdvice is the error for global flag name given after command.
+func globalFlagAdvice(name, command string) (string, bool) {
+	value, global := globalFlags[name]
+	if !global {
+		return "", false
+	}
+	spelled := dashed(name)
+	if value != "" {
+		spelled += " " + value
+	}
+	return fmt.Sprintf("%s: %s is a global flag: put it before the command, as in: basis %s %s …", command, dashed(name), spelled, command), true
+}
+
 // dashed spells a flag as people type it: -C, --approve.
 func dashed(name string) string {
 	if len([]rune(name)) == 1 {
@@ -228,12 +241,8 @@ func (c *command) parse(args []string, e *env) ([]string, int) {
 				return nil, exitOK
 			}
 			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
-				if value, global := globalFlags[name]; global {
-					spelled := dashed(name)
-					if value != "" {
-						spelled += " " + value
-					}
-					return nil, usageErr(e, "%s: %s is a global flag: put it before the command, as in: basis %s %s …", c.name, dashed(name), spelled, c.name)
+				if advice, global := globalFlagAdvice(name, c.name); global {
+					return nil, usageErr(e, "%s", advice)
 				}
 			}
 			return nil, usageErr(e, "%s: %s (basis %s --help)", c.name, flagErrText(err, c.fs), c.name)

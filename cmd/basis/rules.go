@@ -41,12 +41,8 @@ func cmdRules(ctx context.Context, g *globals, args []string, e *env) int {
 		return exitOK
 	}
 	if name, _, _ := strings.Cut(strings.TrimLeft(args[0], "-"), "="); strings.HasPrefix(args[0], "-") {
-		if value, global := globalFlags[name]; global {
-			spelled := dashed(name)
-			if value != "" {
-				spelled += " " + value
-			}
-			return usageErr(e, "rules: %s is a global flag: put it before the command, as in: basis %s rules …", dashed(name), spelled)
+		if advice, global := globalFlagAdvice(name, "rules"); global {
+			return usageErr(e, "%s", advice)
 		}
 	}
 	return usageErr(e, "rules: unknown subcommand %q%s; say list, add or remove (basis rules --help)", args[0], didYouMean(args[0], []string{"list", "add", "remove"}))
