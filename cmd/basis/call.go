@@ -2,47 +2,60 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/spawn"
+	"github.com/basis-go/basis/subprocess"
 )
 
 func cmdCall(ctx context.Context, g *globals, args []string, e *env) int {
-	c := newCommand("call", "call NAME [JSON | @FILE | -] [--approve prompt|allow|deny] [--audit FILE]",
+	c := newCommand("call", "call NAME [JSON | @FILE | -] [--approve prompt|allow|deny|hook:ARGV] [--audit FILE] [--json]",
 		`Runs one call through the whole pipeline — the input checked against the
 tool's schema, the tool's preview, the approval gate, execution, audit — and
-prints the result on stdout. Progress lines go to stderr while it runs.
+prints on stdout the text the model would read: the result, the failure or
+the refusal. On a terminal, the tool's progress shows on stderr as one line
+that is erased when the call ends.
 
 The input is a JSON object: given as an argument, read from a file with
 @FILE, or from stdin with -. Without one, the input is {}.
 
-  --approve prompt|allow|deny
+  --approve prompt|allow|deny|hook:ARGV
         who approves a call that no rule answers: ask at the terminal, allow,
-        or deny. The default is prompt when stdin and stderr are terminals,
-        deny otherwise.
+        deny, or ask a program (ARGV, split into words as a shell would but
+        never run by one; it reads the request as JSON on stdin and answers
+        with {"decision": "allow"} or {"decision": "deny", "reason": "…"}).
+        The default is prompt when stdin and stderr are terminals, deny
+        otherwise.
   --audit FILE
         append one JSON line per call to FILE
+  --json
+        print one JSON object instead of the text: call_id, tool, status
+        (ok, tool_error or refused), stage (of a refusal), text, truncated,
+        exit (how the program ended, when it failed) and duration_ms
 
 Exit status: 0 the tool succeeded, 1 it failed, 2 usage or configuration
 error, 3 refused before running (unknown tool, invalid input, preview
-refusal, denial).
+refusal, denial), 128+N stopped by signal N.
 `)
 	approve := c.fs.String("approve", "", "")
 	auditPath := c.fs.String("audit", "", "")
+	asJSON := c.fs.Bool("json", false, "")
 	args, code := c.parseArgs(args, 1, 2, e)
 	if code >= 0 {
 		return code
 	}
 	name := args[0]
-	input, err := readInput(args[1:], e)
+	input, err := readInput(ctx, args[1:], e)
 	if err != nil {
 		return usageErr(e, "call: %v", err)
 	}
@@ -50,7 +63,7 @@ refusal, denial).
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	appr, err := chooseApprover(*approve, e)
+	appr, err := chooseApprover(*approve, w, e)
 	if err != nil {
 		return usageErr(e, "call: %v", err)
 	}
@@ -76,36 +89,122 @@ refusal, denial).
 	if errs != nil {
 		return configErr(e, errs)
 	}
+	callID, err := newCallID()
+	if err != nil {
+		return usageErr(e, "call: %v", err)
+	}
 
-	// Progress lines are labelled with the tool, so they read apart from
-	// the result, which follows on stdout (and may repeat them: a spawn
-	// command's output streams as it comes, then is the result).
-	var mu sync.Mutex
-	ctx = contract.WithProgress(ctx, func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(e.stderr, "[%s] %s\n", name, line)
-	})
+	// Progress is shown only where it can be taken back: on a terminal,
+	// as one line erased before the result. The result holds what the
+	// model reads, and on a terminal it would otherwise repeat every line
+	// already shown (a spawn command's output, a failed tool's stderr).
+	var status *statusLine
+	if e.progressWidth != nil {
+		if width := e.progressWidth(); width > 0 {
+			status = &statusLine{w: e.stderr, width: width, tool: name}
+			ctx = contract.WithProgress(ctx, status.show)
+		}
+	}
 	ctx = contract.WithDelegationDepth(ctx, w.depth)
-	out := rt.Call(ctx, name, contract.Call{ID: "cli", Input: input})
+	out := rt.Call(ctx, name, contract.Call{ID: callID, Input: input})
+	if status != nil {
+		status.clear()
+	}
+
+	if *asJSON {
+		if err := writeOutcomeJSON(e.stdout, out); err != nil {
+			return usageErr(e, "call: writing the result: %v", err)
+		}
+	} else {
+		fmt.Fprint(e.stdout, withNewline(out.Text))
+	}
 	switch out.Status {
 	case runtime.StatusOK:
-		fmt.Fprint(e.stdout, withNewline(out.Text))
-		if out.Truncated {
+		if out.Truncated && !*asJSON {
 			fmt.Fprintln(e.stderr, "basis: the result was truncated")
 		}
 		return exitOK
 	case runtime.StatusToolError:
-		fmt.Fprint(e.stderr, withNewline(out.Text))
+		if !*asJSON {
+			fmt.Fprintf(e.stderr, "basis: %s failed\n", name)
+		}
 		return exitFailed
+	case runtime.StatusRefused:
+		if !*asJSON {
+			fmt.Fprintf(e.stderr, "basis: refused (%s)\n", out.Stage)
+		}
+		return exitRefused
 	}
-	fmt.Fprintf(e.stderr, "refused (%s): %s", out.Stage, withNewline(out.Text))
-	return exitRefused
+	// An outcome that is none of the three is not a success.
+	fmt.Fprintf(e.stderr, "basis: the call ended with no known status (%d)\n", int(out.Status))
+	return exitFailed
+}
+
+// newCallID returns a fresh call id, "cli-" and 16 hex digits, so each
+// invocation's audit record can be told apart from every other's.
+func newCallID() (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("cannot make a call id: %v", err)
+	}
+	return "cli-" + hex.EncodeToString(b[:]), nil
+}
+
+// outcomeJSON is what call --json prints.
+type outcomeJSON struct {
+	CallID     string             `json:"call_id"`
+	Tool       string             `json:"tool"`
+	Status     string             `json:"status"`
+	Stage      string             `json:"stage,omitempty"`
+	Text       string             `json:"text"`
+	Truncated  bool               `json:"truncated"`
+	Exit       *runtime.AuditExit `json:"exit,omitempty"`
+	DurationMS float64            `json:"duration_ms"`
+}
+
+func writeOutcomeJSON(w io.Writer, out runtime.Outcome) error {
+	o := outcomeJSON{
+		CallID:     out.CallID,
+		Tool:       out.Tool,
+		Status:     statusText(out.Status),
+		Text:       out.Text,
+		Truncated:  out.Truncated,
+		DurationMS: float64(out.Duration.Microseconds()) / 1000,
+	}
+	if out.Status == runtime.StatusRefused {
+		o.Stage = out.Stage.String()
+	}
+	if x := out.Exit; x != nil {
+		o.Exit = &runtime.AuditExit{Kind: x.Kind.String()}
+		switch x.Kind {
+		case subprocess.Exited:
+			o.Exit.Code = x.Code
+		case subprocess.Signaled:
+			o.Exit.Signal = subprocess.SignalName(x.Signal)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(o)
+}
+
+// statusText names a status for --json; one the runtime does not define
+// is not "ok".
+func statusText(s runtime.Status) string {
+	switch s {
+	case runtime.StatusOK:
+		return "ok"
+	case runtime.StatusToolError:
+		return "tool_error"
+	case runtime.StatusRefused:
+		return "refused"
+	}
+	return "unknown"
 }
 
 // readInput returns the call's input: the argument, @FILE, - for stdin, or
 // {} when there is none.
-func readInput(args []string, e *env) (json.RawMessage, error) {
+func readInput(ctx context.Context, args []string, e *env) (json.RawMessage, error) {
 	if len(args) == 0 {
 		return json.RawMessage(`{}`), nil
 	}
@@ -114,9 +213,9 @@ func readInput(args []string, e *env) (json.RawMessage, error) {
 	var err error
 	switch {
 	case arg == "-":
-		data, err = io.ReadAll(e.stdin)
+		data, err = readAll(ctx, e.stdin)
 		if err != nil {
-			return nil, fmt.Errorf("reading the input from stdin: %v", err)
+			return nil, fmt.Errorf("reading the input from stdin: %w", err)
 		}
 	case strings.HasPrefix(arg, "@"):
 		data, err = os.ReadFile(arg[1:])
@@ -129,9 +228,41 @@ func readInput(args []string, e *env) (json.RawMessage, error) {
 	return json.RawMessage(data), nil
 }
 
+// readAll reads r to its end, or returns when ctx is done: a signal must
+// stop basis even while it waits for input that never comes.
+func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(r)
+		done <- read{data, err}
+	}()
+	select {
+	case got := <-done:
+		return got.data, got.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
 // chooseApprover maps --approve to an approver. Unset, it asks when
 // somebody is at a terminal and denies, saying why, when nobody is.
-func chooseApprover(mode string, e *env) (approver.Approver, error) {
+func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error) {
+	if argv, ok := strings.CutPrefix(mode, "hook:"); ok {
+		words, err := splitArgv(argv)
+		if err != nil {
+			return nil, fmt.Errorf("--approve hook: %w", err)
+		}
+		if len(words) == 0 {
+			return nil, errors.New("--approve hook: name the program after hook:, as in --approve 'hook:./approve.sh --strict'")
+		}
+		// The hook is the operator's own program, so it gets basis's
+		// environment, as the delegate does.
+		return approver.Hook{Argv: words, Root: w.root, Env: e.environ}, nil
+	}
 	switch mode {
 	case "prompt":
 		return &approver.Terminal{Path: e.tty}, nil
@@ -156,7 +287,7 @@ func chooseApprover(mode string, e *env) (approver.Approver, error) {
 				req.Tool, rule)}, nil
 		}), nil
 	}
-	return nil, fmt.Errorf("--approve %s: want prompt, allow or deny", mode)
+	return nil, fmt.Errorf("--approve %s: want prompt, allow, deny or hook:ARGV", mode)
 }
 
 func withNewline(s string) string {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -32,6 +33,14 @@ type env struct {
 	// tty is the terminal device approval questions go to; "" means
 	// /dev/tty.
 	tty string
+	// progressWidth is the width of the terminal on stderr, where a call's
+	// progress is shown as one line that each new line replaces and that
+	// is erased before the result is printed; 0 means stderr is not a
+	// terminal, and no progress is shown.
+	progressWidth func() int
+	// files tells who owns a file and which filesystem holds it, for
+	// finding the workspace; nil means the stat results.
+	files fileOwner
 }
 
 func (e *env) getenv(name string) string {
@@ -56,23 +65,35 @@ commands:
   tools [--json]                     list the tools: name, binding, side effect, source, description
   check                              validate every configuration file; one problem per line
   call NAME [JSON | @FILE | -]       run one call through the whole pipeline; the result on stdout
-       [--approve prompt|allow|deny] [--audit FILE]
+       [--approve prompt|allow|deny|hook:ARGV] [--audit FILE] [--json]
   rules list | add | remove          the operator's approval rules (<config dir>/rules.json)
-  version                            print the version
+  init                               start a workspace: .basis/tools.json with an example tool
+  version                            print the version and the revision it was built from
 
 global flags (before the command):
-  -C DIR              the workspace root (default: the current directory)
+  -C DIR              the workspace root, exactly (default: the nearest directory
+                      holding .basis/, from the current one up to the
+                      repository's root or $HOME)
   --config-dir DIR    the configuration directory (default: $BASIS_CONFIG_DIR,
                       else $XDG_CONFIG_HOME/basis, else ~/.config/basis)
   --no-shell          refuse spawn's command mode ("!cmd")
   --no-mcp            load no MCP servers (this build loads none yet)
-  --delegate 'ARGV…'  the program that takes spawn's tasks, split on spaces
-                      (default: $BASIS_DELEGATE; with neither, tasks are refused)
+  --delegate 'ARGV…'  the program that takes spawn's tasks, split into words as a
+                      shell would, never run by one (default: $BASIS_DELEGATE;
+                      with neither, tasks are refused)
 
 exit status: 0 success, 1 the tool failed, 2 usage or configuration error,
-3 refused before running (invalid input, preview refusal, denial).
+3 refused before running (invalid input, preview refusal, denial),
+128+N stopped by signal N (130 for Ctrl-C).
 Run "basis COMMAND --help" for a command's flags.
 `
+
+// commands are the command names, for "did you mean".
+var commands = []string{"tools", "check", "call", "rules", "init", "version", "help"}
+
+// globalFlags are the flags that go before the command: each name and the
+// value it takes ("" for none).
+var globalFlags = map[string]string{"C": "DIR", "config-dir": "DIR", "no-shell": "", "no-mcp": "", "delegate": "'ARGV…'"}
 
 // run is the whole command line; it returns the exit status.
 func run(ctx context.Context, args []string, e *env) int {
@@ -89,7 +110,7 @@ func run(ctx context.Context, args []string, e *env) int {
 			fmt.Fprint(e.stdout, usage)
 			return exitOK
 		}
-		return usageErr(e, "%v (basis help)", err)
+		return usageErr(e, "%s (basis help)", flagErrText(err, fs))
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprint(e.stderr, usage)
@@ -105,13 +126,79 @@ func run(ctx context.Context, args []string, e *env) int {
 		return cmdCall(ctx, &g, rest, e)
 	case "rules":
 		return cmdRules(ctx, &g, rest, e)
+	case "init":
+		return cmdInit(&g, rest, e)
 	case "version":
 		return cmdVersion(rest, e)
 	case "help":
 		fmt.Fprint(e.stdout, usage)
 		return exitOK
 	}
-	return usageErr(e, "unknown command %q; the commands are tools, check, call, rules and version (basis help)", cmd)
+	return usageErr(e, "unknown command %q%s; the commands are tools, check, call, rules, init and version (basis help)", cmd, didYouMean(cmd, commands))
+}
+
+// didYouMean is " (did you mean X?)" for the closest candidate, or "".
+func didYouMean(name string, candidates []string) string {
+	if close := contract.ClosestNames(name, candidates, 1); len(close) > 0 {
+		return fmt.Sprintf(" (did you mean %s?)", close[0])
+	}
+	return ""
+}
+
+// globalFlagAdvice is the error for global flag name given after command.
+func globalFlagAdvice(name, command string) (string, bool) {
+	value, global := globalFlags[name]
+	if !global {
+		return "", false
+	}
+	spelled := dashed(name)
+	if value != "" {
+		spelled += " " + value
+	}
+	return fmt.Sprintf("%s: %s is a global flag: put it before the command, as in: basis %s %s …", command, dashed(name), spelled, command), true
+}
+
+// dashed spells a flag as people type it: -C, --approve.
+func dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// flagErrText rewrites the flag package's errors, which spell every flag
+// with one dash, as they are typed (--approve) and in basis's words.
+func flagErrText(err error, fs *flag.FlagSet) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		hint := ""
+		if close := contract.ClosestNames(name, known, 1); len(close) > 0 {
+			hint = "; did you mean " + dashed(close[0]) + "?"
+		}
+		return "unknown flag " + dashed(name) + hint
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return dashed(name) + " needs a value"
+	}
+	// invalid value "x" for flag -n: …, invalid boolean value "x" for -n: …
+	if before, after, ok := strings.Cut(msg, " for flag -"); ok {
+		return rewriteInvalid(before, after)
+	}
+	if before, after, ok := strings.Cut(msg, " for -"); ok {
+		return rewriteInvalid(before, after)
+	}
+	return msg
+}
+
+func rewriteInvalid(before, after string) string {
+	name, why, _ := strings.Cut(after, ": ")
+	before = strings.Replace(before, "invalid boolean value", "invalid value", 1)
+	if why == "" {
+		return dashed(name) + ": " + before
+	}
+	return dashed(name) + ": " + before + " (" + why + ")"
 }
 
 // usageErr reports a usage problem and returns exitUsage.
@@ -153,7 +240,12 @@ func (c *command) parse(args []string, e *env) ([]string, int) {
 				fmt.Fprintf(e.stdout, "usage: basis %s\n\n%s", c.usage, c.help)
 				return nil, exitOK
 			}
-			return nil, usageErr(e, "%s: %v (basis %s --help)", c.name, err, c.name)
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+				if advice, global := globalFlagAdvice(name, c.name); global {
+					return nil, usageErr(e, "%s", advice)
+				}
+			}
+			return nil, usageErr(e, "%s: %s (basis %s --help)", c.name, flagErrText(err, c.fs), c.name)
 		}
 		args = c.fs.Args()
 		if len(args) == 0 {

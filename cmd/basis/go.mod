@@ -10,16 +10,16 @@ require (
 	github.com/basis-go/basis/spawn v0.1.0
 	github.com/basis-go/basis/subprocess v0.1.0
 	github.com/google/go-cmp v0.7.0
+	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.45.0
+	golang.org/x/text v0.14.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
 	github.com/basis-go/basis/inputschema v0.1.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 replace (

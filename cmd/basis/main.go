@@ -8,15 +8,20 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"golang.org/x/term"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// First, before any credential is read into a variable: no process of
+	// ours may read our memory or environment through /proc.
+	if err := forbidInspection(); err != nil {
+		fmt.Fprintf(os.Stderr, "basis: cannot protect its environment from the commands it starts (prctl: %v); refusing to run\n", err)
+		os.Exit(exitUsage)
+	}
+	ctx, received, stop := signalContext(context.Background())
 	code := run(ctx, os.Args[1:], &env{
 		stdin:   os.Stdin,
 		stdout:  os.Stdout,
@@ -26,7 +31,21 @@ func main() {
 		interactive: func() bool {
 			return term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd()))
 		},
+		progressWidth: func() int {
+			if !term.IsTerminal(int(os.Stderr.Fd())) {
+				return 0
+			}
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil || w <= 0 {
+				return 80
+			}
+			return w
+		},
 	})
 	stop()
+	if sig := received(); sig != 0 {
+		fmt.Fprintf(os.Stderr, "basis: stopped by %s\n", signalName(sig))
+		code = exitStatusFor(sig)
+	}
 	os.Exit(code)
 }

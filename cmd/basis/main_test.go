@@ -23,8 +23,17 @@ type step struct {
 	args  []string
 	stdin string
 	env   []string // added to the case's environment
-	want  int      // exit status
+	dir   string   // the current directory, relative to the workspace
+	// terminal, when not zero, plays a terminal of that width on stderr.
+	terminal int
+	want     int // exit status
 }
+
+// canary is a credential planted in every step's environment. The
+// workspace's deploy tool passes it on through env and through a ${VAR} in
+// its command; the runner fails a case whose transcript shows it, so
+// -update can never write a leak into a golden file.
+const canary = "canary-deploy-token-8c1e"
 
 // cliCase is a sequence of invocations against a fresh copy of
 // testdata/workspace and an empty config directory. Its golden file holds
@@ -32,13 +41,14 @@ type step struct {
 type cliCase struct {
 	name  string
 	setup func(t *testing.T, ws, config string)
+	// files, when set, plays who owns the workspace's files.
+	files func(ws string) fileOwner
 	steps []step
 }
 
 func one(want int, args ...string) []step { return []step{{args: args, want: want}} }
 
 func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
-	const canary = "canary-deploy-token-8c1e"
 	ws, config := copyWorkspace(t), t.TempDir()
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	var stdout, stderr bytes.Buffer
@@ -54,7 +64,7 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 	} {
 		run(context.Background(), args, e)
 	}
-	if got := stdout.String(); got != fmt.Sprintf("deployed (token %d characters long)\n", len(canary)) {
+	if got, _, _ := strings.Cut(stdout.String(), "\n"); got != fmt.Sprintf("deployed (token %d characters long)", len(canary)) {
 		t.Fatalf("the program did not get the token: stdout %q, stderr %q", got, stderr.String())
 	}
 	data, err := os.ReadFile(audit)
@@ -74,13 +84,26 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 		delete(rec, "duration_ms")
 		recs = append(recs, rec)
 	}
+	// Every invocation has a call id of its own.
+	var ids []string
+	for _, rec := range recs {
+		id, _ := rec["call_id"].(string)
+		if !callID.MatchString(id) {
+			t.Errorf("call id %q is not cli- and 16 hex digits", id)
+		}
+		ids = append(ids, id)
+		delete(rec, "call_id")
+	}
+	if len(ids) != 2 || ids[0] == ids[1] {
+		t.Errorf("call ids %q: want two different ones", ids)
+	}
 	source := filepath.Join(ws, ".basis", "tools.json")
 	want := []map[string]any{
-		{"call_id": "cli", "tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
+		{"tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
 			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".", "input": map[string]any{"service": "api"}, "tool": "deploy"},
 			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]},
 			"outcome": "ok"},
-		{"call_id": "cli", "tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
+		{"tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
 			"refusal": "the input for deploy does not match its schema: /service: is not one of the values the schema allows (enum)"},
 	}
 	if diff := cmp.Diff(want, recs); diff != "" {
@@ -90,6 +113,7 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 
 func TestCLI(t *testing.T) {
 	delegate := filepath.Join(testdata, "delegate.sh")
+	approveHook := filepath.Join(testdata, "approve.sh")
 	cases := []cliCase{
 		// Global usage.
 		{name: "no_command", steps: one(exitUsage)},
@@ -163,6 +187,69 @@ func TestCLI(t *testing.T) {
 			{args: []string{"call", "spawn", `{"input": "summarise the notes"}`, "--approve", "allow"}, env: []string{"BASIS_DELEGATE=" + delegate, "BASIS_SPAWN_DEPTH=2"}, want: exitRefused},
 		}},
 
+		// Mistakes people make, answered in their words.
+		{name: "unknown_command_did_you_mean", steps: one(exitUsage, "tols")},
+		{name: "global_flag_after_command", steps: one(exitUsage, "call", "greet", `{"name": "Ada"}`, "--delegate", "x")},
+		{name: "call_misspelled_flag", steps: one(exitUsage, "call", "greet", `{"name": "Ada"}`, "--aprove", "allow")},
+		{name: "call_flag_without_value", steps: one(exitUsage, "call", "greet", `{"name": "Ada"}`, "--approve")},
+		{name: "tools_json_bad_value", steps: one(exitUsage, "tools", "--json=maybe")},
+		{name: "rules_unknown_subcommand_did_you_mean", steps: one(exitUsage, "rules", "lsit")},
+
+		// call --json: one object for hosts that shell out to basis.
+		{name: "call_json", steps: []step{
+			{args: []string{"call", "greet", `{"name": "Ada"}`, "--approve", "allow", "--json"}, want: exitOK},
+			{args: []string{"call", "fail", "--approve", "allow", "--json"}, want: exitFailed},
+			{args: []string{"call", "greet", `{"name": 42}`, "--json"}, want: exitRefused},
+			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "deny", "--json"}, want: exitRefused},
+		}},
+
+		// --approve hook:ARGV, split into words but never run by a shell.
+		{name: "call_hook", steps: []step{
+			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:" + approveHook + " allow"}, want: exitOK},
+			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:" + approveHook + " deny 'not on Fridays'"}, want: exitRefused},
+			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:" + approveHook + " allow $DEPLOY_TOKEN"}, want: exitUsage},
+			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:"}, want: exitUsage},
+		}},
+		{name: "delegate_argv", steps: []step{
+			{args: []string{"--delegate", delegate + " 'two words'", "call", "spawn", `{"input": "summarise the notes"}`, "--approve", "allow"}, want: exitOK},
+			{args: []string{"--delegate", "$HOME/agent", "tools"}, want: exitUsage},
+			{args: []string{"tools"}, env: []string{"BASIS_DELEGATE=agent; rm -rf /"}, want: exitUsage},
+		}},
+
+		// On a terminal, progress is one line erased before the result;
+		// every line is printed once.
+		{name: "progress_on_terminal", steps: []step{
+			{args: []string{"call", "greet", `{"name": "Ada"}`, "--approve", "allow"}, terminal: 80, want: exitOK},
+			{args: []string{"call", "fail", "--approve", "allow"}, terminal: 80, want: exitFailed},
+			{args: []string{"call", "spawn", `{"input": "!cat data/words.txt"}`, "--approve", "allow"}, terminal: 16, want: exitOK},
+		}},
+
+		// Finding the workspace.
+		{name: "from_a_subdirectory", steps: []step{
+			{args: []string{"tools"}, dir: "data", want: exitOK},
+			{args: []string{"call", "spawn", `{"input": "!cat data/words.txt"}`, "--approve", "allow"}, dir: "data", want: exitOK},
+		}},
+		{name: "foreign_workspace", files: func(ws string) fileOwner { return fakeFiles{foreign: filepath.Join(ws, ".basis")} }, steps: []step{
+			{args: []string{"tools"}, dir: "data", want: exitUsage},
+			{args: []string{"-C", "..", "tools"}, dir: "data", want: exitOK},
+			{args: []string{"check"}, env: []string{"BASIS_SAFE_DIRECTORIES=/elsewhere:*"}, want: exitOK},
+		}},
+
+		// init
+		{name: "init", setup: func(t *testing.T, ws, _ string) {
+			if err := os.Mkdir(filepath.Join(ws, "fresh"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, steps: []step{
+			{args: []string{"init"}, dir: "fresh", want: exitOK},
+			{args: []string{"tools"}, dir: "fresh", want: exitOK},
+			{args: []string{"check"}, dir: "fresh", want: exitOK},
+			{args: []string{"call", "word_count", `{"path": ".basis/tools.json"}`, "--approve", "allow"}, dir: "fresh", want: exitOK},
+			{args: []string{"call", "word_count", `{"path": "../data/words.txt"}`, "--approve", "allow"}, dir: "fresh", want: exitFailed},
+			{args: []string{"init"}, dir: "fresh", want: exitUsage},
+			{args: []string{"-C", "fresh", "init"}, want: exitUsage},
+		}},
+
 		// rules
 		{name: "rules_lifecycle", steps: []step{
 			{args: []string{"rules", "list"}, want: exitOK},
@@ -189,6 +276,7 @@ func TestCLI(t *testing.T) {
 			{args: []string{"rules", "add", "--tool", "bad name", "--allow"}, want: exitUsage},
 			{args: []string{"rules", "remove"}, want: exitUsage},
 			{args: []string{"rules", "remove", "first"}, want: exitUsage},
+			{args: []string{"rules", "--config-dir", "/elsewhere", "list"}, want: exitUsage},
 			{args: []string{"rules", "--help"}, want: exitOK},
 		}},
 	}
@@ -207,29 +295,46 @@ func runCase(t *testing.T, tc cliCase) {
 	if tc.setup != nil {
 		tc.setup(t, ws, config)
 	}
+	var files fileOwner
+	if tc.files != nil {
+		files = tc.files(ws)
+	}
 	var transcript strings.Builder
 	for _, s := range tc.steps {
 		var stdout, stderr bytes.Buffer
+		cwd := filepath.Join(ws, s.dir)
+		width := s.terminal
 		e := &env{
-			stdin:       strings.NewReader(s.stdin),
-			stdout:      &stdout,
-			stderr:      &stderr,
-			environ:     append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, s.env...),
-			getwd:       func() (string, error) { return ws, nil },
-			interactive: func() bool { return false },
-			tty:         filepath.Join(t.TempDir(), "no-tty"),
+			stdin:  strings.NewReader(s.stdin),
+			stdout: &stdout,
+			stderr: &stderr,
+			environ: append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "DEPLOY_TOKEN=" + canary,
+				"TESTDATA=" + testdata}, s.env...),
+			getwd:         func() (string, error) { return cwd, nil },
+			interactive:   func() bool { return false },
+			progressWidth: func() int { return width },
+			tty:           filepath.Join(t.TempDir(), "no-tty"),
+			files:         files,
 		}
 		// Relative paths in arguments (@input.json) are the user's, taken
 		// from the process's directory.
-		t.Chdir(ws)
+		t.Chdir(cwd)
 		code := run(context.Background(), s.args, e)
 		fmt.Fprintf(&transcript, "$ basis %s\nexit: %d\n", shellJoin(s.args), code)
+		if s.dir != "" {
+			fmt.Fprintf(&transcript, "(in %s)\n", s.dir)
+		}
 		fmt.Fprintf(&transcript, "-- stdout --\n%s-- stderr --\n%s\n", stdout.String(), stderr.String())
 		if code != s.want {
 			t.Errorf("basis %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", shellJoin(s.args), code, s.want, stdout.String(), stderr.String())
 		}
 	}
 	got := normalize(transcript.String(), ws, home)
+	// Checked before the golden file is compared or written: a transcript
+	// that shows the credential fails, with or without -update.
+	if strings.Contains(got, canary) {
+		t.Fatalf("the transcript shows the planted credential %q; nothing basis prints may hold a secret:\n%s", canary, got)
+	}
 	golden := filepath.Join(testdata, "golden", tc.name+".txt")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
@@ -259,14 +364,23 @@ var testdata = func() string {
 	return p
 }()
 
-var goVersion = regexp.MustCompile(`go1\.[0-9.]+[a-z0-9]*`)
+var (
+	goVersion  = regexp.MustCompile(`go1\.[0-9.]+[a-z0-9]*`)
+	callID     = regexp.MustCompile(`^cli-[0-9a-f]{16}$`)
+	anyCallID  = regexp.MustCompile(`cli-[0-9a-f]{16}`)
+	durationMS = regexp.MustCompile(`"duration_ms":[0-9.e+-]+`)
+)
 
 // normalize replaces what differs between runs: temporary paths, the Go
-// version.
+// version, call ids, durations; and shows the terminal's erase-line
+// sequence as <erase>.
 func normalize(s, ws, home string) string {
 	s = strings.ReplaceAll(s, ws, "$WORK")
 	s = strings.ReplaceAll(s, home, "$HOME")
 	s = strings.ReplaceAll(s, testdata, "$TESTDATA")
+	s = anyCallID.ReplaceAllString(s, "cli-$$CALLID")
+	s = durationMS.ReplaceAllString(s, `"duration_ms":$$MS`)
+	s = strings.ReplaceAll(s, eraseLine, "<erase>")
 	return goVersion.ReplaceAllString(s, "$$GOVERSION")
 }
 

@@ -40,7 +40,12 @@ func cmdRules(ctx context.Context, g *globals, args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "usage: basis %s\n\n%s", rulesUsage, rulesHelp)
 		return exitOK
 	}
-	return usageErr(e, "rules: unknown subcommand %q; say list, add or remove (basis rules --help)", args[0])
+	if name, _, _ := strings.Cut(strings.TrimLeft(args[0], "-"), "="); strings.HasPrefix(args[0], "-") {
+		if advice, global := globalFlagAdvice(name, "rules"); global {
+			return usageErr(e, "%s", advice)
+		}
+	}
+	return usageErr(e, "rules: unknown subcommand %q%s; say list, add or remove (basis rules --help)", args[0], didYouMean(args[0], []string{"list", "add", "remove"}))
 }
 
 func cmdRulesList(g *globals, args []string, e *env) int {

@@ -39,13 +39,17 @@ func openWorkspace(g *globals, e *env) (*workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot tell the current directory (%v); pass the workspace with -C DIR", err)
 	}
-	w := &workspace{g: g, e: e, root: cwd}
+	w := &workspace{g: g, e: e}
 	if g.dir != "" {
+		// -C names the root exactly: no walking up, and the operator's
+		// naming it is the trust a foreign owner would otherwise need.
 		w.root = absFrom(cwd, g.dir)
 		info, err := os.Stat(w.root)
 		if err != nil || !info.IsDir() {
 			return nil, fmt.Errorf("-C %s: not a directory; give the workspace's root directory", g.dir)
 		}
+	} else if w.root, err = findRoot(cwd, e); err != nil {
+		return nil, err
 	}
 	if w.configDir, err = resolveConfigDir(g.configDir, cwd, e); err != nil {
 		return nil, err
@@ -61,7 +65,13 @@ func openWorkspace(g *globals, e *env) (*workspace, error) {
 	if delegate == "" {
 		delegate = e.getenv(envDelegate)
 	}
-	w.delegate = strings.Fields(delegate)
+	if w.delegate, err = splitArgv(delegate); err != nil {
+		flag := "--delegate"
+		if g.delegate == "" {
+			flag = "$" + envDelegate
+		}
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
 	return w, nil
 }
 

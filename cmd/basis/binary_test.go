@@ -1,0 +1,243 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// basisBinary is the basis command built from this package, for tests
+// that need a real process: signals, /proc.
+var basisBinary string
+
+func TestMain(m *testing.M) {
+	os.Exit(func() int {
+		dir, err := os.MkdirTemp("", "basis-bin-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		// Readable by everyone: one test runs the binary as another user.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		basisBinary = filepath.Join(dir, "basis")
+		build := exec.Command("go", "build", "-o", basisBinary, ".")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building basis:", err)
+			return 1
+		}
+		return m.Run()
+	}())
+}
+
+// sharedDir is a temporary directory every user may enter and read.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "basis-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestSignalStopsTheCallItsProcessTreeAndIsAudited(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT} {
+		t.Run(signalName(sig), func(t *testing.T) {
+			ws := t.TempDir()
+			// The tool forks a grandchild, says which processes it made,
+			// and sleeps.
+			write(t, filepath.Join(ws, ".basis/tools.json"), `{"schema": 1, "tools": {"tree": {
+				"description": "Starts a process tree and waits.", "input_schema": {"type": "object"},
+				"command": ["./.basis/tools/tree.sh"]}}}`)
+			write(t, filepath.Join(ws, ".basis/tools/tree.sh"), "#!/bin/sh\n"+
+				"exec </dev/null\n"+
+				"sleep 300 &\n"+
+				"echo \"$$ $!\" > pids.tmp && mv pids.tmp pids\n"+
+				"sleep 301\n")
+			if err := os.Chmod(filepath.Join(ws, ".basis/tools/tree.sh"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			audit := filepath.Join(ws, "audit.jsonl")
+			cmd := exec.Command(basisBinary, "-C", ws, "call", "tree", "--approve", "allow", "--audit", audit)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "BASIS_CONFIG_DIR=" + filepath.Join(ws, "config")}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+
+			pids := waitForPIDs(t, filepath.Join(ws, "pids"), exited)
+			for _, pid := range pids {
+				if !alive(pid) {
+					t.Fatalf("process %d of the tool's tree is not running before the signal", pid)
+				}
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("basis did not exit after %s; stderr:\n%s", signalName(sig), stderr.String())
+			}
+			if got, want := cmd.ProcessState.ExitCode(), 128+int(sig); got != want {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", got, want, stderr.String())
+			}
+			if want := "basis: stopped by " + signalName(sig) + "\n"; !strings.HasSuffix(stderr.String(), want) {
+				t.Errorf("stderr %q does not end with %q", stderr.String(), want)
+			}
+			// The process group is killed as basis returns; give the
+			// kernel a moment to finish the kill.
+			deadline := time.Now().Add(10 * time.Second)
+			for _, pid := range pids {
+				for alive(pid) && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if alive(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("process %d of the tool's tree outlived basis", pid)
+				}
+			}
+
+			data, err := os.ReadFile(audit)
+			if err != nil {
+				t.Fatalf("no audit record: %v", err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if len(lines) != 1 {
+				t.Fatalf("want one audit record, got %d:\n%s", len(lines), data)
+			}
+			var rec struct {
+				CallID  string `json:"call_id"`
+				Tool    string `json:"tool"`
+				Outcome string `json:"outcome"`
+			}
+			if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if !callID.MatchString(rec.CallID) {
+				t.Errorf("call id %q", rec.CallID)
+			}
+			rec.CallID = ""
+			if diff := cmp.Diff(struct{ CallID, Tool, Outcome string }{"", "tree", "tool_error"},
+				struct{ CallID, Tool, Outcome string }(rec)); diff != "" {
+				t.Errorf("audit record (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSignalStopsAWaitForInput(t *testing.T) {
+	// A signal that arrives before basis has set up its handler ends it
+	// the default way, which is not what is tested here: then wait
+	// longer and try again.
+	for _, settle := range []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second} {
+		ws := t.TempDir()
+		cmd := exec.Command(basisBinary, "-C", ws, "call", "spawn", "-", "--approve", "allow")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "BASIS_CONFIG_DIR=" + filepath.Join(ws, "config")}
+		// stdin stays open and empty: basis waits for the input.
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		time.Sleep(settle)
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			stdin.Close()
+			t.Fatalf("basis did not stop while waiting for input; stderr:\n%s", stderr.String())
+		}
+		stdin.Close()
+		if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+			continue
+		}
+		if got := cmd.ProcessState.ExitCode(); got != 130 {
+			t.Errorf("exit status %d, want 130; stderr:\n%s", got, stderr.String())
+		}
+		return
+	}
+	t.Fatal("basis died of every SIGINT before it could handle one")
+}
+
+// waitForPIDs waits for the tool to write the ids of its processes.
+func waitForPIDs(t *testing.T, path string, exited <-chan error) []int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			t.Fatalf("basis exited before the tool started its tree: %v", err)
+		default:
+		}
+		data, err := os.ReadFile(path)
+		if err == nil {
+			var pids []int
+			for _, f := range strings.Fields(string(data)) {
+				pid, err := strconv.Atoi(f)
+				if err != nil {
+					t.Fatalf("pids file %q", data)
+				}
+				pids = append(pids, pid)
+			}
+			return pids
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the tool never wrote its process ids")
+	return nil
+}
+
+// alive reports whether pid is a process that has not ended; a zombie
+// nobody reaped has ended.
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	f, err := os.Open(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	// pid (comm) state …: the state follows the last ')'.
+	if i := strings.LastIndexByte(line, ')'); i >= 0 && i+2 < len(line) {
+		return line[i+2] != 'Z' && line[i+2] != 'X'
+	}
+	return true
+}
