@@ -207,7 +207,7 @@ func TestCLI(t *testing.T) {
 		{name: "call_hook", steps: []step{
 			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:" + approveHook + " allow"}, want: exitOK},
 			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:" + approveHook + " deny 'not on Fridays'"}, want: exitRefused},
-			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:" + approveHook + " allow $DEPLOY_TOKEN"}, want: exitUsage},
+			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:approve.sh allow $DEPLOY_TOKEN"}, want: exitUsage},
 			{args: []string{"call", "deploy", `{"service": "api"}`, "--approve", "hook:"}, want: exitUsage},
 		}},
 		{name: "delegate_argv", steps: []step{
