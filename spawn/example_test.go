@@ -3,6 +3,7 @@ package spawn_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -94,4 +95,42 @@ func ExampleCommandDelegator() {
 	fmt.Println(res.Text, err)
 	// Output:
 	// depth 1: SHOUT THIS <nil>
+}
+
+// remoteExecutor stands for a host's executor on another machine: it
+// reports how the command ended in spawn's own CommandResult.
+type remoteExecutor struct{}
+
+func (remoteExecutor) RunCommand(ctx context.Context, req spawn.CommandRequest) (spawn.CommandResult, error) {
+	if req.Body == "xcodebuild -list" {
+		return spawn.CommandResult{Stdout: []byte("Targets:\n    App\n")}, nil
+	}
+	return spawn.CommandResult{Stderr: []byte("xcodebuild: error: unknown scheme\n"), End: spawn.CommandEnd{ExitCode: 65}}, nil
+}
+
+// Targets are executors a host registers by name; "!@name cmd" runs
+// there. A nil *Config is the zero Config.
+func ExampleNew() {
+	tool, err := spawn.New(&spawn.Config{
+		Root:       "/repo",                      // where local commands run
+		CommandEnv: []string{"GOFLAGS=-mod=mod"}, // the runtime's command environment
+		Targets:    map[string]spawn.Executor{"mac": remoteExecutor{}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	res, err := tool.Execute(ctx, call("!@mac xcodebuild -list"))
+	fmt.Println(res.Text, err)
+
+	_, err = tool.Execute(ctx, call("!@mac xcodebuild -scheme Nope"))
+	var failed *spawn.CommandError
+	if errors.As(err, &failed) {
+		fmt.Println(failed.End.ExitCode, "|", err)
+	}
+	// Output:
+	// Targets:
+	//     App <nil>
+	// 65 | spawn: the command on target mac exited with code 65
+	// xcodebuild: error: unknown scheme
 }
