@@ -41,7 +41,9 @@ type Config struct {
 	// made absolute then.
 	Root string
 	// CommandEnv is the runtime's command environment ("NAME=value"),
-	// added on top of the allowlisted ambient variables; later wins.
+	// added on top of the allowlisted ambient variables; later wins. A
+	// local command's PATH, wherever it came from, keeps only its absolute
+	// entries ([DefaultPath] when none is left).
 	CommandEnv []string
 	// Environ is the ambient environment the allowlist is taken from; nil
 	// reads os.Environ() at each call.
