@@ -12,10 +12,16 @@ import (
 // unanalysable. A shell parser recurses once per level of nesting, and
 // recursion past Go's stack limit is a fatal error no recover can catch.
 const (
-	// MaxBodyBytes is the largest command body read: 64 KiB.
+	// MaxBodyBytes is the largest command body read: 64 KiB. This bound is
+	// the guarantee: the deepest 64 KiB bodies tried (nested arithmetic
+	// parentheses) take the parser to about 128 MB of stack, far from
+	// Go's 1 GB limit.
 	MaxBodyBytes = 64 << 10
 	// MaxBodyNesting is the deepest nesting of ( and { in a command body,
-	// counted over the text as written, quoted or not.
+	// counted over the text as written without regard to quoting: a cheap
+	// early refusal of what no command needs, with a clear message. Quoted
+	// brackets count too, and a quoted ) or } lowers the count, so it is
+	// not the bound the parser's stack relies on; MaxBodyBytes is.
 	MaxBodyNesting = 64
 )
 

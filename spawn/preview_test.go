@@ -419,6 +419,15 @@ func TestBoundsAreCheckedBeforeAnyParser(t *testing.T) {
 			t.Errorf("AnalyzeCommands(%.12q...) = %q, %v; want unanalysable saying %q", tt.body, got, err, tt.says)
 		}
 	}
+	// Quoted closers lower the nesting count, so these 64 KiB bodies reach
+	// the parser: the size bound alone must keep it from the stack limit
+	// (a failure here is a crash of the test binary, not an error).
+	for _, unit := range []string{"( ')' ", "$( ')' ", `"$(echo ")" `, "{ '}' ", "$(( (", "`'`'"} {
+		body := strings.Repeat(unit, spawn.MaxBodyBytes/len(unit))
+		if got, err := spawn.AnalyzeCommands(body); !errors.Is(err, spawn.ErrUnanalysable) {
+			t.Errorf("AnalyzeCommands(%q repeated) = %q, %v; want unanalysable", unit, got, err)
+		}
+	}
 }
 
 func TestNewWithNilConfigUsesTheDefaults(t *testing.T) {
