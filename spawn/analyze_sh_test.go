@@ -79,6 +79,13 @@ func FuzzAnalysisAgreesWithShell(f *testing.F) {
 		"ls \\{",
 		// bash (not in POSIX mode) expands a ~ after =, even in an argument.
 		"x a=~/y",
+		// Quoting and escapes both shells must read alike.
+		"x a\\\nb \"a\\\nb\" 'a'\"b\"c \\\" \"\\a\" \"\\\\\" \\\\ \"'\" '' \"\"",
+		"x\\\ny z; x\\ y z",
+		"x [ ]a[ a{b } { {} '{}' \"{a,b}\" a,b = : a:b:c \\~ \"~\" % ^ @ a@b é a#b #c",
+		"x a=b c; x -- ! ]",
+		"x 0<&- 1>&2 2>&1 >/dev/null <&0; x && ! y || z\nx |\ny",
+		"x\ty\t'z'",
 	} {
 		f.Add(body)
 	}
