@@ -3,6 +3,7 @@ package spawn_test
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,11 +20,43 @@ const recorder = `#!/bin/sh
 printf '%s\0' "${0##*/}" "$@" > "$SPAWN_TEST_LOG/$$"
 `
 
-// FuzzAnalysisAgreesWithShell runs each analysable body under the real
-// /bin/sh, with PATH holding only recorders named after the listed
-// commands, and checks the one direction that matters for a rule: every
-// program the shell ran is one the analysis listed, with the same argv.
-// (Some listed commands may not run: the right side of ||, a shell
+// shells are the /bin/sh a body may meet: dash (Debian, Ubuntu), bash
+// (the /bin/sh of Fedora, Arch and macOS, in POSIX mode there) and bash
+// as itself. A body is analysable only if all of them read it the same.
+var shells = []struct {
+	name string
+	argv []string // before "-c body"
+}{
+	{"dash", []string{"dash"}},
+	{"bash", []string{"bash"}},
+	{"bash --posix", []string{"bash", "--posix"}},
+}
+
+// shellArgv returns the argv that runs body under each shell, found in
+// this process's PATH. A shell that is missing skips the test, saying so,
+// unless CI is set (to anything but "", "false" or "0"): there the
+// differential check must run.
+func shellArgv(t *testing.T) map[string][]string {
+	t.Helper()
+	found := make(map[string][]string)
+	for _, sh := range shells {
+		path, err := exec.LookPath(sh.argv[0])
+		if err != nil {
+			if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
+				t.Fatalf("%s is not installed; the differential check needs dash and bash (Debian packages dash and bash)", sh.argv[0])
+			}
+			t.Skipf("%s is not installed, so the analysis cannot be checked against it (install the dash and bash packages; with CI set this is a failure)", sh.argv[0])
+		}
+		found[sh.name] = append([]string{path}, sh.argv[1:]...)
+	}
+	return found
+}
+
+// FuzzAnalysisAgreesWithShell runs each analysable body under dash, bash
+// and bash --posix, with PATH holding only recorders named after the
+// listed commands, and checks the one direction that matters for a rule:
+// every program a shell ran is one the analysis listed, with the same
+// argv. (Some listed commands may not run: the right side of ||, a shell
 // builtin.) The working directory holds a file, so a glob the analysis
 // missed would expand. Bodies that name a program by path are skipped,
 // since the real program would run.
@@ -40,6 +73,20 @@ func FuzzAnalysisAgreesWithShell(f *testing.F) {
 		"x ~/y",
 		"x {a,b}",
 		"x $'\\x41'",
+		// Read differently by dash and bash: bash assigns x+=1 and runs
+		// touch, dash runs 10, and both pass { (not \{) to ls.
+		"x+=1 touch PWNED",
+		"10>/dev/null ls",
+		"ls \\{",
+		// bash (not in POSIX mode) expands a ~ after =, even in an argument.
+		"x a=~/y",
+		// Quoting and escapes both shells must read alike.
+		"x a\\\nb \"a\\\nb\" 'a'\"b\"c \\\" \"\\a\" \"\\\\\" \\\\ \"'\" '' \"\"",
+		"x\\\ny z; x\\ y z",
+		"x [ ]a[ a{b } { {} '{}' \"{a,b}\" a,b = : a:b:c \\~ \"~\" % ^ @ a@b é a#b #c",
+		"x a=b c; x -- ! ]",
+		"x 0<&- 1>&2 2>&1 >/dev/null <&0; x && ! y || z\nx |\ny",
+		"x\ty\t'z'",
 	} {
 		f.Add(body)
 	}
@@ -48,7 +95,8 @@ func FuzzAnalysisAgreesWithShell(f *testing.F) {
 		if err != nil {
 			return
 		}
-		bin, logs, work := t.TempDir(), t.TempDir(), t.TempDir()
+		shellArgvs := shellArgv(t)
+		bin, work := t.TempDir(), t.TempDir()
 		if err := os.WriteFile(filepath.Join(work, "file-a"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -70,34 +118,37 @@ func FuzzAnalysisAgreesWithShell(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		res, err := subprocess.Run(t.Context(), &subprocess.Cmd{
-			Argv:    []string{"/bin/sh", "-c", body},
-			Root:    work,
-			Env:     []string{"PATH=" + bin, "SPAWN_TEST_LOG=" + logs, "HOME=/nonexistent-home"},
-			Timeout: 10 * time.Second,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Outcome.Kind == subprocess.TimedOut {
-			t.Fatalf("%q listed as %q did not finish", body, listed)
-		}
-		entries, err := os.ReadDir(logs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unused := slices.Clone(listed)
-		for _, e := range entries {
-			raw, err := os.ReadFile(filepath.Join(logs, e.Name()))
+		for _, sh := range shells {
+			logs := t.TempDir()
+			res, err := subprocess.Run(t.Context(), &subprocess.Cmd{
+				Argv:    append(slices.Clone(shellArgvs[sh.name]), "-c", body),
+				Root:    work,
+				Env:     []string{"PATH=" + bin, "SPAWN_TEST_LOG=" + logs, "HOME=/nonexistent-home"},
+				Timeout: 10 * time.Second,
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ran := strings.Split(string(bytes.TrimSuffix(raw, []byte{0})), "\x00")
-			i := slices.IndexFunc(unused, func(argv []string) bool { return slices.Equal(argv, ran) })
-			if i < 0 {
-				t.Fatalf("/bin/sh -c %q ran %q, which the analysis did not list (listed %q)", body, ran, listed)
+			if res.Outcome.Kind == subprocess.TimedOut {
+				t.Fatalf("%s: %q listed as %q did not finish", sh.name, body, listed)
 			}
-			unused = slices.Delete(unused, i, i+1)
+			entries, err := os.ReadDir(logs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unused := slices.Clone(listed)
+			for _, e := range entries {
+				raw, err := os.ReadFile(filepath.Join(logs, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ran := strings.Split(string(bytes.TrimSuffix(raw, []byte{0})), "\x00")
+				i := slices.IndexFunc(unused, func(argv []string) bool { return slices.Equal(argv, ran) })
+				if i < 0 {
+					t.Fatalf("%s -c %q ran %q, which the analysis did not list (listed %q)", sh.name, body, ran, listed)
+				}
+				unused = slices.Delete(unused, i, i+1)
+			}
 		}
 	})
 }

@@ -21,7 +21,7 @@ func (t *Tool) describe() contract.Descriptor {
 		caps = append(caps, contract.CapabilityDelegation)
 	}
 	return contract.Descriptor{
-		Name:         Name,
+		Name:         contract.SpawnName,
 		Description:  t.description(),
 		InputSchema:  inputSchema,
 		Capabilities: caps,

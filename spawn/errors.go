@@ -5,10 +5,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/basis-go/basis/subprocess"
+	"github.com/basis-go/basis/contract"
 )
 
-// Sentinels for [errors.Is]. Each error this package returns wraps one.
+// Sentinels for [errors.Is]. Each error this package returns wraps one. An
+// input error also wraps [contract.ErrInvalidInput] and a refusal
+// [contract.ErrRefused], so a host tells them apart whatever tool returned
+// them.
 var (
 	// ErrInvalidInput: the input could not be parsed; see [InputError].
 	ErrInvalidInput = errors.New("invalid spawn input")
@@ -22,18 +25,20 @@ var (
 	// ErrDepthExceeded: a task arrived at the delegation depth bound.
 	ErrDepthExceeded = errors.New("delegation depth bound reached")
 
-	// ErrUnanalysable: [AnalyzeCommands] cannot list the body's commands.
+	// ErrUnanalysable: [AnalyzeCommands] cannot list the body's commands;
+	// see [UnanalysableError].
 	ErrUnanalysable = errors.New("not analysable")
 
 	// ErrInvalidConfig: [New] was given a [Config] it cannot use.
 	ErrInvalidConfig = errors.New("invalid spawn configuration")
-	// ErrInvalidTarget: [WithTarget] was given a name or executor it cannot
-	// register.
+	// ErrInvalidTarget: [Config.Targets] holds a name or executor that
+	// cannot be registered.
 	ErrInvalidTarget = errors.New("invalid target")
 )
 
 // InputError says why a spawn input could not be parsed, and shows the
-// form that works. It wraps [ErrInvalidInput].
+// form that works. It wraps [ErrInvalidInput] and
+// [contract.ErrInvalidInput].
 type InputError struct {
 	// Problem is what is wrong with the input.
 	Problem string
@@ -42,11 +47,10 @@ type InputError struct {
 }
 
 // Error says what is wrong and shows the working form.
-// Error says what is wrong and shows the working form.
 func (e *InputError) Error() string { return "spawn: " + e.Problem + "; write " + e.Form }
 
-// Unwrap returns [ErrInvalidInput].
-func (e *InputError) Unwrap() error { return ErrInvalidInput }
+// Unwrap returns [ErrInvalidInput] and [contract.ErrInvalidInput].
+func (e *InputError) Unwrap() []error { return []error{ErrInvalidInput, contract.ErrInvalidInput} }
 
 func inputError(problem, form string) error { return &InputError{Problem: problem, Form: form} }
 
@@ -56,22 +60,41 @@ func inputError(problem, form string) error { return &InputError{Problem: proble
 // [ErrDepthExceeded]; Message is what the model reads, including what to
 // do instead.
 type Refusal struct {
-	Reason  error
+	// Reason is the sentinel for the kind of refusal.
+	Reason error
+	// Message says why, and what to do instead.
 	Message string
 }
 
 // Error returns the Message, prefixed with the tool's name.
-// Error returns the Message, prefixed with the tool's name.
 func (r *Refusal) Error() string { return "spawn: " + r.Message }
 
-// Unwrap returns the Reason.
-func (r *Refusal) Unwrap() error { return r.Reason }
+// Unwrap returns the Reason and [contract.ErrRefused].
+func (r *Refusal) Unwrap() []error { return []error{r.Reason, contract.ErrRefused} }
+
+// UnanalysableError says why [AnalyzeCommands] cannot list a body's
+// commands. It wraps [ErrUnanalysable]. Its Reason is what the preview's
+// subject carries under "unanalysable".
+type UnanalysableError struct {
+	// Reason says what was found, as in "a word has a parameter expansion
+	// ($NAME)".
+	Reason string
+}
+
+// Error returns "not analysable: " and the Reason.
+func (e *UnanalysableError) Error() string { return ErrUnanalysable.Error() + ": " + e.Reason }
+
+// Unwrap returns [ErrUnanalysable].
+func (e *UnanalysableError) Unwrap() error { return ErrUnanalysable }
+
+func unanalysable(why string) error { return &UnanalysableError{Reason: why} }
 
 // CommandError is a command that ran and did not succeed: it exited
 // non-zero, was killed by a signal, timed out, was cancelled, or could not
 // start. Its text carries the command's output, as a successful result
-// would. It wraps the *[subprocess.ExitError], so a host can read the exit
-// status with [errors.As].
+// would. A host reads how it ended from End with [errors.As]; it unwraps
+// to End.StartErr, so errors.Is(err, fs.ErrNotExist) works for a program
+// that could not start.
 type CommandError struct {
 	// Target is the target the command ran on; "" means here.
 	Target string
@@ -79,8 +102,8 @@ type CommandError struct {
 	Output string
 	// Timeout is the limit the command had, for saying so when it passed.
 	Timeout time.Duration
-	// Exit is how the command ended.
-	Exit *subprocess.ExitError
+	// End is how the command ended.
+	End CommandEnd
 }
 
 // Error says how the command ended, then carries its output, as the model
@@ -91,19 +114,19 @@ func (e *CommandError) Error() string {
 	if e.Target != "" {
 		b.WriteString(" on target " + e.Target)
 	}
-	if e.Exit.Outcome.Kind == subprocess.TimedOut && e.Timeout > 0 {
+	if e.End.how() == endTimedOut && e.Timeout > 0 {
 		b.WriteString(" timed out after " + e.Timeout.String() + " and was stopped")
 	} else {
-		b.WriteString(" " + e.Exit.Outcome.String())
+		b.WriteString(" " + e.End.String())
 	}
 	switch {
 	case e.Output != "":
 		b.WriteString("\n" + e.Output)
-	case e.Exit.Outcome.Kind == subprocess.Exited || e.Exit.Outcome.Kind == subprocess.Signaled:
+	case e.End.how() == endExited || e.End.how() == endSignaled:
 		b.WriteString(" and printed nothing")
 	}
 	return b.String()
 }
 
-// Unwrap returns the *[subprocess.ExitError].
-func (e *CommandError) Unwrap() error { return e.Exit }
+// Unwrap returns End.StartErr: nil unless the command could not start.
+func (e *CommandError) Unwrap() error { return e.End.StartErr }

@@ -3,6 +3,7 @@ package spawn_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -19,7 +20,7 @@ func call(input string) contract.Call {
 // commands list lets a rule allow "go test ./..." without allowing what a
 // model might chain after it.
 func Example() {
-	tool, err := spawn.New(spawn.Config{Root: "/repo"})
+	tool, err := spawn.New(&spawn.Config{Root: "/repo"})
 	if err != nil {
 		panic(err)
 	}
@@ -39,12 +40,12 @@ func Example() {
 	// run "go test ./... && curl -s x | sh" in /repo
 	// {"body":"go test ./... && curl -s x | sh","commands":[["go","test","./..."],["curl","-s","x"],["sh"]],"cwd":"/repo","mode":"command","target":"local"}
 	// run "echo $HOME" in /repo
-	// {"body":"echo $HOME","commands":null,"cwd":"/repo","mode":"command","target":"local"}
+	// {"body":"echo $HOME","commands":null,"cwd":"/repo","mode":"command","target":"local","unanalysable":"a word has a parameter expansion ($NAME)"}
 	// spawn: there is no subagent here to take a task; to run a command instead, start the input with "!", as in "!go test ./..."
 }
 
 func ExampleTool_Execute() {
-	tool, err := spawn.New(spawn.Config{Root: "/", CommandEnv: []string{"GREETING=hello"}})
+	tool, err := spawn.New(&spawn.Config{Root: "/", CommandEnv: []string{"GREETING=hello"}})
 	if err != nil {
 		panic(err)
 	}
@@ -86,7 +87,7 @@ func ExampleCommandDelegator() {
 		Argv: []string{"/bin/sh", "-c", `echo "depth $BASIS_SPAWN_DEPTH: $(tr a-z A-Z)"`},
 		Env:  []string{"PATH=" + os.Getenv("PATH")},
 	}
-	tool, err := spawn.New(spawn.Config{Root: "/", Delegator: delegate})
+	tool, err := spawn.New(&spawn.Config{Root: "/", Delegator: delegate})
 	if err != nil {
 		panic(err)
 	}
@@ -94,4 +95,42 @@ func ExampleCommandDelegator() {
 	fmt.Println(res.Text, err)
 	// Output:
 	// depth 1: SHOUT THIS <nil>
+}
+
+// remoteExecutor stands for a host's executor on another machine: it
+// reports how the command ended in spawn's own CommandResult.
+type remoteExecutor struct{}
+
+func (remoteExecutor) RunCommand(ctx context.Context, req spawn.CommandRequest) (spawn.CommandResult, error) {
+	if req.Body == "xcodebuild -list" {
+		return spawn.CommandResult{Stdout: []byte("Targets:\n    App\n")}, nil
+	}
+	return spawn.CommandResult{Stderr: []byte("xcodebuild: error: unknown scheme\n"), End: spawn.CommandEnd{ExitCode: 65}}, nil
+}
+
+// Targets are executors a host registers by name; "!@name cmd" runs
+// there. A nil *Config is the zero Config.
+func ExampleNew() {
+	tool, err := spawn.New(&spawn.Config{
+		Root:       "/repo",                      // where local commands run
+		CommandEnv: []string{"GOFLAGS=-mod=mod"}, // the runtime's command environment
+		Targets:    map[string]spawn.Executor{"mac": remoteExecutor{}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	res, err := tool.Execute(ctx, call("!@mac xcodebuild -list"))
+	fmt.Println(res.Text, err)
+
+	_, err = tool.Execute(ctx, call("!@mac xcodebuild -scheme Nope"))
+	var failed *spawn.CommandError
+	if errors.As(err, &failed) {
+		fmt.Println(failed.End.ExitCode, "|", err)
+	}
+	// Output:
+	// Targets:
+	//     App <nil>
+	// 65 | spawn: the command on target mac exited with code 65
+	// xcodebuild: error: unknown scheme
 }

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/spawn"
-	"github.com/basis-go/basis/subprocess"
 )
 
 // envNames returns the variable names in env's output, sorted.
@@ -34,7 +34,7 @@ func TestModelWrittenCommandSeesOnlyTheAllowlist(t *testing.T) {
 	t.Setenv("HOME", "/home/tester")
 	t.Setenv("LANG", "C.UTF-8")
 	root := t.TempDir()
-	tool := newTool(t, spawn.Config{Root: root, CommandEnv: []string{"BASIS_RUNTIME_VALUE=from-runtime", "LANG=C"}})
+	tool := newTool(t, &spawn.Config{Root: root, CommandEnv: []string{"BASIS_RUNTIME_VALUE=from-runtime", "LANG=C"}})
 
 	res, err := tool.Execute(t.Context(), callOf("!env"))
 	if err != nil {
@@ -58,7 +58,7 @@ func TestModelWrittenCommandSeesOnlyTheAllowlist(t *testing.T) {
 
 func TestEnvironIsTheAmbientSourceAndCommandEnvWins(t *testing.T) {
 	root := t.TempDir()
-	tool := newTool(t, spawn.Config{
+	tool := newTool(t, &spawn.Config{
 		Root:       root,
 		Environ:    []string{"PATH=/usr/bin:/bin", "HOME=/ambient", "USER=amb", "AWS_SECRET_ACCESS_KEY=x", "TERM=dumb", "HOME=/ambient-later"},
 		CommandEnv: []string{"USER=runtime", "GOFLAGS=-mod=mod"},
@@ -79,7 +79,7 @@ func TestEnvironIsTheAmbientSourceAndCommandEnvWins(t *testing.T) {
 func TestShellMetacharactersReachShUnchanged(t *testing.T) {
 	root := t.TempDir()
 	body := `x='*'; printf '%s|' "a  b" 'c;d' \$HOME "$((2*3))" "$x" 'it'"'"'s' "back\\slash" && echo; echo "$x" | tr '*' '+' >&2; true || echo never`
-	tool := newTool(t, spawn.Config{Root: root, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	tool := newTool(t, &spawn.Config{Root: root, Environ: []string{"PATH=" + os.Getenv("PATH")}})
 	res, err := tool.Execute(t.Context(), callOf("!"+body))
 	if err != nil {
 		t.Fatal(err)
@@ -90,8 +90,8 @@ func TestShellMetacharactersReachShUnchanged(t *testing.T) {
 	}
 
 	// On a target the body arrives byte for byte as written after the name.
-	mac := &recordingExecutor{result: spawn.CommandResult{Outcome: exited(0)}}
-	tool = newTool(t, spawn.Config{CommandEnv: []string{"REGION=eu"}}, spawn.WithTarget("mac", mac))
+	mac := &recordingExecutor{result: spawn.CommandResult{End: exited(0)}}
+	tool = newTool(t, &spawn.Config{CommandEnv: []string{"REGION=eu"}, Targets: map[string]spawn.Executor{"mac": mac}})
 	if _, err := tool.Execute(t.Context(), callOf("!@mac "+body+"  \n")); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestShellMetacharactersReachShUnchanged(t *testing.T) {
 }
 
 func TestFailingCommandIsAToolErrorCarryingItsOutput(t *testing.T) {
-	tool := newTool(t, spawn.Config{Root: t.TempDir()})
+	tool := newTool(t, &spawn.Config{Root: t.TempDir()})
 	res, err := tool.Execute(t.Context(), callOf(`!sh -c 'echo out; echo err >&2; exit 4'`))
 	if err == nil {
 		t.Fatalf("a non-zero exit succeeded: %q", res.Text)
@@ -111,13 +111,12 @@ func TestFailingCommandIsAToolErrorCarryingItsOutput(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("error:\n%s\nwant\n%s", err, want)
 	}
-	var exit *subprocess.ExitError
-	if !errors.As(err, &exit) || exit.Outcome.Kind != subprocess.Exited || exit.Outcome.Code != 4 {
-		t.Errorf("error does not wrap an *ExitError with code 4: %#v", err)
-	}
 	var ce *spawn.CommandError
 	if !errors.As(err, &ce) || ce.Output != "stdout:\nout\nstderr:\nerr" {
-		t.Errorf("error is not a *CommandError with the output: %#v", err)
+		t.Fatalf("error is not a *CommandError with the output: %#v", err)
+	}
+	if diff := cmp.Diff(spawn.CommandEnd{ExitCode: 4}, ce.End, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("end (-want +got):\n%s", diff)
 	}
 
 	_, err = tool.Execute(t.Context(), callOf("!exit 3"))
@@ -125,13 +124,13 @@ func TestFailingCommandIsAToolErrorCarryingItsOutput(t *testing.T) {
 		t.Errorf("silent failure: %v", err)
 	}
 	_, err = tool.Execute(t.Context(), callOf("!kill -TERM $$"))
-	if !errors.As(err, &exit) || exit.Outcome.Kind != subprocess.Signaled || !strings.Contains(err.Error(), "killed by signal SIGTERM") {
+	if !errors.As(err, &ce) || ce.End.Signal != "SIGTERM" || ce.End.Success() || err.Error() != "spawn: the command was killed by signal SIGTERM and printed nothing" {
 		t.Errorf("signal: %v", err)
 	}
 }
 
 func TestSuccessfulResultText(t *testing.T) {
-	tool := newTool(t, spawn.Config{Root: t.TempDir()})
+	tool := newTool(t, &spawn.Config{Root: t.TempDir()})
 	tests := []struct{ body, want string }{
 		{"echo only-out", "only-out"},
 		{"echo only-err >&2", "only-err"},
@@ -151,7 +150,7 @@ func TestCommandRunsInTheWorkspaceRoot(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "marker"), []byte("here"), 0o644)
 	t.Chdir(t.TempDir()) // the process's own directory is elsewhere
-	tool := newTool(t, spawn.Config{Root: root})
+	tool := newTool(t, &spawn.Config{Root: root})
 	res, err := tool.Execute(t.Context(), callOf("!pwd; cat marker"))
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +162,7 @@ func TestCommandRunsInTheWorkspaceRoot(t *testing.T) {
 
 func TestBackgroundedSleepReturnsPromptlyAndLeavesNoProcess(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	tool := newTool(t, spawn.Config{Root: t.TempDir()})
+	tool := newTool(t, &spawn.Config{Root: t.TempDir()})
 	start := time.Now()
 	res, err := tool.Execute(t.Context(), callOf("!sleep 30 & echo $! > "+pidFile+"; echo started"))
 	elapsed := time.Since(start)
@@ -185,15 +184,15 @@ func TestBackgroundedSleepReturnsPromptlyAndLeavesNoProcess(t *testing.T) {
 }
 
 func TestCommandTimeout(t *testing.T) {
-	tool := newTool(t, spawn.Config{Root: t.TempDir(), CommandTimeout: 300 * time.Millisecond})
+	tool := newTool(t, &spawn.Config{Root: t.TempDir(), CommandTimeout: 300 * time.Millisecond})
 	start := time.Now()
 	_, err := tool.Execute(t.Context(), callOf("!echo before; sleep 30"))
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("returned after %v", d)
 	}
-	var exit *subprocess.ExitError
-	if !errors.As(err, &exit) || exit.Outcome.Kind != subprocess.TimedOut {
-		t.Fatalf("error %v, want a timed-out *ExitError", err)
+	var ce *spawn.CommandError
+	if !errors.As(err, &ce) || !ce.End.TimedOut {
+		t.Fatalf("error %v, want a timed-out *CommandError", err)
 	}
 	if want := "spawn: the command timed out after 300ms and was stopped\nbefore"; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
@@ -201,10 +200,10 @@ func TestCommandTimeout(t *testing.T) {
 }
 
 func TestCommandCouldNotStart(t *testing.T) {
-	tool := newTool(t, spawn.Config{Root: filepath.Join(t.TempDir(), "gone")})
+	tool := newTool(t, &spawn.Config{Root: filepath.Join(t.TempDir(), "gone")})
 	_, err := tool.Execute(t.Context(), callOf("!true"))
-	var exit *subprocess.ExitError
-	if !errors.As(err, &exit) || exit.Outcome.Kind != subprocess.StartFailed || !errors.Is(err, fs.ErrNotExist) {
+	var ce *spawn.CommandError
+	if !errors.As(err, &ce) || ce.End.StartErr == nil || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("error %v, want could-not-start wrapping ErrNotExist", err)
 	}
 	if want := "spawn: the command could not start: enter working directory: no such file or directory"; err.Error() != want {
@@ -213,7 +212,7 @@ func TestCommandCouldNotStart(t *testing.T) {
 }
 
 func TestOutputStreamsToProgressAndIsCapped(t *testing.T) {
-	tool := newTool(t, spawn.Config{Root: t.TempDir()})
+	tool := newTool(t, &spawn.Config{Root: t.TempDir()})
 	var progress lines
 	ctx := contract.WithProgress(t.Context(), progress.add)
 	res, err := tool.Execute(ctx, callOf("!echo one; echo two >&2; echo three"))
@@ -241,16 +240,111 @@ func TestOutputStreamsToProgressAndIsCapped(t *testing.T) {
 
 func TestExecutorFailureIsAToolError(t *testing.T) {
 	mac := &recordingExecutor{err: errors.New("connection refused")}
-	tool := newTool(t, spawn.Config{}, spawn.WithTarget("mac", mac))
+	tool := newTool(t, &spawn.Config{Targets: map[string]spawn.Executor{"mac": mac}})
 	_, err := tool.Execute(t.Context(), callOf("!@mac xcodebuild"))
 	if err == nil || err.Error() != "spawn: the command could not be run on target mac: connection refused" {
 		t.Errorf("error %v", err)
 	}
 	mac.err = nil
-	mac.result = spawn.CommandResult{Stdout: []byte("fail"), Outcome: exited(65)}
+	mac.result = spawn.CommandResult{Stdout: []byte("fail"), End: exited(65)}
 	_, err = tool.Execute(t.Context(), callOf("!@mac xcodebuild"))
-	var exit *subprocess.ExitError
-	if !errors.As(err, &exit) || exit.Outcome.Code != 65 || err.Error() != "spawn: the command on target mac exited with code 65\nfail" {
+	var ce *spawn.CommandError
+	if !errors.As(err, &ce) || ce.End.ExitCode != 65 || err.Error() != "spawn: the command on target mac exited with code 65\nfail" {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A shell resolves an empty, "." or relative PATH entry against its
+// working directory: the workspace, whose files a repository controls. A
+// repository's own ./ls must not run where a rule allowed ls.
+func TestLocalPathKeepsOnlyAbsoluteEntries(t *testing.T) {
+	root := t.TempDir()
+	writeScript(t, root, "ls", "touch PWNED; echo the repository ls\n")
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeScript(t, filepath.Join(root, "bin"), "ls", "touch PWNED; echo the repository ls\n")
+	for _, path := range []string{":/usr/bin:/bin", ".:/usr/bin:/bin", "bin:/usr/bin:/bin", "/usr/bin::/bin:"} {
+		tool := newTool(t, &spawn.Config{Root: root, Environ: []string{"PATH=" + path}})
+		res, err := tool.Execute(t.Context(), callOf("!ls"))
+		if err != nil {
+			t.Fatalf("PATH=%q: %v", path, err)
+		}
+		if strings.Contains(res.Text, "repository ls") {
+			t.Errorf("PATH=%q ran the repository's ls", path)
+		}
+		if _, err := os.Stat(filepath.Join(root, "PWNED")); err == nil {
+			t.Fatalf("PATH=%q: the repository's ls ran", path)
+		}
+		if want := "bin\nls"; res.Text != want {
+			t.Errorf("PATH=%q: the real ls printed %q, want %q", path, res.Text, want)
+		}
+	}
+
+	tests := []struct {
+		name       string
+		environ    []string
+		commandEnv []string
+		want       string
+	}{
+		{"leading empty entry", []string{"PATH=:/usr/bin:/bin"}, nil, "/usr/bin:/bin"},
+		{"dot and relative entries", []string{"PATH=.:bin:/usr/bin:./x:/bin:../y"}, nil, "/usr/bin:/bin"},
+		{"trailing and doubled colons", []string{"PATH=/usr/bin::/bin:"}, nil, "/usr/bin:/bin"},
+		{"only relative entries", []string{"PATH=.:bin"}, nil, spawn.DefaultPath},
+		{"empty", []string{"PATH="}, nil, spawn.DefaultPath},
+		{"unset: no shell's built-in PATH", []string{"HOME=/h"}, nil, spawn.DefaultPath},
+		{"the runtime's PATH is cut too", []string{"PATH=/usr/bin"}, []string{"PATH=tools:/opt/bin:"}, "/opt/bin"},
+	}
+	for _, tt := range tests {
+		tool := newTool(t, &spawn.Config{Root: root, Environ: tt.environ, CommandEnv: tt.commandEnv})
+		res, err := tool.Execute(t.Context(), callOf(`!echo "$PATH"`))
+		if err != nil || res.Text != tt.want {
+			t.Errorf("%s: PATH %q, %v; want %q", tt.name, res.Text, err, tt.want)
+		}
+	}
+}
+
+// What a host executor reports is spawn's own CommandEnd: any value it
+// builds, however incomplete, reads as words and never as a panic.
+func TestTargetResultsOfEveryKind(t *testing.T) {
+	unreachable := errors.New("xcodebuild: no such file")
+	tests := []struct {
+		name    string
+		end     spawn.CommandEnd
+		output  string
+		success bool
+		text    string
+	}{
+		{"zero value is a silent success", spawn.CommandEnd{}, "", true, ""},
+		{"exit code", spawn.CommandEnd{ExitCode: 2}, "", false, "spawn: the command on target mac exited with code 2 and printed nothing"},
+		{"signal", spawn.CommandEnd{Signal: "SIGKILL", ExitCode: 0}, "partial", false, "spawn: the command on target mac was killed by signal SIGKILL\npartial"},
+		{"timed out, with the signal that stopped it", spawn.CommandEnd{TimedOut: true, Signal: "SIGTERM"}, "", false, "spawn: the command on target mac timed out after 10m0s and was stopped"},
+		{"cancelled", spawn.CommandEnd{Canceled: true}, "", false, "spawn: the command on target mac was cancelled and stopped"},
+		{"could not start", spawn.CommandEnd{StartErr: unreachable, ExitCode: 127}, "", false, "spawn: the command on target mac could not start: xcodebuild: no such file"},
+	}
+	for _, tt := range tests {
+		mac := &recordingExecutor{result: spawn.CommandResult{Stdout: []byte(tt.output), End: tt.end}}
+		tool := newTool(t, &spawn.Config{Targets: map[string]spawn.Executor{"mac": mac}})
+		res, err := tool.Execute(t.Context(), callOf("!@mac xcodebuild"))
+		if tt.end.Success() != tt.success {
+			t.Errorf("%s: Success() = %v", tt.name, !tt.success)
+		}
+		if tt.success {
+			if err != nil || res.Text != "the command finished and printed nothing" {
+				t.Errorf("%s: %q, %v", tt.name, res.Text, err)
+			}
+			continue
+		}
+		var ce *spawn.CommandError
+		if !errors.As(err, &ce) || err.Error() != tt.text {
+			t.Errorf("%s: error %q, want %q", tt.name, err, tt.text)
+			continue
+		}
+		if diff := cmp.Diff(tt.end, ce.End, cmpopts.EquateErrors()); diff != "" {
+			t.Errorf("%s: end (-want +got):\n%s", tt.name, diff)
+		}
+		if errors.Is(err, unreachable) != (tt.end.StartErr != nil) {
+			t.Errorf("%s: errors.Is(err, the start error) = %v", tt.name, !(tt.end.StartErr != nil))
+		}
 	}
 }

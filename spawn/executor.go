@@ -2,7 +2,10 @@ package spawn
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/basis-go/basis/contract"
@@ -10,14 +13,14 @@ import (
 )
 
 // Executor runs command bodies somewhere: here (the local executor every
-// [Tool] has) or on a target a host registers with [WithTarget].
+// [Tool] has) or on a target a host registers in [Config.Targets].
 // Implementations must be safe for concurrent use.
 type Executor interface {
-	// RunCommand runs req.Body and reports how it ended. The outcome of a
-	// command that ran, or could not start, belongs in the result's
-	// Outcome; an error means the executor could not run anything at all
-	// (a target that cannot be reached, a request it cannot carry). Lines
-	// of output should go to [contract.Progress] as they arrive.
+	// RunCommand runs req.Body and reports how it ended. How a command
+	// that ran, or could not start, ended belongs in the result's End; an
+	// error means the executor could not run anything at all (a target
+	// that cannot be reached, a request it cannot carry). Lines of output
+	// should go to [contract.Progress] as they arrive.
 	RunCommand(ctx context.Context, req CommandRequest) (CommandResult, error)
 }
 
@@ -32,15 +35,18 @@ type CommandRequest struct {
 	// target's own choice) on a target.
 	Dir string
 	// Env is the command's whole environment. Here: the allowlisted
-	// ambient variables, then the runtime's command environment. On a
-	// target: the runtime's command environment only, since this machine's
-	// PATH and HOME say nothing about another.
+	// ambient variables, then the runtime's command environment, with PATH
+	// cut to its absolute entries. On a target: the runtime's command
+	// environment only, since this machine's PATH and HOME say nothing
+	// about another.
 	Env []string
 	// Timeout bounds the command.
 	Timeout time.Duration
 }
 
-// CommandResult is how a command ended and what it printed.
+// CommandResult is how a command ended and what it printed. It is spawn's
+// own type, so an executor on another machine needs nothing from the
+// package that runs programs here.
 type CommandResult struct {
 	// Stdout and Stderr are the captured output, up to the executor's
 	// limits.
@@ -48,8 +54,98 @@ type CommandResult struct {
 	// StdoutTruncated and StderrTruncated report that output past the
 	// limits was dropped.
 	StdoutTruncated, StderrTruncated bool
-	// Outcome says how the command ended; a success is an exit with code 0.
-	Outcome subprocess.Outcome
+	// End says how the command ended. Its zero value is an exit with code
+	// 0, a success.
+	End CommandEnd
+}
+
+// CommandEnd says how a command ended. Several fields may be set (a
+// command that timed out may also have died of the signal that stopped
+// it); the first of these that applies decides: StartErr, TimedOut,
+// Canceled, Signal, ExitCode. The zero value is an exit with code 0.
+type CommandEnd struct {
+	// StartErr, when not nil, says why the command could not start.
+	StartErr error
+	// TimedOut reports that the command's Timeout passed and it was
+	// stopped.
+	TimedOut bool
+	// Canceled reports that the call's context was cancelled and the
+	// command was stopped.
+	Canceled bool
+	// Signal, when not "", names the signal that killed the command, as
+	// "SIGSEGV".
+	Signal string
+	// ExitCode is the command's exit status when it exited.
+	ExitCode int
+}
+
+// how a command ended, in the order CommandEnd documents.
+type ending int
+
+const (
+	endExited ending = iota
+	endSignaled
+	endCanceled
+	endTimedOut
+	endStartFailed
+)
+
+func (e CommandEnd) how() ending {
+	switch {
+	case e.StartErr != nil:
+		return endStartFailed
+	case e.TimedOut:
+		return endTimedOut
+	case e.Canceled:
+		return endCanceled
+	case e.Signal != "":
+		return endSignaled
+	}
+	return endExited
+}
+
+// Success reports whether the command exited with code 0.
+func (e CommandEnd) Success() bool { return e.how() == endExited && e.ExitCode == 0 }
+
+// String says how the command ended in words: "exited with code 3",
+// "was killed by signal SIGSEGV", "timed out and was stopped", "was
+// cancelled and stopped", "could not start: ...". It is total: any value
+// an executor builds has words.
+func (e CommandEnd) String() string {
+	switch e.how() {
+	case endStartFailed:
+		return "could not start: " + e.StartErr.Error()
+	case endTimedOut:
+		return "timed out and was stopped"
+	case endCanceled:
+		return "was cancelled and stopped"
+	case endSignaled:
+		return "was killed by signal " + e.Signal
+	}
+	return fmt.Sprintf("exited with code %d", e.ExitCode)
+}
+
+// commandEnd translates how a local run ended.
+func commandEnd(o subprocess.Outcome) CommandEnd {
+	end := CommandEnd{ExitCode: o.Code}
+	if o.Signal != 0 {
+		end.Signal = subprocess.SignalName(o.Signal)
+	}
+	switch o.Kind {
+	case subprocess.Exited, subprocess.Signaled:
+	case subprocess.TimedOut:
+		end.TimedOut = true
+	case subprocess.Canceled:
+		end.Canceled = true
+	default:
+		// StartFailed, and any kind this package does not know: never a
+		// success, and never a nil reason.
+		end.StartErr = &subprocess.ExitError{Outcome: o}
+		if o.Err != nil {
+			end.StartErr = o.Err
+		}
+	}
+	return end
 }
 
 // ambientAllowlist is every ambient variable a local command sees: what
@@ -59,8 +155,14 @@ type CommandResult struct {
 // model-written commands.
 var ambientAllowlist = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TERM", "TMPDIR", "SHELL"}
 
+// DefaultPath is a local command's PATH when the one it would get has no
+// absolute entry (or there is none): a shell left without a PATH falls
+// back to a built-in one, which for bash may end in ".".
+const DefaultPath = "/usr/local/bin:/usr/bin:/bin"
+
 // localEnv is a local command's environment: the allowlisted entries of
-// ambient, then commandEnv (later wins).
+// ambient, then commandEnv (later wins), with PATH cut to its absolute
+// entries.
 func localEnv(ambient, commandEnv []string) []string {
 	if ambient == nil {
 		ambient = os.Environ()
@@ -71,7 +173,26 @@ func localEnv(ambient, commandEnv []string) []string {
 			kept = append(kept, name+"="+v)
 		}
 	}
-	return subprocess.MergeEnv(kept, commandEnv)
+	env := subprocess.MergeEnv(kept, commandEnv)
+	path, _ := subprocess.LookupEnv(env, "PATH")
+	return subprocess.MergeEnv(env, []string{"PATH=" + absolutePath(path)})
+}
+
+// absolutePath keeps the absolute entries of a PATH value. An empty entry,
+// ".", or any relative one is resolved by the shell against the working
+// directory — the workspace, whose files a repository controls — so a
+// repository's ./ls would run where a rule allowed ls.
+func absolutePath(path string) string {
+	var kept []string
+	for _, dir := range strings.Split(path, ":") {
+		if filepath.IsAbs(dir) {
+			kept = append(kept, dir)
+		}
+	}
+	if len(kept) == 0 {
+		return DefaultPath
+	}
+	return strings.Join(kept, ":")
 }
 
 // localExecutor runs commands on this machine with /bin/sh -c.
@@ -100,6 +221,6 @@ func (localExecutor) RunCommand(ctx context.Context, req CommandRequest) (Comman
 		Stderr:          res.Stderr,
 		StdoutTruncated: res.StdoutTruncated,
 		StderrTruncated: res.StderrTruncated,
-		Outcome:         res.Outcome,
+		End:             commandEnd(res.Outcome),
 	}, nil
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/spawn"
-	"github.com/basis-go/basis/subprocess"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -48,9 +47,9 @@ func callOf(s string) contract.Call {
 }
 
 // newTool builds a tool or fails the test.
-func newTool(t testing.TB, cfg spawn.Config, opts ...spawn.Option) *spawn.Tool {
+func newTool(t testing.TB, cfg *spawn.Config) *spawn.Tool {
 	t.Helper()
-	tool, err := spawn.New(cfg, opts...)
+	tool, err := spawn.New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -79,8 +78,8 @@ func (e *recordingExecutor) calls() []spawn.CommandRequest {
 	return append([]spawn.CommandRequest(nil), e.requests...)
 }
 
-func exited(code int) subprocess.Outcome {
-	return subprocess.Outcome{Kind: subprocess.Exited, Code: code}
+func exited(code int) spawn.CommandEnd {
+	return spawn.CommandEnd{ExitCode: code}
 }
 
 // recordingDelegator records each task and the depth it was delegated at.

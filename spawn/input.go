@@ -81,8 +81,9 @@ const (
 //
 // An empty input, "!" or "!@" alone, a space right after "!@", a target
 // with no command, a target name outside those characters or longer than
-// 64, and a NUL byte anywhere are refused: an *[InputError] that shows the
-// working form.
+// 64, a NUL byte anywhere, and a command past [MaxBodyBytes] or
+// [MaxBodyNesting] are refused: an *[InputError] that shows the working
+// form and wraps [contract.ErrInvalidInput].
 func Parse(input string) (Input, error) {
 	s := strings.TrimSpace(input)
 	switch {
@@ -101,9 +102,19 @@ func Parse(input string) (Input, error) {
 		if body == "" {
 			return Input{}, inputError(`"!" alone is not a command`, fmt.Sprintf("%q: the command right after the \"!\"", exampleCommand))
 		}
-		return Input{Mode: ModeCommand, Body: body}, nil
+		return checkBounds(Input{Mode: ModeCommand, Body: body})
 	}
 	return Input{Mode: ModeAgent, Body: s}, nil
+}
+
+// checkBounds refuses a command body past [MaxBodyBytes] or
+// [MaxBodyNesting] before any shell parser — the analysis's or
+// /bin/sh's — reads it.
+func checkBounds(in Input) (Input, error) {
+	if problem := boundsProblem(in.Body); problem != "" {
+		return Input{}, inputError(problem, fmt.Sprintf("a shorter, flatter command, as in %q, or put the work in a script and run that", exampleCommand))
+	}
+	return in, nil
 }
 
 // parseTarget parses what follows "!@": a target name, whitespace, a command.
@@ -132,5 +143,5 @@ func parseTarget(rest string) (Input, error) {
 	if name == LocalTarget {
 		name = ""
 	}
-	return Input{Mode: ModeCommand, Body: body, Target: name}, nil
+	return checkBounds(Input{Mode: ModeCommand, Body: body, Target: name})
 }

@@ -47,6 +47,10 @@ var parseCases = []struct {
 	{"multi-line task", "first\nsecond", task("first\nsecond")},
 	{"bang later in a task", "say hi!", task("say hi!")},
 	{"at without bang is a task", "@mac ls", task("@mac ls")},
+	{"command at the size bound", "!" + strings.Repeat("x", spawn.MaxBodyBytes), command(strings.Repeat("x", spawn.MaxBodyBytes))},
+	{"command at the nesting bound", "!" + strings.Repeat("(", 64) + "ls" + strings.Repeat(")", 64) + strings.Repeat(" (ls)", 100),
+		command(strings.Repeat("(", 64) + "ls" + strings.Repeat(")", 64) + strings.Repeat(" (ls)", 100))},
+	{"a task is not bounded: no shell parses it", strings.Repeat("(", 100_000), task(strings.Repeat("(", 100_000))},
 }
 
 func TestParse(t *testing.T) {
@@ -86,13 +90,19 @@ func TestParseRefusalsShowTheWorkingForm(t *testing.T) {
 		{"bad target name", "!@my.mac ls", `"my.mac" may hold only`, `"!@mac xcodebuild -list"`},
 		{"target name too long", "!@" + strings.Repeat("m", 65) + " ls", "65 characters is too long", `"!@mac xcodebuild -list"`},
 		{"NUL", "!echo a\x00b", "NUL byte", `"!go test ./..."`},
+		// Bounds, checked before any parser: 600,000 nested parentheses
+		// once overflowed the parser's stack, a fatal error.
+		{"command past 64 KiB", "!" + strings.Repeat("(", 600_000) + "ls" + strings.Repeat(")", 600_000), "1200002 bytes; the limit is 65536 bytes (64 KiB)", "script"},
+		{"command on a target past 64 KiB", "!@mac echo " + strings.Repeat("x", spawn.MaxBodyBytes), "the limit is 65536 bytes", "script"},
+		{"command nested too deep", "!" + strings.Repeat("(", 65) + "ls" + strings.Repeat(")", 65), "more than 64 deep", "script"},
+		{"command nested too deep in quotes", "!echo '" + strings.Repeat("{", 65) + "'", "more than 64 deep", "script"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := spawn.Parse(tt.input)
 			var ie *spawn.InputError
-			if !errors.Is(err, spawn.ErrInvalidInput) || !errors.As(err, &ie) {
-				t.Fatalf("Parse(%q) = %+v, %v; want an *InputError wrapping ErrInvalidInput", tt.input, got, err)
+			if !errors.Is(err, spawn.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) || !errors.As(err, &ie) {
+				t.Fatalf("Parse(%.80q) = %+v, %v; want an *InputError wrapping ErrInvalidInput and contract.ErrInvalidInput", tt.input, got, err)
 			}
 			if !strings.Contains(ie.Problem, tt.problem) {
 				t.Errorf("problem %q does not say %q", ie.Problem, tt.problem)

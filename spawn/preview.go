@@ -3,6 +3,7 @@ package spawn
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -103,6 +104,10 @@ type subject struct {
 	Cwd      string     `json:"cwd"`
 	Mode     string     `json:"mode"`
 	Target   string     `json:"target"`
+	// Unanalysable is why a command's Commands is null, so a rule, an
+	// approver or a person can say why no rule could allow it. Absent when
+	// the commands are listed, and for a task.
+	Unanalysable string `json:"unanalysable,omitempty"`
 }
 
 func (p plan) preview() (contract.Preview, error) {
@@ -110,7 +115,13 @@ func (p plan) preview() (contract.Preview, error) {
 	var preview contract.Preview
 	switch p.in.Mode {
 	case ModeCommand:
-		s.Commands, _ = AnalyzeCommands(p.in.Body) // nil, JSON null, when unanalysable
+		var err error
+		s.Commands, err = AnalyzeCommands(p.in.Body) // nil, JSON null, when unanalysable
+		if why, ok := errors.AsType[*UnanalysableError](err); ok {
+			s.Unanalysable = why.Reason
+		} else if err != nil {
+			s.Unanalysable = err.Error()
+		}
 		preview = contract.Preview{
 			SideEffect:   contract.SideEffectProcess,
 			Capabilities: []contract.Capability{contract.CapabilityProcessExec, contract.CapabilityFilesystemWrite},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -20,10 +21,10 @@ import (
 // nothing in these tests runs a local command with it.
 func workspaceTool(t *testing.T) (*spawn.Tool, *recordingExecutor, *recordingDelegator) {
 	t.Helper()
-	mac := &recordingExecutor{result: spawn.CommandResult{Stdout: []byte("ok\n"), Outcome: exited(0)}}
+	mac := &recordingExecutor{result: spawn.CommandResult{Stdout: []byte("ok\n"), End: exited(0)}}
 	delegator := &recordingDelegator{answer: "done"}
-	tool := newTool(t, spawn.Config{Root: "/repo", Delegator: delegator},
-		spawn.WithTarget("mac", mac), spawn.WithTarget("linux", &recordingExecutor{}))
+	tool := newTool(t, &spawn.Config{Root: "/repo", Delegator: delegator,
+		Targets: map[string]spawn.Executor{"mac": mac, "linux": &recordingExecutor{}}})
 	return tool, mac, delegator
 }
 
@@ -74,11 +75,19 @@ func TestPreviewSubjectShape(t *testing.T) {
 		},
 		{
 			input:   "!echo $(id)",
-			subject: map[string]any{"body": "echo $(id)", "commands": nil, "cwd": "/repo", "mode": "command", "target": "local"},
+			subject: map[string]any{"body": "echo $(id)", "commands": nil, "cwd": "/repo", "mode": "command", "target": "local", "unanalysable": "a word has a command substitution $(...) or `...`"},
 			effect:  contract.SideEffectProcess,
 			caps:    []contract.Capability{contract.CapabilityProcessExec, contract.CapabilityFilesystemWrite},
 			dir:     "/repo",
 			summary: `run "echo $(id)" in /repo`,
+		},
+		{
+			input:   "!x+=1 touch PWNED",
+			subject: map[string]any{"body": "x+=1 touch PWNED", "commands": nil, "cwd": "/repo", "mode": "command", "target": "local", "unanalysable": `its command name "x+=1" holds an =: bash reads x+=1 or a[0]=x as a variable assignment where dash runs a program of that name`},
+			effect:  contract.SideEffectProcess,
+			caps:    []contract.Capability{contract.CapabilityProcessExec, contract.CapabilityFilesystemWrite},
+			dir:     "/repo",
+			summary: `run "x+=1 touch PWNED" in /repo`,
 		},
 		{
 			input:   "!@mac xcodebuild",
@@ -143,13 +152,13 @@ func TestPreviewForTargetNamesTheTarget(t *testing.T) {
 }
 
 func TestRefusedAtThePreviewAndAgainAtExecute(t *testing.T) {
-	mac := &recordingExecutor{result: spawn.CommandResult{Outcome: exited(0)}}
+	mac := &recordingExecutor{result: spawn.CommandResult{End: exited(0)}}
 	delegator := &recordingDelegator{answer: "done"}
-	withTargets := []spawn.Option{spawn.WithTarget("mac", mac), spawn.WithTarget("linux", mac)}
+	withTargets := map[string]spawn.Executor{"mac": mac, "linux": mac}
 	tests := []struct {
 		name   string
 		cfg    spawn.Config
-		opts   []spawn.Option
+		opts   map[string]spawn.Executor
 		depth  int
 		input  string
 		reason error
@@ -174,14 +183,18 @@ func TestRefusedAtThePreviewAndAgainAtExecute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool := newTool(t, tt.cfg, tt.opts...)
+			tt.cfg.Targets = tt.opts
+			tool := newTool(t, &tt.cfg)
 			ctx := contract.WithDelegationDepth(t.Context(), tt.depth)
 			_, perr := tool.AuthorizationPreview(ctx, callOf(tt.input))
 			_, xerr := tool.Execute(ctx, callOf(tt.input))
 			for _, err := range []error{perr, xerr} {
 				var refusal *spawn.Refusal
-				if !errors.As(err, &refusal) || !errors.Is(err, tt.reason) {
-					t.Fatalf("error = %v, want a *Refusal for %v", err, tt.reason)
+				if !errors.As(err, &refusal) || !errors.Is(err, tt.reason) || !errors.Is(err, contract.ErrRefused) {
+					t.Fatalf("error = %v, want a *Refusal for %v wrapping contract.ErrRefused", err, tt.reason)
+				}
+				if errors.Is(err, contract.ErrInvalidInput) {
+					t.Errorf("refusal %v also claims the input was invalid", err)
 				}
 				for _, s := range tt.says {
 					if !strings.Contains(err.Error(), s) {
@@ -197,9 +210,9 @@ func TestRefusedAtThePreviewAndAgainAtExecute(t *testing.T) {
 }
 
 func TestDepthBoundRefusesTasksNeverCommands(t *testing.T) {
-	mac := &recordingExecutor{result: spawn.CommandResult{Stdout: []byte("built"), Outcome: exited(0)}}
+	mac := &recordingExecutor{result: spawn.CommandResult{Stdout: []byte("built"), End: exited(0)}}
 	delegator := &recordingDelegator{answer: "done"}
-	tool := newTool(t, spawn.Config{Root: t.TempDir(), Delegator: delegator}, spawn.WithTarget("mac", mac))
+	tool := newTool(t, &spawn.Config{Root: t.TempDir(), Delegator: delegator, Targets: map[string]spawn.Executor{"mac": mac}})
 	for depth := range 5 {
 		ctx := contract.WithDelegationDepth(t.Context(), depth)
 		_, err := tool.AuthorizationPreview(ctx, callOf("fix the bug"))
@@ -219,7 +232,7 @@ func TestDepthBoundRefusesTasksNeverCommands(t *testing.T) {
 
 func TestTaskIsDelegatedOneLevelDeeper(t *testing.T) {
 	delegator := &recordingDelegator{answer: "the config is parsed in load.go\n"}
-	tool := newTool(t, spawn.Config{Delegator: delegator})
+	tool := newTool(t, &spawn.Config{Delegator: delegator})
 	res, err := tool.Execute(contract.WithDelegationDepth(t.Context(), 1), callOf("  !!where is the config parsed?  "))
 	if err != nil {
 		t.Fatal(err)
@@ -234,11 +247,11 @@ func TestTaskIsDelegatedOneLevelDeeper(t *testing.T) {
 		t.Errorf("the delegate's depth (-want +got):\n%s", diff)
 	}
 
-	silent := newTool(t, spawn.Config{Delegator: &recordingDelegator{answer: " \n"}})
+	silent := newTool(t, &spawn.Config{Delegator: &recordingDelegator{answer: " \n"}})
 	if res, err := silent.Execute(t.Context(), callOf("task")); err != nil || res.Text != "the subagent finished and answered nothing" {
 		t.Errorf("empty answer: %q, %v", res.Text, err)
 	}
-	failing := newTool(t, spawn.Config{Delegator: &recordingDelegator{err: errors.New("model overloaded")}})
+	failing := newTool(t, &spawn.Config{Delegator: &recordingDelegator{err: errors.New("model overloaded")}})
 	if _, err := failing.Execute(t.Context(), callOf("task")); err == nil || !strings.Contains(err.Error(), "the subagent did not answer: model overloaded") {
 		t.Errorf("delegator error: %v", err)
 	}
@@ -246,7 +259,12 @@ func TestTaskIsDelegatedOneLevelDeeper(t *testing.T) {
 
 func TestArgumentsRefusedShowTheWorkingForm(t *testing.T) {
 	tool, mac, _ := workspaceTool(t)
-	for _, raw := range []string{`{}`, `{"input": 3}`, `{"input": null}`, `{"input": "!ls", "extra": 1}`, `[]`, `"!ls"`, `{"input": "!ls"} {}`, ``, `{"input": ""}`} {
+	for _, raw := range []string{`{}`, `{"input": 3}`, `{"input": null}`, `{"input": "!ls", "extra": 1}`, `[]`, `"!ls"`, `{"input": "!ls"} {}`, ``, `{"input": ""}`,
+		// Readers disagree on these: the first or the last key, exact or
+		// case-insensitive names.
+		`{"input": "!ls", "input": "!rm -rf ~"}`, `{"Input": "!ls"}`, `{"input": "!ls", "INPUT": "!rm -rf ~"}`,
+		`{"input": "!ls", "x": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+	} {
 		for _, run := range []func(context.Context, contract.Call) error{
 			func(ctx context.Context, c contract.Call) error {
 				_, err := tool.AuthorizationPreview(ctx, c)
@@ -256,8 +274,8 @@ func TestArgumentsRefusedShowTheWorkingForm(t *testing.T) {
 		} {
 			err := run(t.Context(), contract.Call{Input: json.RawMessage(raw)})
 			var ie *spawn.InputError
-			if !errors.As(err, &ie) || !errors.Is(err, spawn.ErrInvalidInput) {
-				t.Errorf("arguments %s: error %v, want an *InputError", raw, err)
+			if !errors.As(err, &ie) || !errors.Is(err, spawn.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
+				t.Errorf("arguments %s: error %v, want an *InputError wrapping contract.ErrInvalidInput", raw, err)
 				continue
 			}
 			if !strings.Contains(err.Error(), `"!go test ./..."`) {
@@ -275,22 +293,22 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  spawn.Config
-		opts []spawn.Option
 		is   error
 		says string
 	}{
-		{"local is reserved", spawn.Config{}, []spawn.Option{spawn.WithTarget("local", exec)}, spawn.ErrInvalidTarget, `"local" is the word for running here`},
-		{"invalid name", spawn.Config{}, []spawn.Option{spawn.WithTarget("my mac", exec)}, spawn.ErrInvalidTarget, "A-Z a-z 0-9 _ -"},
-		{"empty name", spawn.Config{}, []spawn.Option{spawn.WithTarget("", exec)}, spawn.ErrInvalidTarget, "A-Z a-z 0-9 _ -"},
-		{"nil executor", spawn.Config{}, []spawn.Option{spawn.WithTarget("mac", nil)}, spawn.ErrInvalidTarget, "no executor"},
-		{"registered twice", spawn.Config{}, []spawn.Option{spawn.WithTarget("mac", exec), spawn.WithTarget("mac", exec)}, spawn.ErrInvalidTarget, "twice"},
-		{"negative depth", spawn.Config{MaxDepth: -1}, nil, spawn.ErrInvalidConfig, "must not be negative"},
-		{"negative timeout", spawn.Config{CommandTimeout: -time.Second}, nil, spawn.ErrInvalidConfig, "must not be negative"},
-		{"command env without =", spawn.Config{CommandEnv: []string{"A=1", "TOKEN-SECRET"}}, nil, spawn.ErrInvalidConfig, "entry 1 is not NAME=value"},
-		{"command env with NUL", spawn.Config{CommandEnv: []string{"TOKEN=SECRET\x00"}}, nil, spawn.ErrInvalidConfig, "entry 0 is not NAME=value"},
+		{"local is reserved", spawn.Config{Targets: map[string]spawn.Executor{"local": exec}}, spawn.ErrInvalidTarget, `"local" is the word for running here`},
+		{"local is reserved in any case", spawn.Config{Targets: map[string]spawn.Executor{"Local": exec}}, spawn.ErrInvalidTarget, `"local" is the word for running here`},
+		{"invalid name", spawn.Config{Targets: map[string]spawn.Executor{"my mac": exec}}, spawn.ErrInvalidTarget, "A-Z a-z 0-9 _ -"},
+		{"empty name", spawn.Config{Targets: map[string]spawn.Executor{"": exec}}, spawn.ErrInvalidTarget, "A-Z a-z 0-9 _ -"},
+		{"nil executor", spawn.Config{Targets: map[string]spawn.Executor{"mac": nil}}, spawn.ErrInvalidTarget, "no executor"},
+		{"first bad name in order", spawn.Config{Targets: map[string]spawn.Executor{"z z": exec, "a a": exec}}, spawn.ErrInvalidTarget, `"a a"`},
+		{"negative depth", spawn.Config{MaxDepth: -1}, spawn.ErrInvalidConfig, "must not be negative"},
+		{"negative timeout", spawn.Config{CommandTimeout: -time.Second}, spawn.ErrInvalidConfig, "must not be negative"},
+		{"command env without =", spawn.Config{CommandEnv: []string{"A=1", "TOKEN-SECRET"}}, spawn.ErrInvalidConfig, "entry 1 is not NAME=value"},
+		{"command env with NUL", spawn.Config{CommandEnv: []string{"TOKEN=SECRET\x00"}}, spawn.ErrInvalidConfig, "entry 0 is not NAME=value"},
 	}
 	for _, tt := range tests {
-		tool, err := spawn.New(tt.cfg, tt.opts...)
+		tool, err := spawn.New(&tt.cfg)
 		if tool != nil || !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("%s: New = %v, %v; want %v saying %q", tt.name, tool, err, tt.is, tt.says)
 		}
@@ -301,9 +319,9 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 }
 
 func TestDescriptor(t *testing.T) {
-	tool := newTool(t, spawn.Config{CommandTimeout: time.Minute, Delegator: &recordingDelegator{}})
+	tool := newTool(t, &spawn.Config{CommandTimeout: time.Minute, Delegator: &recordingDelegator{}})
 	d := tool.Descriptor()
-	if d.Name != "spawn" || spawn.Name != "spawn" || d.Binding != contract.BindingSpawn {
+	if d.Name != contract.SpawnName || d.Binding != contract.BindingSpawn {
 		t.Errorf("name %q, binding %q", d.Name, d.Binding)
 	}
 	if d.SideEffect != contract.SideEffectProcess || d.Parallel {
@@ -332,7 +350,7 @@ func TestDescriptor(t *testing.T) {
 		t.Errorf("schema %s, want one required string input", d.InputSchema)
 	}
 
-	off := newTool(t, spawn.Config{NoShell: true}).Descriptor()
+	off := newTool(t, &spawn.Config{NoShell: true}).Descriptor()
 	if off.SideEffect != contract.SideEffectProcess || len(off.Capabilities) != 0 {
 		t.Errorf("with commands off and no delegator: %v %v", off.SideEffect, off.Capabilities)
 	}
@@ -343,27 +361,92 @@ func TestDescriptionTeachesTheConvention(t *testing.T) {
 	tests := []struct {
 		golden string
 		cfg    spawn.Config
-		opts   []spawn.Option
 	}{
-		{"description.golden", spawn.Config{Delegator: &recordingDelegator{}}, nil},
-		{"description-targets.golden", spawn.Config{Delegator: &recordingDelegator{}},
-			[]spawn.Option{spawn.WithTarget("mac", exec), spawn.WithTarget("linux-ci", exec), spawn.WithTarget("arm_box", exec)}},
-		{"description-commands-only.golden", spawn.Config{CommandTimeout: 90 * time.Second}, nil},
-		{"description-tasks-only.golden", spawn.Config{NoShell: true, Delegator: &recordingDelegator{}}, []spawn.Option{spawn.WithTarget("mac", exec)}},
+		{"description.golden", spawn.Config{Delegator: &recordingDelegator{}}},
+		{"description-targets.golden", spawn.Config{Delegator: &recordingDelegator{},
+			Targets: map[string]spawn.Executor{"mac": exec, "linux-ci": exec, "arm_box": exec}}},
+		{"description-commands-only.golden", spawn.Config{CommandTimeout: 90 * time.Second}},
+		{"description-tasks-only.golden", spawn.Config{NoShell: true, Delegator: &recordingDelegator{}, Targets: map[string]spawn.Executor{"mac": exec}}},
 	}
 	for _, tt := range tests {
-		desc := newTool(t, tt.cfg, tt.opts...).Descriptor().Description
+		desc := newTool(t, &tt.cfg).Descriptor().Description
 		golden(t, tt.golden, desc)
 		teachesTargets := strings.Contains(desc, "!@")
-		if want := len(tt.opts) > 0 && !tt.cfg.NoShell; teachesTargets != want {
+		if want := len(tt.cfg.Targets) > 0 && !tt.cfg.NoShell; teachesTargets != want {
 			t.Errorf("%s: teaches !@ = %v, want %v", tt.golden, teachesTargets, want)
 		}
 		if !strings.Contains(desc, `"!go test ./..."`) || !strings.Contains(desc, `"Find where the config file is parsed and summarise it"`) {
 			t.Errorf("%s: no example of each mode", tt.golden)
 		}
 	}
-	desc := newTool(t, spawn.Config{}, spawn.WithTarget("mac", exec), spawn.WithTarget("linux-ci", exec)).Descriptor().Description
+	desc := newTool(t, &spawn.Config{Targets: map[string]spawn.Executor{"mac": exec, "linux-ci": exec}}).Descriptor().Description
 	if !strings.Contains(desc, "Targets: linux-ci, mac.") {
 		t.Errorf("target names are not listed sorted: %s", desc)
+	}
+}
+
+// A body that would take a shell parser past Go's stack limit — a fatal
+// error no recover catches, so an embedding host would die too — is
+// refused before any parser sees it, by the preview, by Execute and by the
+// analysis itself.
+func TestBoundsAreCheckedBeforeAnyParser(t *testing.T) {
+	tool, mac, _ := workspaceTool(t)
+	deep := strings.Repeat("(", 600_000) + "ls" + strings.Repeat(")", 600_000)
+	for _, input := range []string{"!" + deep, "!@mac " + deep} {
+		_, perr := tool.AuthorizationPreview(t.Context(), callOf(input))
+		_, xerr := tool.Execute(t.Context(), callOf(input))
+		for _, err := range []error{perr, xerr} {
+			if !errors.Is(err, contract.ErrInvalidInput) || !strings.Contains(err.Error(), "the limit is 65536 bytes (64 KiB)") {
+				t.Errorf("%.10q...: error %v, want invalid input naming the bound", input, err)
+			}
+		}
+	}
+	if len(mac.calls()) != 0 {
+		t.Error("a body past the bound was sent to a target")
+	}
+	tests := []struct {
+		body string
+		says string
+	}{
+		{deep, "the limit is 65536 bytes (64 KiB)"},
+		{strings.Repeat("$(", 5000) + "ls" + strings.Repeat(")", 5000), "more than 64 deep"},
+		{strings.Repeat("{ ", 65) + "ls;" + strings.Repeat(" }", 65), "more than 64 deep"},
+	}
+	for _, tt := range tests {
+		got, err := spawn.AnalyzeCommands(tt.body)
+		var ue *spawn.UnanalysableError
+		if got != nil || !errors.As(err, &ue) || !strings.Contains(ue.Reason, tt.says) {
+			t.Errorf("AnalyzeCommands(%.12q...) = %q, %v; want unanalysable saying %q", tt.body, got, err, tt.says)
+		}
+	}
+	// Quoted closers lower the nesting count, so these 64 KiB bodies reach
+	// the parser: the size bound alone must keep it from the stack limit
+	// (a failure here is a crash of the test binary, not an error).
+	for _, unit := range []string{"( ')' ", "$( ')' ", `"$(echo ")" `, "{ '}' ", "$(( (", "`'`'"} {
+		body := strings.Repeat(unit, spawn.MaxBodyBytes/len(unit))
+		if got, err := spawn.AnalyzeCommands(body); !errors.Is(err, spawn.ErrUnanalysable) {
+			t.Errorf("AnalyzeCommands(%q repeated) = %q, %v; want unanalysable", unit, got, err)
+		}
+	}
+}
+
+func TestNewWithNilConfigUsesTheDefaults(t *testing.T) {
+	tool, err := spawn.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tool.AuthorizationPreview(t.Context(), callOf("!ls"))
+	if err != nil || p.Dir != wd {
+		t.Errorf("preview %+v, %v; want a command here, in %s", p, err, wd)
+	}
+	if d := tool.Descriptor(); d.Timeout <= spawn.DefaultCommandTimeout || strings.Contains(d.Description, "!@") {
+		t.Errorf("descriptor timeout %v, description teaches targets: %v", d.Timeout, strings.Contains(d.Description, "!@"))
+	}
+	if _, err := tool.AuthorizationPreview(t.Context(), callOf("fix it")); !errors.Is(err, spawn.ErrNoDelegator) {
+		t.Errorf("a task with no delegator: %v", err)
 	}
 }

@@ -1,12 +1,11 @@
 package spawn
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,9 +14,6 @@ import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/subprocess"
 )
-
-// Name is the tool's name; the runtime reserves it.
-const Name = "spawn"
 
 // DepthEnv carries the delegation depth to a delegate that is a process:
 // [CommandDelegator] sets it, and basis reads it from its own environment
@@ -45,7 +41,9 @@ type Config struct {
 	// made absolute then.
 	Root string
 	// CommandEnv is the runtime's command environment ("NAME=value"),
-	// added on top of the allowlisted ambient variables; later wins.
+	// added on top of the allowlisted ambient variables; later wins. A
+	// local command's PATH, wherever it came from, keeps only its absolute
+	// entries ([DefaultPath] when none is left).
 	CommandEnv []string
 	// Environ is the ambient environment the allowlist is taken from; nil
 	// reads os.Environ() at each call.
@@ -61,31 +59,11 @@ type Config struct {
 	MaxDepth int
 	// CommandTimeout bounds each command. 0 means [DefaultCommandTimeout].
 	CommandTimeout time.Duration
-}
-
-// Option adjusts a [Tool] being built by [New].
-type Option func(*Tool) error
-
-// WithTarget registers an executor under name, so "!@name cmd" runs cmd
-// there. The name is 1 to 64 of A-Z a-z 0-9 _ -, and not [LocalTarget],
-// which always means here; registering such a name, a name twice, or a nil
-// executor makes [New] fail with an error wrapping [ErrInvalidTarget].
-func WithTarget(name string, e Executor) Option {
-	return func(t *Tool) error {
-		switch {
-		case !contract.ValidName(name):
-			return fmt.Errorf("%w: a target name is 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidTarget, contract.MaxNameLen)
-		case name == LocalTarget:
-			return fmt.Errorf("%w: %q is the word for running here and cannot name a target", ErrInvalidTarget, LocalTarget)
-		case e == nil:
-			return fmt.Errorf("%w: target %q has no executor", ErrInvalidTarget, name)
-		}
-		if _, dup := t.targets[name]; dup {
-			return fmt.Errorf("%w: target %q is registered twice", ErrInvalidTarget, name)
-		}
-		t.targets[name] = e
-		return nil
-	}
+	// Targets are the executors "!@name cmd" runs on, by name. A name is 1
+	// to 64 of A-Z a-z 0-9 _ -, and not [LocalTarget] in any letter case
+	// (it always means here); such a name, or a nil executor, makes [New] fail with an error
+	// wrapping [ErrInvalidTarget]. The map is copied.
+	Targets map[string]Executor
 }
 
 // Tool is the spawn tool: the model's one route to a shell command and to
@@ -107,10 +85,15 @@ type Tool struct {
 
 var _ contract.ExecutableTool = (*Tool)(nil)
 
-// New builds the tool. A negative MaxDepth or CommandTimeout, or a
-// CommandEnv entry that is not NAME=value, is an error wrapping
-// [ErrInvalidConfig]; a bad target registration wraps [ErrInvalidTarget].
-func New(cfg Config, opts ...Option) (*Tool, error) {
+// New builds the tool from cfg; a nil cfg is the zero Config (commands
+// run in this process's working directory, no delegator, no targets). A
+// negative MaxDepth or CommandTimeout, or a CommandEnv entry that is not
+// NAME=value, is an error wrapping [ErrInvalidConfig]; a target that
+// cannot be registered wraps [ErrInvalidTarget].
+func New(cfg *Config) (*Tool, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
 	if cfg.MaxDepth < 0 || cfg.CommandTimeout < 0 {
 		return nil, fmt.Errorf("%w: MaxDepth and CommandTimeout must not be negative", ErrInvalidConfig)
 	}
@@ -134,17 +117,24 @@ func New(cfg Config, opts ...Option) (*Tool, error) {
 		maxDepth:   cmp.Or(cfg.MaxDepth, DefaultMaxDepth),
 		timeout:    cmp.Or(cfg.CommandTimeout, DefaultCommandTimeout),
 		local:      localExecutor{},
-		targets:    map[string]Executor{},
+		targets:    make(map[string]Executor, len(cfg.Targets)),
 	}
-	for _, opt := range opts {
-		if err := opt(t); err != nil {
-			return nil, err
+	// In sorted order, so the error for several bad names is always the
+	// same one.
+	names := slices.Sorted(maps.Keys(cfg.Targets))
+	for _, name := range names {
+		e := cfg.Targets[name]
+		switch {
+		case !contract.ValidName(name):
+			return nil, fmt.Errorf("%w: %q: a target name is 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidTarget, name, contract.MaxNameLen)
+		case strings.EqualFold(name, LocalTarget):
+			return nil, fmt.Errorf("%w: %q is the word for running here and cannot name a target, in any letter case", ErrInvalidTarget, LocalTarget)
+		case e == nil:
+			return nil, fmt.Errorf("%w: target %q has no executor", ErrInvalidTarget, name)
 		}
+		t.targets[name] = e
 	}
-	for name := range t.targets {
-		t.names = append(t.names, name)
-	}
-	slices.Sort(t.names)
+	t.names = names
 	t.descriptor = t.describe()
 	return t, nil
 }
@@ -161,10 +151,14 @@ func (t *Tool) Descriptor() contract.Descriptor {
 // AuthorizationPreview parses the call's input once and says what it would
 // do. Its Subject is canonical JSON with the keys body, commands (see
 // [AnalyzeCommands]; null when unanalysable and for a task), cwd, mode
-// ("command" or "agent") and target ([LocalTarget] when none). An unknown
-// target, commands switched off, a task with no delegator and a task at
-// the depth bound are refused here, as a *[Refusal], so no approver is
-// ever asked about them.
+// ("command" or "agent") and target ([LocalTarget] when none); when a
+// command's commands is null, the key unanalysable says why (the
+// [UnanalysableError]'s Reason), so a denial can say what stopped every
+// rule. An unknown target, commands switched off, a task with no delegator
+// and a task at the depth bound are refused here, as a *[Refusal] wrapping
+// [contract.ErrRefused], so no approver is ever asked about them; input
+// that cannot be parsed is an *[InputError] wrapping
+// [contract.ErrInvalidInput].
 func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
 	p, err := t.plan(ctx, call)
 	if err != nil {
@@ -180,7 +174,7 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 // A command's result carries its stdout and stderr, labelled when both
 // have something. A command that does not exit with code 0 — non-zero
 // exit, signal, timeout, could not start — is a *[CommandError] whose text
-// still carries the output and which wraps the *[subprocess.ExitError].
+// still carries the output and whose End says how it ended.
 func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
 	p, err := t.plan(ctx, call)
 	if err != nil {
@@ -208,12 +202,12 @@ func (t *Tool) runCommand(ctx context.Context, p plan) (contract.Result, error) 
 		return contract.Result{}, fmt.Errorf("spawn: the command could not be run %s: %w", where, err)
 	}
 	text, truncated := commandOutput(res)
-	if !res.Outcome.Success() {
+	if !res.End.Success() {
 		return contract.Result{}, &CommandError{
 			Target:  p.in.Target,
 			Output:  text,
 			Timeout: t.timeout,
-			Exit:    &subprocess.ExitError{Outcome: res.Outcome},
+			End:     res.End,
 		}
 	}
 	if text == "" {
@@ -234,21 +228,32 @@ func (t *Tool) delegate(ctx context.Context, p plan) (contract.Result, error) {
 }
 
 // decodeArguments reads the one string field of the call's arguments.
+// The arguments are read strictly first (contract.CanonicalInput: one
+// object, no key twice or twice in another letter case, bounded depth),
+// and the key must be exactly "input": a lenient reader that took "Input"
+// or the last of two "input" keys could differ from another reader of the
+// same bytes.
 func decodeArguments(raw json.RawMessage) (string, error) {
 	form := `{"input": "!go test ./..."}: a JSON object with one string field "input"`
-	var args struct {
-		Input *string `json:"input"`
+	canonical, err := contract.CanonicalInput(raw)
+	if err != nil {
+		return "", inputError("the arguments are not valid: "+strings.TrimPrefix(err.Error(), contract.ErrInvalidInput.Error()+": "), form)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&args); err != nil {
-		return "", inputError("the arguments are not an object with only a string field \"input\"", form)
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(canonical, &fields); err != nil {
+		return "", inputError("the arguments are not a JSON object", form)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "", inputError("the arguments have something after the object", form)
-	}
-	if args.Input == nil {
+	value, ok := fields["input"]
+	if !ok {
 		return "", inputError("the arguments have no \"input\" field", form)
 	}
-	return *args.Input, nil
+	if len(fields) != 1 {
+		return "", inputError("the arguments have fields other than \"input\"", form)
+	}
+	var input string
+	// Unmarshal reads null into a string as "": only a JSON string is one.
+	if value[0] != '"' || json.Unmarshal(value, &input) != nil {
+		return "", inputError("the \"input\" field is not a string", form)
+	}
+	return input, nil
 }

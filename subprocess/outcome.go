@@ -3,6 +3,7 @@ package subprocess
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -26,6 +27,8 @@ const (
 	StartFailed
 )
 
+// String returns the kind in words ("exited", "timed out"), or Kind(N)
+// for a value outside the constants.
 func (k Kind) String() string {
 	switch k {
 	case Exited:
@@ -63,21 +66,31 @@ func (o Outcome) Success() bool { return o.Kind == Exited && o.Code == 0 }
 
 // String says how the run ended in words: "exited with code 3", "killed by
 // signal SIGSEGV", "timed out and was stopped", "was cancelled and
-// stopped", "could not start: ...".
+// stopped", "could not start: ...". It is total: an Outcome built by hand
+// (StartFailed with no Err, a Kind out of range, the zero value) still
+// gets words, never a panic, since its text is often built where a panic
+// would take down the whole process.
 func (o Outcome) String() string {
 	switch o.Kind {
 	case Exited:
 		return fmt.Sprintf("exited with code %d", o.Code)
 	case Signaled:
-		return "killed by signal " + SignalName(o.Signal)
+		// SignalName says "signal 77" for a signal it has no name for.
+		if name := SignalName(o.Signal); strings.HasPrefix(name, "SIG") {
+			return "killed by signal " + name
+		}
+		return "killed by " + SignalName(o.Signal)
 	case TimedOut:
 		return "timed out and was stopped"
 	case Canceled:
 		return "was cancelled and stopped"
 	case StartFailed:
+		if o.Err == nil {
+			return "could not start"
+		}
 		return "could not start: " + o.Err.Error()
 	}
-	return o.Kind.String()
+	return "ended in an unknown way (" + o.Kind.String() + ")"
 }
 
 // ExitError reports a run that did not exit with code 0. [Result.Err]
@@ -87,6 +100,7 @@ type ExitError struct {
 	Outcome Outcome
 }
 
+// Error says how the run ended; see [Outcome.String].
 func (e *ExitError) Error() string { return e.Outcome.String() }
 
 // Unwrap returns the start error, if the program could not start.
@@ -115,8 +129,16 @@ type StartError struct {
 	Err error
 }
 
-func (e *StartError) Error() string { return e.Op + ": " + e.Err.Error() }
+// Error names the step and the reason. Like [Outcome.String] it is total:
+// a StartError with no Err names only the step.
+func (e *StartError) Error() string {
+	if e.Err == nil {
+		return e.Op + " failed"
+	}
+	return e.Op + ": " + e.Err.Error()
+}
 
+// Unwrap returns the reason.
 func (e *StartError) Unwrap() error { return e.Err }
 
 // Result is what one run produced.

@@ -569,3 +569,26 @@ func zombieChildren(t *testing.T) []int {
 	}
 	return zombies
 }
+
+// An Outcome or error a caller built by hand, with fields missing, must
+// still describe itself: these texts are built where a panic would take
+// the whole process down.
+func TestOutcomeTextIsTotal(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"start failed without a reason", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.StartFailed}}, "could not start"},
+		{"start failed with a reason", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.StartFailed, Err: &subprocess.StartError{Op: "start program", Err: syscall.ENOENT}}}, "could not start: start program: no such file or directory"},
+		{"start error without a reason", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.StartFailed, Err: &subprocess.StartError{Op: "look up program"}}}, "could not start: look up program failed"},
+		{"zero outcome", &subprocess.ExitError{}, "ended in an unknown way (Kind(0))"},
+		{"kind out of range", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: 99}}, "ended in an unknown way (Kind(99))"},
+		{"unnamed signal", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.Signaled, Signal: 77}}, "killed by signal 77"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("%s: Error() = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
