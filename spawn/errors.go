@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"errors"
+	"github.com/basis-go/basis/subprocess"
 	"strings"
 	"time"
 
@@ -128,5 +129,13 @@ func (e *CommandError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns End.StartErr: nil unless the command could not start.
-func (e *CommandError) Unwrap() error { return e.End.StartErr }
+// Unwrap returns a *subprocess.ExitError describing End, so a host (and
+// the runtime's audit) reads the exit status of a spawn command the same
+// way as any program's, and End.StartErr when the command could not start.
+func (e *CommandError) Unwrap() []error {
+	exit := &subprocess.ExitError{Outcome: e.End.outcome()}
+	if e.End.StartErr != nil {
+		return []error{e.End.StartErr, exit}
+	}
+	return []error{exit}
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/spawn"
+	"github.com/basis-go/basis/subprocess"
 )
 
 // envNames returns the variable names in env's output, sorted.
@@ -126,6 +128,15 @@ func TestFailingCommandIsAToolErrorCarryingItsOutput(t *testing.T) {
 	_, err = tool.Execute(t.Context(), callOf("!kill -TERM $$"))
 	if !errors.As(err, &ce) || ce.End.Signal != "SIGTERM" || ce.End.Success() || err.Error() != "spawn: the command was killed by signal SIGTERM and printed nothing" {
 		t.Errorf("signal: %v", err)
+	}
+	// A host (and the runtime's audit) reads the status as for any program.
+	var exit *subprocess.ExitError
+	if !errors.As(err, &exit) || exit.Outcome.Kind != subprocess.Signaled || exit.Outcome.Signal != syscall.SIGTERM {
+		t.Errorf("signal as a *subprocess.ExitError: %#v", exit)
+	}
+	_, err = tool.Execute(t.Context(), callOf("!exit 3"))
+	if !errors.As(err, &exit) || exit.Outcome.Kind != subprocess.Exited || exit.Outcome.Code != 3 {
+		t.Errorf("exit 3 as a *subprocess.ExitError: %#v", exit)
 	}
 }
 

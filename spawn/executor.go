@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/basis-go/basis/contract"
@@ -77,6 +78,31 @@ type CommandEnd struct {
 	Signal string
 	// ExitCode is the command's exit status when it exited.
 	ExitCode int
+}
+
+// outcome is End as a subprocess outcome. A signal is named in End; the
+// number is found by name, and is 0 for a name this system lacks.
+func (e CommandEnd) outcome() subprocess.Outcome {
+	var sig syscall.Signal
+	if e.Signal != "" {
+		for n := syscall.Signal(1); n < 65; n++ {
+			if subprocess.SignalName(n) == e.Signal {
+				sig = n
+				break
+			}
+		}
+	}
+	switch e.how() {
+	case endStartFailed:
+		return subprocess.Outcome{Kind: subprocess.StartFailed, Err: e.StartErr}
+	case endTimedOut:
+		return subprocess.Outcome{Kind: subprocess.TimedOut, Signal: sig}
+	case endCanceled:
+		return subprocess.Outcome{Kind: subprocess.Canceled, Signal: sig}
+	case endSignaled:
+		return subprocess.Outcome{Kind: subprocess.Signaled, Signal: sig}
+	}
+	return subprocess.Outcome{Kind: subprocess.Exited, Code: e.ExitCode}
 }
 
 // how a command ended, in the order CommandEnd documents.

@@ -14,7 +14,6 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/spawn"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -278,7 +277,7 @@ func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error
 			// Allowing spawn as a whole would allow every command, so the
 			// advice for it is a command rule.
 			rule := "basis rules add --tool " + req.Tool + " --allow"
-			if req.Tool == spawn.Name {
+			if contract.IsSpawnName(req.Tool) {
 				rule = "basis rules add --tool spawn --command 'WORDS *' --allow"
 			}
 			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(

@@ -126,7 +126,7 @@ func (w *workspace) spawnTool() (*spawn.Tool, error) {
 	if len(w.delegate) > 0 {
 		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
 	}
-	return spawn.New(cfg)
+	return spawn.New(&cfg)
 }
 
 // declaredConfig says where the manifests are and what their programs'
