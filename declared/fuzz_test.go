@@ -75,12 +75,14 @@ func FuzzParseManifest(f *testing.F) {
 		``, `{}`, `[]`, `null`, `{"schema":1,"tools":{}}`, `{"schema":1,"tools":{"a":{}}}`,
 		`{"schema":1,"tools":{"a":{"description":"d","input_schema":{},"command":["x","${SET}"],"env":{"A":"${SET:-d}"},"cwd":"c","side_effect":"external","timeout_ms":5}}}`,
 		`{"schema":1,"tools":{"a":{"description":"d","input_schema":{"$defs":{"s":{"type":"string"}},"properties":{"p":{"$ref":"#/$defs/s"}}},"command":["x"]}}}`,
+		`{"schema":1,"tools":{"a":{"description":"d","input_schema":{},"command":["x","${API_TOKEN}","${UNSET}"],"env":{"B":"${UNSET_TOO}"},"network":true,"side_effect":"external"}}}`,
+		`{"schema":1,"tools":{"a":{"description":"d","input_schema":{},"command":["x"],"env":{"LD_PRELOAD":"x","DYLD_X":"y"},"network":1}}}`,
 		"{\"schema\":1,\n\"tools\":{\"\u00e9\":1}}",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := &parser{loader: fuzzLoader(t), file: "tools.json", data: data}
+		p := newParser(fuzzLoader(t), "tools.json", data)
 		tools, problems := p.parse()
 		if len(problems) > 0 {
 			if tools != nil {
@@ -92,14 +94,42 @@ func FuzzParseManifest(f *testing.F) {
 		for _, tool := range tools {
 			spec := tool.spec
 			run := spec.run()
-			if !contract.ValidName(spec.Name) || contract.IsMCPName(spec.Name) || spec.Name == "spawn" {
+			if !contract.ValidName(spec.Name) || contract.IsMCPName(spec.Name) || contract.IsSpawnName(spec.Name) {
 				t.Fatalf("accepted the name %q", spec.Name)
+			}
+			if u := tool.state.unavailable; u != nil {
+				// Unavailable: listed, located, naming only variables.
+				var problems []error
+				for _, p := range u.Problems {
+					if !errors.Is(p, ErrUnsetVariable) || p.Variable == "" {
+						t.Fatalf("an unavailable tool's problem is not an unset variable: %v", p)
+					}
+					problems = append(problems, p)
+				}
+				checkProblems(t, data, problems)
+				if len(problems) == 0 || strings.Contains(u.Error(), marker) || strings.Contains(u.Error(), "\n") {
+					t.Fatalf("unavailable tool without a clean reason: %q", u.Error())
+				}
+				continue
+			}
+			for _, w := range tool.state.warnings {
+				if strings.Contains(w.String(), marker) || !credentialName(w.Variable) {
+					t.Fatalf("bad warning: %s", w)
+				}
 			}
 			if len(run.argv) == 0 || strings.TrimSpace(run.argv[0]) == "" || len(run.argv) != len(spec.Command) {
 				t.Fatalf("accepted a command with no program: %q", spec.Command)
 			}
 			if spec.Timeout <= 0 || spec.SideEffect != contract.SideEffectProcess && spec.SideEffect != contract.SideEffectExternal {
 				t.Fatalf("accepted timeout %v, side effect %v", spec.Timeout, spec.SideEffect)
+			}
+			if spec.Network && spec.SideEffect != contract.SideEffectExternal {
+				t.Fatal("accepted network without side_effect external")
+			}
+			for _, name := range spec.EnvNames {
+				if loaderVariable(name) {
+					t.Fatalf("accepted the loader variable %s in env", name)
+				}
 			}
 			if strings.TrimSpace(spec.Description) == "" || tool.schema == nil || !json.Valid(spec.InputSchema) {
 				t.Fatal("accepted a tool without a description or schema")
@@ -120,6 +150,7 @@ var valueSlots = []string{
 	`{"description":"d","input_schema":{},"command":["./x"],"cwd":%s}`,
 	`{"description":"d","input_schema":{},"command":["./x"],"side_effect":%s}`,
 	`{"description":"d","input_schema":{},"command":["./x"],"timeout_ms":%s}`,
+	`{"description":"d","input_schema":{},"command":["./x"],"network":%s}`,
 	`{"description":"d","input_schema":{"properties":{"p":{"enum":[%s],"pattern":%[1]s}}},"command":["./x"]}`,
 	`{"description":"d","input_schema":{"properties":{"p":{"type":%s}}},"command":["./x"]}`,
 	`{"description":"d","input_schema":{"$ref":%s},"command":["./x"]}`,
@@ -148,7 +179,7 @@ func FuzzManifestValue(f *testing.F) {
 		} else {
 			data = `{"schema":1,"tools":{"t":` + fmt.Sprintf(body, encoded) + `}}`
 		}
-		p := &parser{loader: fuzzLoader(t), file: "tools.json", data: []byte(data)}
+		p := newParser(fuzzLoader(t), "tools.json", []byte(data))
 		tools, problems := p.parse()
 		checkProblems(t, []byte(data), problems)
 		if len(tools) == 1 && len(tools[0].spec.EnvNames) > 0 {

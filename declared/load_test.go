@@ -118,7 +118,7 @@ func TestDiscoverDanglingLinkIsAnError(t *testing.T) {
 	if len(problems) != 1 || !errors.Is(err, declared.ErrUnreadable) || problems[0].File != filepath.Join(root, declared.WorkspaceFile) {
 		t.Fatalf("Discover = %v, want one ErrUnreadable naming the link", err)
 	}
-	if _, err := declared.Load(&declared.Config{Root: root}); !errors.Is(err, declared.ErrUnreadable) {
+	if _, err := declared.Load(t.Context(), &declared.Config{Root: root}); !errors.Is(err, declared.ErrUnreadable) {
 		t.Errorf("Load = %v, want ErrUnreadable", err)
 	}
 }
@@ -155,11 +155,11 @@ func TestLoadLayering(t *testing.T) {
 }
 
 func TestLoadNothingDeclared(t *testing.T) {
-	tools, err := declared.Load(&declared.Config{Root: t.TempDir(), ConfigDir: t.TempDir()})
+	tools, err := declared.Load(t.Context(), &declared.Config{Root: t.TempDir(), ConfigDir: t.TempDir()})
 	if err != nil || len(tools) != 0 {
 		t.Errorf("Load with no manifests = %v, %v; want no tools and no error", names(tools), err)
 	}
-	tools, err = declared.Load(nil)
+	tools, err = declared.Load(t.Context(), nil)
 	if err != nil {
 		t.Errorf("Load(nil) = %v, %v", names(tools), err)
 	}
@@ -174,7 +174,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 	}))
 	config := t.TempDir()
 	writeFile(t, config, declared.GlobalFile, `{"schema": 1, "tools": {"g": {"descripton": "x"}}}`, 0o644)
-	tools, err := declared.Load(&declared.Config{Root: root, ConfigDir: config, Environ: pathEnv()})
+	tools, err := declared.Load(t.Context(), &declared.Config{Root: root, ConfigDir: config, Environ: pathEnv()})
 	if tools != nil {
 		t.Errorf("Load returned tools %v alongside problems", names(tools))
 	}
@@ -199,7 +199,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 func TestLoadFile(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "custom.json", manifestOf(t, map[string]any{"b": simpleTool("f"), "a": simpleTool("f")}), 0o644)
-	tools, err := declared.LoadFile(path, &declared.Config{Root: dir})
+	tools, err := declared.LoadFile(t.Context(), path, &declared.Config{Root: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,11 +210,11 @@ func TestLoadFile(t *testing.T) {
 		t.Errorf("source = %q, want %q", got, path)
 	}
 
-	_, err = declared.LoadFile(filepath.Join(dir, "missing.json"), nil)
+	_, err = declared.LoadFile(t.Context(), filepath.Join(dir, "missing.json"), nil)
 	if !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, declared.ErrUnreadable) {
 		t.Errorf("LoadFile of a missing file = %v, want fs.ErrNotExist and ErrUnreadable", err)
 	}
-	_, err = declared.LoadFile(dir, nil)
+	_, err = declared.LoadFile(t.Context(), dir, nil)
 	if !errors.Is(err, declared.ErrUnreadable) || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("LoadFile of a directory = %v", err)
 	}
@@ -231,7 +231,7 @@ func TestLoadRefusesNamedPipe(t *testing.T) {
 		t.Skip("cannot make a named pipe:", err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := declared.Load(&declared.Config{Root: root}); done <- err }()
+	go func() { _, err := declared.Load(t.Context(), &declared.Config{Root: root}); done <- err }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, declared.ErrUnreadable) || !strings.Contains(err.Error(), "not a regular file") {
@@ -251,7 +251,7 @@ func TestLoadUnreadableFile(t *testing.T) {
 	if err := os.Chmod(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err := declared.Load(&declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
 	if !errors.Is(err, declared.ErrUnreadable) || !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("Load = %v, want ErrUnreadable and fs.ErrPermission", err)
 	}
@@ -264,7 +264,7 @@ func TestReservedNames(t *testing.T) {
 		"read_file":       simpleTool("ws"),
 		"fine":            simpleTool("ws"),
 	}))
-	_, err := declared.Load(&declared.Config{Root: root, Reserved: []string{"spawn", "read_file"}})
+	_, err := declared.Load(t.Context(), &declared.Config{Root: root, Reserved: []string{"spawn", "read_file"}})
 	var got []string
 	for _, p := range problemsOf(t, err) {
 		if !errors.Is(p, declared.ErrReservedName) || p.File != filepath.Join(root, declared.WorkspaceFile) {
@@ -318,7 +318,7 @@ func TestLoadManyTools(t *testing.T) {
 		tools[fmt.Sprintf("tool_%03d", i)] = tool
 	}
 	root := workspace(t, manifestOf(t, tools))
-	_, err := declared.Load(&declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
 	var got []string
 	lastLine := 0
 	for _, p := range problemsOf(t, err) {
