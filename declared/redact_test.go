@@ -61,17 +61,17 @@ func TestSecretsNeverShown(t *testing.T) {
 			"command": []string{"./.basis/tools/fail", "--token", "${SECRET_TOKEN}", "Authorization: ${CMD_SECRET}"},
 			"env":     map[string]string{"API_TOKEN": "${SECRET_TOKEN}", "LITERAL": canary, "FROM_COMMAND": "${CMD_SECRET}"},
 		},
-		"signals":    map[string]any{"command": []string{"./.basis/tools/crash", "${SECRET_TOKEN}"}},
-		"times_out":  map[string]any{"command": []string{"./.basis/tools/slow", "${SECRET_TOKEN}"}, "timeout_ms": 200},
+		"signals":   map[string]any{"command": []string{"./.basis/tools/crash", "${SECRET_TOKEN}"}},
+		"times_out": map[string]any{"command": []string{"./.basis/tools/slow", "${SECRET_TOKEN}"}, "timeout_ms": 200},
 		// The program's path is in the subject, expanded: it is what
 		// runs. So it is the one place a placeholder's value is shown,
 		// and no credential belongs in it (README, ADR 0003).
-		"no_program": map[string]any{"command": []string{"${PROGRAM_DIR}/missing", "${SECRET_TOKEN}"}},
+		"no_program":  map[string]any{"command": []string{"${PROGRAM_DIR}/missing", "${SECRET_TOKEN}"}},
 		"not_in_path": map[string]any{"command": []string{"no-such-program-anywhere", "${SECRET_TOKEN}"}},
 		"unavailable": map[string]any{"command": []string{"./.basis/tools/ok", "${SECRET_TOKEN}", "${NOT_SET_ANYWHERE}"}, "env": map[string]string{"K": "${SECRET_TOKEN}"}},
-		"no_cwd":     map[string]any{"command": []string{"/bin/cat"}, "cwd": "${WORK_DIR}"},
-		"abs_cwd":    map[string]any{"command": []string{"/bin/cat"}, "cwd": "${TOOLS_DIR}"},
-		"works":      map[string]any{"command": []string{"./.basis/tools/ok", "${SECRET_TOKEN}"}, "env": map[string]string{"T": "${UNSET:-" + canary + "}"}},
+		"no_cwd":      map[string]any{"command": []string{"/bin/cat"}, "cwd": "${WORK_DIR}"},
+		"abs_cwd":     map[string]any{"command": []string{"/bin/cat"}, "cwd": "${TOOLS_DIR}"},
+		"works":       map[string]any{"command": []string{"./.basis/tools/ok", "${SECRET_TOKEN}"}, "env": map[string]string{"T": "${UNSET:-" + canary + "}"}},
 	}
 	for _, v := range tools {
 		tool := v.(map[string]any)
