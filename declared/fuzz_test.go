@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/configfile"
 )
 
 // marker frames every value a fuzz target plants; no message may show it.
@@ -191,6 +192,28 @@ func FuzzManifestValue(f *testing.F) {
 			}
 			if raw, _ := json.Marshal(tool); strings.Contains(string(raw), marker) {
 				t.Fatalf("an env value is in the JSON: %s", raw)
+			}
+		}
+	})
+}
+
+// FuzzLineIndex checks that the index every problem is located with
+// agrees with configfile.LineCol, which the other config files' messages
+// use, at every offset of any text.
+func FuzzLineIndex(f *testing.F) {
+	for _, seed := range []string{"", "\n", "a\nb", "{\n  \"é\": \"✓\"\r\n}\n", "\xff\xfe\n\x00"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return
+		}
+		x := newLineIndex(data)
+		for off := -1; off <= len(data)+1; off++ {
+			line, col := x.pos(off)
+			wantLine, wantCol := configfile.LineCol(data, off)
+			if line != wantLine || col != wantCol {
+				t.Fatalf("offset %d: index says %d:%d, configfile.LineCol %d:%d", off, line, col, wantLine, wantCol)
 			}
 		}
 	})

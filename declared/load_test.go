@@ -1,16 +1,17 @@
 package declared_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
 )
@@ -214,31 +215,92 @@ func TestLoadFile(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, declared.ErrUnreadable) {
 		t.Errorf("LoadFile of a missing file = %v, want fs.ErrNotExist and ErrUnreadable", err)
 	}
-	_, err = declared.LoadFile(t.Context(), dir, nil)
-	if !errors.Is(err, declared.ErrUnreadable) || !strings.Contains(err.Error(), "not a regular file") {
-		t.Errorf("LoadFile of a directory = %v", err)
+}
+
+// A manifest basis cannot use safely is refused with a message naming
+// the file and what is wrong, without reading it: a named pipe (opening it
+// would wait for a writer forever), a link to /dev/zero (reading it would
+// never end), a file far larger than any manifest.
+func TestLoadRefusesHostileFiles(t *testing.T) {
+	tests := []struct {
+		name  string
+		plant func(t *testing.T, path string)
+		says  string
+		is    error
+	}{
+		{"named pipe", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Skip("cannot make a named pipe:", err)
+			}
+		}, "is not a regular file (it is a named pipe); a manifest must be one", configfile.ErrNotRegular},
+		{"link to /dev/zero", func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file (it is a character device); a manifest must be one", configfile.ErrNotRegular},
+		{"directory given to LoadFile", func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file (it is a directory); a manifest must be one", configfile.ErrNotRegular},
+		{"too large", func(t *testing.T, path string) {
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			// Sparse: the size is what is checked, and nothing is read.
+			if err := f.Truncate(declared.MaxManifestSize + 1); err != nil {
+				t.Fatal(err)
+			}
+		}, "is larger than 16 MiB, far more than any manifest; is it the right file?", configfile.ErrTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, ".basis"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(root, declared.WorkspaceFile)
+			tt.plant(t, path)
+			done := make(chan error, 1)
+			go func() {
+				_, err := declared.LoadFile(t.Context(), path, &declared.Config{Root: root})
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("LoadFile blocked")
+			}
+			problems := problemsOf(t, err)
+			if len(problems) != 1 || !errors.Is(err, declared.ErrUnreadable) || !errors.Is(err, tt.is) {
+				t.Fatalf("LoadFile = %v, want one ErrUnreadable wrapping %v", err, tt.is)
+			}
+			if want := path + ": " + tt.says; problems[0].Error() != want {
+				t.Errorf("message = %q, want %q", problems[0].Error(), want)
+			}
+			// Load finds the same file where the workspace manifest lives;
+			// a directory there is no manifest at all.
+			if tt.name != "directory given to LoadFile" {
+				if _, err := declared.Load(t.Context(), &declared.Config{Root: root}); !errors.Is(err, tt.is) {
+					t.Errorf("Load = %v, want %v", err, tt.is)
+				}
+			}
+		})
 	}
 }
 
-// A named pipe where the manifest should be is refused at once: opening
-// it would wait for a writer forever.
-func TestLoadRefusesNamedPipe(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ".basis"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(root, declared.WorkspaceFile), 0o644); err != nil {
-		t.Skip("cannot make a named pipe:", err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := declared.Load(t.Context(), &declared.Config{Root: root}); done <- err }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, declared.ErrUnreadable) || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("Load = %v, want ErrUnreadable: not a regular file", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Load blocked on a named pipe")
+// Reading honours cancellation: a cancelled load reads nothing and says
+// why.
+func TestLoadHonoursCancellation(t *testing.T) {
+	root := workspace(t, manifestOf(t, map[string]any{"one": simpleTool("ws")}))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	tools, err := declared.Load(ctx, &declared.Config{Root: root})
+	if tools != nil || !errors.Is(err, context.Canceled) || !errors.Is(err, declared.ErrUnreadable) {
+		t.Errorf("Load with a cancelled context = %v, %v; want context.Canceled", names(tools), err)
 	}
 }
 
