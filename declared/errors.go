@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared
 
 import (
@@ -15,7 +17,8 @@ import (
 // its input wraps [ErrInvalidInput].
 var (
 	// ErrUnreadable: a manifest exists but cannot be read (permissions,
-	// not a regular file, an I/O error).
+	// not a regular file, larger than [MaxManifestSize], an I/O error, a
+	// cancelled load).
 	ErrUnreadable = errors.New("manifest cannot be read")
 	// ErrSyntax: a manifest is not valid JSON. The [*Error] carries the
 	// line and column; the offending text is never quoted.
@@ -47,7 +50,8 @@ var (
 	// not a variable name, a NUL byte.
 	ErrInvalidValue = errors.New("invalid value")
 	// ErrUnsetVariable: a ${VAR} without a default names a variable that
-	// is not set.
+	// is not set. It is not a load error: it makes its tool unavailable,
+	// and the [*UnavailableError] a call to it gets wraps it.
 	ErrUnsetVariable = errors.New("unset variable")
 	// ErrPlaceholder: a malformed placeholder: an empty ${}, an unclosed
 	// ${, a bad variable name, or a form other than ${VAR} and
@@ -76,7 +80,8 @@ var (
 // the file, the position when known, the tool, the field and the
 // variable — never a value read from the file, since values may be
 // credentials. [Load] and [LoadFile] return every problem they find as an
-// [errors.Join] of *Error values.
+// [errors.Join] of *Error values; [UnavailableError.Problems] and
+// [Tool.CheckStart] use the same type for one tool's problems.
 type Error struct {
 	// File is the manifest's path.
 	File string
@@ -100,7 +105,7 @@ type Error struct {
 
 // Error returns the one-line message, such as
 //
-//	/repo/.basis/tools.json:9:26: tool jenkins_job: env.JENKINS_TOKEN: variable JENKINS_TOKEN is not set and has no default; set it, or write ${JENKINS_TOKEN:-default}
+//	/repo/.basis/tools.json:9:7: tool deploy: timout_ms: unknown key; did you mean timeout_ms? (a tool may have description, ...)
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)

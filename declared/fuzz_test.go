@@ -1,6 +1,9 @@
+//go:build unix
+
 package declared
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,7 +21,7 @@ import (
 // It cannot be part of a variable name, which messages may show.
 const marker = "#~qzx~#"
 
-func fuzzLoader(t *testing.T) *loader {
+func fuzzLoader(t testing.TB) *loader {
 	l, err := newLoader(&Config{
 		Root:     "/ws",
 		Environ:  []string{"PATH=/usr/bin:/bin", "SET=env-" + marker, "EMPTY="},
@@ -215,6 +218,51 @@ func FuzzLineIndex(f *testing.F) {
 			if line != wantLine || col != wantCol {
 				t.Fatalf("offset %d: index says %d:%d, configfile.LineCol %d:%d", off, line, col, wantLine, wantCol)
 			}
+		}
+	})
+}
+
+// FuzzPreviewInput feeds arbitrary call input to a tool: the preview
+// either refuses it as invalid input without quoting it, or shows in its
+// Subject exactly the bytes Execute would write to the program's stdin —
+// one JSON object without duplicate or case-folded keys, which reads back
+// as the value the subject shows.
+func FuzzPreviewInput(f *testing.F) {
+	for _, seed := range []string{
+		``, `{}`, `{"job":"deploy"}`, `{"job":"test","Job":"deploy"}`, `{"job":"deploy","job":"test"}`,
+		`{"a":{"k":1,"\u212a":2}}`, `{"a":[[[[[[1]]]]]]}`, `{"n":1E400,"s":"<&>\u2028"}`, `[]`, `null`, `{"a":1}{}`,
+		`{"` + marker + `":"` + marker + `"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	p := newParser(fuzzLoader(f), "tools.json", []byte(`{"schema":1,"tools":{"t":{"description":"d","input_schema":{"type":"object"},"command":["/bin/cat"]}}}`))
+	tools, problems := p.parse()
+	if len(problems) > 0 || len(tools) != 1 {
+		f.Fatalf("tool: %v", problems)
+	}
+	tool := tools[0]
+	f.Fuzz(func(t *testing.T, input []byte) {
+		preview, err := tool.AuthorizationPreview(context.Background(), contract.Call{Input: input})
+		stdin, checkErr := tool.checkInput(input)
+		if (err == nil) != (checkErr == nil) {
+			t.Fatalf("preview and Execute disagree: %v / %v", err, checkErr)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrInvalidInput) || strings.Contains(err.Error(), marker) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("refusal %q is not a clean invalid-input error", err)
+			}
+			return
+		}
+		var subject map[string]json.RawMessage
+		if err := json.Unmarshal(preview.Subject, &subject); err != nil {
+			t.Fatalf("subject is not JSON: %v", err)
+		}
+		if string(subject["input"]) != string(stdin) {
+			t.Fatalf("subject input %s differs from stdin %s", subject["input"], stdin)
+		}
+		again, err := contract.CanonicalInput(stdin)
+		if err != nil || string(again) != string(stdin) {
+			t.Fatalf("stdin is not canonical: %s (%v)", again, err)
 		}
 	})
 }

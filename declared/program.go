@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared
 
 import (
@@ -152,7 +154,9 @@ func (t *Tool) cannotStart(at *Error, cause error, text string) error {
 
 // interpreter returns the absolute interpreter a #! line names.
 func interpreter(program string) (string, bool) {
-	f, err := os.Open(program)
+	// Without blocking: the file was regular when examined, but a named
+	// pipe swapped in since must not hang a check.
+	f, err := os.OpenFile(program, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", false
 	}
