@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared_test
 
 import (
@@ -198,7 +200,7 @@ func BenchmarkLoad1000OverCompile(b *testing.B) {
 }
 
 func load1000(b *testing.B, cfg *declared.Config) {
-	tools, err := declared.Load(cfg)
+	tools, err := declared.Load(context.Background(), cfg)
 	if err != nil || len(tools) != 1000 {
 		b.Fatalf("Load: %d tools, %v", len(tools), err)
 	}

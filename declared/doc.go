@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package declared turns the tools a workspace declares in
 // .basis/tools.json into tools the runtime can run: a name, a description,
 // a JSON schema and an argv command. The model fills in the schema; the
@@ -11,7 +13,10 @@
 // the global configuration directory, most specific first ([Discover],
 // [Load]). A workspace tool shadows a global one of the same name. A
 // missing manifest means no tools; a manifest that exists and cannot be
-// used is an error, never a shorter list.
+// used is an error, never a shorter list. Manifests are read the way
+// every basis config file is (contract/configfile): a named pipe, a link
+// to a device or a file over [MaxManifestSize] is refused unread, and a
+// load honours its context.
 //
 //	{
 //	  "schema": 1,
@@ -31,7 +36,10 @@
 // misspelled timeout_ms cannot silently default. Every problem in every
 // manifest is reported, each as an [*Error] naming the file, line and
 // column, tool, field and variable — never a value read from the file,
-// since values may be credentials.
+// since values may be credentials. A manifest's env may not set the
+// dynamic loader's variables (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT,
+// DYLD_*). "network": true (only with "side_effect": "external") says the
+// program may reach the network when it runs sandboxed ([Spec.Network]).
 //
 // # Placeholders and the environment
 //
@@ -42,12 +50,32 @@
 // manifest's env; later wins. No value of it is ever printed: [Spec] and
 // [Tool] redact env values in every fmt verb, in slog and in JSON.
 //
-// # Previews
+// A ${VAR} naming an unset variable breaks only its own tool: the tool is
+// listed, [Tool.Unavailable] says which variable to set, and its calls
+// are refused with an [*UnavailableError] (wrapping
+// [contract.ErrRefused]); every other tool works. Credentials belong in
+// env, not in command arguments, which every local user can read in
+// /proc/<pid>/cmdline while the program runs: [Tool.Warnings] flags an
+// argument holding a ${VAR} whose name contains TOKEN, SECRET, KEY or
+// PASSWORD. [Tool.CheckStart] reports a program that could not start
+// (missing, not executable, a directory, a missing #! interpreter, a
+// working directory that cannot be entered) without running it.
 //
-// A tool's [Tool.AuthorizationPreview] shows the command and cwd as
-// written in the manifest, placeholders unexpanded, with the input: an
-// argument carrying ${TOKEN} reaches the program but never an approver, a
-// rule, an audit record or an error. Every declared tool is consequential:
-// side_effect is process or external, and no tool can declare itself
-// read-only.
+// # Previews: the subject is what runs
+//
+// A tool's [Tool.AuthorizationPreview] Subject is
+//
+//	{"command": [...], "cwd": "...", "env": [NAMES], "input": {...}, "program": "/abs/path", "tool": NAME}
+//
+// command and cwd are as written in the manifest, placeholders
+// unexpanded: an argument carrying ${TOKEN} reaches the program but never
+// an approver, a rule, an audit record or an error. env lists the names
+// the manifest sets, never values. input is the call's input in canonical
+// form (contract.CanonicalInput): input with a duplicate key, keys equal
+// under case folding or nesting too deep is refused as invalid, and the
+// program's stdin receives exactly the bytes the subject shows. program
+// is the absolute path command[0] resolves to in the program's own
+// environment — the manifest's PATH included — and is the path Execute
+// runs. Every declared tool is consequential: side_effect is process or
+// external, and no tool can declare itself read-only.
 package declared

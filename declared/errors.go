@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared
 
 import (
@@ -15,7 +17,8 @@ import (
 // its input wraps [ErrInvalidInput].
 var (
 	// ErrUnreadable: a manifest exists but cannot be read (permissions,
-	// not a regular file, an I/O error).
+	// not a regular file, larger than [MaxManifestSize], an I/O error, a
+	// cancelled load).
 	ErrUnreadable = errors.New("manifest cannot be read")
 	// ErrSyntax: a manifest is not valid JSON. The [*Error] carries the
 	// line and column; the offending text is never quoted.
@@ -47,12 +50,26 @@ var (
 	// not a variable name, a NUL byte.
 	ErrInvalidValue = errors.New("invalid value")
 	// ErrUnsetVariable: a ${VAR} without a default names a variable that
-	// is not set.
+	// is not set. It is not a load error: it makes its tool unavailable,
+	// and the [*UnavailableError] a call to it gets wraps it.
 	ErrUnsetVariable = errors.New("unset variable")
 	// ErrPlaceholder: a malformed placeholder: an empty ${}, an unclosed
 	// ${, a bad variable name, or a form other than ${VAR} and
 	// ${VAR:-default}.
 	ErrPlaceholder = errors.New("malformed placeholder")
+	// ErrLoaderVariable: a manifest's env sets a variable the dynamic
+	// loader reads to run other code inside the program (LD_PRELOAD,
+	// LD_LIBRARY_PATH, LD_AUDIT, DYLD_*).
+	ErrLoaderVariable = errors.New("loader variable in env")
+	// ErrUnavailable: a tool cannot run here, because a ${VAR} it needs
+	// names a variable that is not set. The tool is still listed; its
+	// calls are refused with an [*UnavailableError], which also wraps
+	// [contract.ErrRefused] and [ErrUnsetVariable].
+	ErrUnavailable = errors.New("tool unavailable")
+	// ErrCannotStart: [Tool.CheckStart] found that the program cannot
+	// start: it is missing, not executable, a directory, its #!
+	// interpreter is missing, or its working directory cannot be entered.
+	ErrCannotStart = errors.New("program cannot start")
 	// ErrInvalidInput: a call's input is not a JSON object or does not
 	// match the tool's input_schema. The program was not started. It is
 	// [contract.ErrInvalidInput], which every binding wraps.
@@ -63,7 +80,8 @@ var (
 // the file, the position when known, the tool, the field and the
 // variable — never a value read from the file, since values may be
 // credentials. [Load] and [LoadFile] return every problem they find as an
-// [errors.Join] of *Error values.
+// [errors.Join] of *Error values; [UnavailableError.Problems] and
+// [Tool.CheckStart] use the same type for one tool's problems.
 type Error struct {
 	// File is the manifest's path.
 	File string
@@ -87,7 +105,7 @@ type Error struct {
 
 // Error returns the one-line message, such as
 //
-//	/repo/.basis/tools.json:9:26: tool jenkins_job: env.JENKINS_TOKEN: variable JENKINS_TOKEN is not set and has no default; set it, or write ${JENKINS_TOKEN:-default}
+//	/repo/.basis/tools.json:9:7: tool deploy: timout_ms: unknown key; did you mean timeout_ms? (a tool may have description, ...)
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -135,6 +153,86 @@ type InputError = inputschema.InputError
 // InputProblem is one field of a call's input that breaks the schema; see
 // [inputschema.Problem].
 type InputProblem = inputschema.Problem
+
+// UnavailableError refuses a call to a tool that cannot run here: a ${VAR}
+// in its command, cwd or env names a variable that is not set and has no
+// default. [Tool.AuthorizationPreview] and [Tool.Execute] return it, and
+// [Tool.Unavailable] reports it ahead of any call. It wraps
+// [contract.ErrRefused], [ErrUnavailable] and, through Problems,
+// [ErrUnsetVariable]. It names variables, never a value.
+type UnavailableError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Source is the manifest that declares it.
+	Source string
+	// Problems lists each placeholder naming an unset variable, located
+	// in the manifest, in file order.
+	Problems []*Error
+}
+
+// Error returns one line naming the variables and how to set them, such
+// as
+//
+//	jenkins_job is unavailable: variable JENKINS_TOKEN (env.JENKINS_TOKEN, /repo/.basis/tools.json:9:26) is not set; set it in the environment basis runs in, or give a default in the manifest: ${JENKINS_TOKEN:-default}
+func (e *UnavailableError) Error() string {
+	var vars, where, defaults []string
+	for _, p := range e.Problems {
+		vars = append(vars, p.Variable)
+		at := p.Field
+		if p.Line > 0 {
+			at += ", " + p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
+		}
+		where = append(where, p.Variable+" ("+at+")")
+		defaults = append(defaults, "${"+p.Variable+":-default}")
+	}
+	noun, verb := "variable ", " is not set"
+	if len(vars) > 1 {
+		noun, verb = "variables ", " are not set"
+	}
+	return e.Tool + " is unavailable: " + noun + strings.Join(where, ", ") + verb +
+		"; set " + them(len(vars)) + " in the environment basis runs in, or give a default in the manifest: " + strings.Join(defaults, ", ")
+}
+
+// Unwrap returns [contract.ErrRefused], [ErrUnavailable] and each problem.
+func (e *UnavailableError) Unwrap() []error {
+	out := []error{contract.ErrRefused, ErrUnavailable}
+	for _, p := range e.Problems {
+		out = append(out, p)
+	}
+	return out
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// Warning is something in a manifest that works but should change. Today
+// there is one kind: a command argument holding a ${VAR} whose name looks
+// like a credential (TOKEN, SECRET, KEY or PASSWORD in it, any case). An
+// argument is visible to every local user in /proc/<pid>/cmdline while
+// the program runs; env is not. `basis check` prints warnings and still
+// succeeds. A Warning names the variable, never its value.
+type Warning struct {
+	// File, Line and Column locate the argument.
+	File         string
+	Line, Column int
+	// Tool and Field name the tool and the argument ("command[2]").
+	Tool, Field string
+	// Variable is the variable the argument expands.
+	Variable string
+}
+
+// String returns one line, such as
+//
+//	/repo/.basis/tools.json:7:40: tool deploy: command[2]: ${DEPLOY_TOKEN} looks like a credential in an argument, which every local user can read in /proc/<pid>/cmdline while the tool runs; pass it in "env" and let the program read it from there
+func (w Warning) String() string {
+	return w.File + ":" + strconv.Itoa(w.Line) + ":" + strconv.Itoa(w.Column) + ": tool " + w.Tool + ": " + w.Field +
+		": ${" + w.Variable + "} looks like a credential in an argument, which every local user can read in /proc/<pid>/cmdline while the tool runs; " +
+		`pass it in "env" and let the program read it from there`
+}
 
 // RunError is a call that ran (or tried to) and failed: the program exited
 // non-zero, was killed by a signal, ran out of time, was cancelled, or

@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared
 
 import (
@@ -11,28 +13,43 @@ import (
 	"github.com/basis-go/basis/subprocess"
 )
 
-// Execute runs the call: the input object, exactly as given, on the
-// program's stdin; the expanded command in the expanded cwd (both
-// resolved against the workspace root); the environment inherited, then
-// the runtime's command environment, then the manifest's env. stdout,
-// trailing newlines trimmed, is the result. stderr lines go to the
-// context's progress hook as they arrive.
+// Execute runs the call: the canonical form of the input — the bytes the
+// preview's Subject shows — on the program's stdin; the expanded command
+// in the expanded cwd (both resolved against the workspace root), its
+// program the absolute path the preview showed; the environment
+// inherited, then the runtime's command environment, then the manifest's
+// env. stdout, trailing newlines trimmed, is the result. stderr lines go
+// to the context's progress hook as they arrive.
 //
-// Input that does not match the schema is refused with an [*InputError]
-// and nothing starts. Every failure of the program is a [*RunError]
-// wrapping the [*subprocess.ExitError], whose text says what happened:
-// "NAME exited 3: <stderr>", "NAME was killed by signal SIGSEGV", "NAME
-// did not finish within 60 seconds and was stopped", "NAME could not
-// start ./.basis/tools/x: permission denied". The program is always named
-// as written in the manifest.
+// Input the preview would refuse is refused here too (a check that a
+// missing gate removes is not a check), and so is a call to an
+// unavailable tool ([*UnavailableError]); nothing starts. Every failure
+// of the program is a [*RunError] wrapping the [*subprocess.ExitError],
+// whose text says what happened: "NAME exited 3: <output>" (stdout and
+// stderr both, labelled, when both have text), "NAME was killed by signal
+// SIGSEGV", "NAME did not finish within 60 seconds (its timeout_ms) and
+// was stopped; ...", "NAME could not start ./.basis/tools/x: permission
+// denied". The program is always named as written in the manifest.
 func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
+	if u := t.state.unavailable; u != nil {
+		return contract.Result{}, u
+	}
 	input, err := t.checkInput(call.Input)
 	if err != nil {
 		return contract.Result{}, err
 	}
+	program, err := t.program()
+	if err != nil {
+		exit := &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.StartFailed, Err: err}}
+		return contract.Result{}, &RunError{Tool: t.spec.Name, Err: exit,
+			msg: t.spec.Name + " could not start " + quoteWord(t.spec.Command[0]) + ": " + startReason(err)}
+	}
 	run := t.spec.run()
+	// argv[0] is the resolved path: subprocess then looks nothing up, so
+	// the program that starts is the one the preview named.
+	argv := append([]string{program}, run.argv[1:]...)
 	cmd := &subprocess.Cmd{
-		Argv:    run.argv,
+		Argv:    argv,
 		Root:    t.spec.Root,
 		Dir:     run.dir,
 		Env:     run.env,
@@ -74,55 +91,82 @@ func (t *Tool) failure(ctx context.Context, res *subprocess.Result, started time
 	o := res.Outcome
 	switch o.Kind {
 	case subprocess.Exited:
-		if said := output(res); said != "" {
-			return name + " exited " + strconv.Itoa(o.Code) + ": " + said
-		}
-		return name + " exited " + strconv.Itoa(o.Code) + " and said nothing"
+		return name + " exited " + strconv.Itoa(o.Code) + said(res, " and said nothing")
 	case subprocess.Signaled:
-		msg := name + " was killed by signal " + subprocess.SignalName(o.Signal)
-		if said := output(res); said != "" {
-			msg += ": " + said
-		}
-		return msg
+		return name + " was killed by signal " + subprocess.SignalName(o.Signal) + said(res, "")
 	case subprocess.TimedOut:
-		if deadline, ok := ctx.Deadline(); ok && deadline.Before(started.Add(t.spec.Timeout)) {
-			return name + " did not finish before the call's deadline and was stopped"
-		}
-		return name + " did not finish within " + durationText(t.spec.Timeout) + " and was stopped"
+		return t.timedOut(ctx, started)
 	case subprocess.Canceled:
 		return name + " was stopped because the call was cancelled"
 	case subprocess.StartFailed:
 		var se *subprocess.StartError
-		why := "unknown reason"
-		if errors.As(o.Err, &se) {
-			why = se.Err.Error()
-			if se.Op == "enter working directory" {
-				where := "the workspace root"
-				if t.spec.Cwd != "" {
-					where = "its working directory " + quoteWord(t.spec.Cwd)
-				}
-				return name + " could not start: " + where + " cannot be entered: " + why
+		if errors.As(o.Err, &se) && se.Op == "enter working directory" {
+			where := "the workspace root"
+			if t.spec.Cwd != "" {
+				where = "its working directory " + quoteWord(t.spec.Cwd)
 			}
+			return name + " could not start: " + where + " cannot be entered: " + se.Err.Error()
 		}
-		return name + " could not start " + quoteWord(t.spec.Command[0]) + ": " + why
+		return name + " could not start " + quoteWord(t.spec.Command[0]) + ": " + startReason(o.Err)
 	}
 	return name + " " + o.Kind.String()
 }
 
-// output is what a failed program said: its stderr, or its stdout when
-// stderr is empty, trailing whitespace trimmed.
-func output(res *subprocess.Result) string {
-	said, cut := strings.TrimRight(string(res.Stderr), " \t\r\n"), res.StderrTruncated
-	if said == "" {
-		said, cut = strings.TrimRight(string(res.Stdout), " \t\r\n"), res.StdoutTruncated
+func startReason(err error) string {
+	var se *subprocess.StartError
+	if errors.As(err, &se) && se.Err != nil {
+		return se.Err.Error()
 	}
-	if said != "" && cut {
-		said += " [truncated]"
+	if err == nil {
+		return "unknown reason"
 	}
-	return said
+	return reason(err)
 }
 
-// durationText writes a timeout for people: "60 seconds", "1 second",
+// timedOut names the limit that fired and the setting that raises it.
+// The runtime bounds a call by the tool's own timeout as well (it reads
+// it from the Descriptor), so a caller's deadline close to timeout_ms is
+// timeout_ms firing; one clearly shorter is the caller's own.
+func (t *Tool) timedOut(ctx context.Context, started time.Time) string {
+	name, limit := t.spec.Name, t.spec.Timeout
+	slack := min(limit/10, time.Second)
+	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(started) < limit-slack {
+		allowed := max(deadline.Sub(started), 0).Round(10 * time.Millisecond)
+		return name + " did not finish within the " + durationText(allowed) + " its caller allowed and was stopped; " +
+			"that deadline is the caller's, shorter than the tool's own timeout_ms (" + strconv.FormatInt(limit.Milliseconds(), 10) + "), so the caller must allow more"
+	}
+	if t.state.timeoutSet {
+		return name + " did not finish within " + durationText(limit) + " and was stopped; its limit is timeout_ms " +
+			strconv.FormatInt(limit.Milliseconds(), 10) + " in " + t.spec.Source + ": raise it there if the tool needs longer"
+	}
+	return name + " did not finish within " + durationText(limit) + " and was stopped; that is the default limit, as " +
+		t.spec.Source + " gives this tool no timeout_ms: set one there if the tool needs longer"
+}
+
+// said is what a failed program printed, for the end of a message:
+// ": <output>", with stdout and stderr labelled when both have text, each
+// noted when cut at its limit; or none when it printed nothing.
+func said(res *subprocess.Result, none string) string {
+	out := strings.TrimRight(string(res.Stdout), " \t\r\n")
+	errs := strings.TrimRight(string(res.Stderr), " \t\r\n")
+	if res.StdoutTruncated {
+		out += "\n[stdout truncated: only the first " + sizeText(len(res.Stdout)) + " was kept]"
+	}
+	if res.StderrTruncated {
+		errs += "\n[stderr truncated: only the first " + sizeText(len(res.Stderr)) + " was kept]"
+	}
+	switch {
+	case out != "" && errs != "":
+		return ":\nstdout:\n" + out + "\nstderr:\n" + errs
+	case errs != "":
+		return ": " + errs
+	case out != "":
+		return ": " + out
+	}
+	return none
+}
+
+// durationText writes a duration for people: "60 seconds", "1 second",
 // "250 milliseconds", "1.5 seconds".
 func durationText(d time.Duration) string {
 	switch {
@@ -139,9 +183,13 @@ func durationText(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " seconds"
 }
 
+// sizeText writes a byte count for people: "1 MiB", "64 KiB", "100 bytes".
 func sizeText(n int) string {
-	if n%(1<<20) == 0 {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
 		return strconv.Itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
 	}
-	return strconv.Itoa(n>>10) + " KiB"
+	return strconv.Itoa(n) + " bytes"
 }

@@ -1,7 +1,10 @@
+//go:build unix
+
 package declared_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -41,18 +44,26 @@ func scriptTool(t *testing.T, body string, extra map[string]any, cfg declared.Co
 	return loadTool(t, &cfg, "t"), root
 }
 
-// A value a shell would mangle reaches the program byte for byte, and
-// nothing in it is executed.
-func TestStdinIsTheInputExactly(t *testing.T) {
+// The program reads exactly the bytes the preview's Subject shows as
+// "input": the canonical form of the call's input. A value a shell would
+// mangle reaches the program byte for byte, and nothing in it is
+// executed.
+func TestStdinIsTheSubjectInput(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "stdin")
 	tool, root := scriptTool(t, `cat > "$OUT"; echo done`,
 		map[string]any{"env": map[string]string{"OUT": "${OUT_FILE}"}},
 		declared.Config{Environ: append(pathEnv(), "OUT_FILE="+out)})
 	t.Chdir(root)
-	// Raw whitespace between members and numbers as written must survive
-	// too: the input is not re-encoded.
-	input := `{"q": "$(touch pwned1) ` + "`touch pwned2`" + ` 'single' \"double\" ; touch pwned3 && rm -rf / | x > y\n\ttab ${HOME} ünïcode ✓ \u0000 \\",` +
-		"\n\t" + `"n": [1, 2.50, -0e3], "nested": {"z": null}}`
+	input := `{"q": "$(touch pwned1) ` + "`touch pwned2`" + ` 'single' \"double\" ; touch pwned3 && rm -rf / | x > y\n\ttab ${HOME} ünïcode ✓ \u0000 <&> \\",` +
+		"\n\t" + `"n": [1, 2.50, -0e3, 1E400], "nested": {"z": null, "a": true}}`
+	preview, err := tool.AuthorizationPreview(t.Context(), callWith(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subject map[string]json.RawMessage
+	if err := json.Unmarshal(preview.Subject, &subject); err != nil {
+		t.Fatal(err)
+	}
 	res, err := tool.Execute(t.Context(), callWith(input))
 	if err != nil {
 		t.Fatal(err)
@@ -64,13 +75,76 @@ func TestStdinIsTheInputExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(input, string(got)); diff != "" {
-		t.Errorf("stdin differs from the input (-want +got):\n%s", diff)
+	if diff := cmp.Diff(string(subject["input"]), string(got)); diff != "" {
+		t.Errorf("stdin differs from the subject's input (-subject +stdin):\n%s", diff)
+	}
+	// Canonical: keys sorted, no insignificant whitespace, numbers and
+	// escapes as JSON needs them, no HTML escaping.
+	want := `{"n":[1,2.50,-0e3,1E400],"nested":{"a":true,"z":null},"q":"$(touch pwned1) ` + "`touch pwned2`" +
+		` 'single' \"double\" ; touch pwned3 && rm -rf / | x > y\n\ttab ${HOME} ünïcode ✓ \u0000 <&> \\"}`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("stdin is not the canonical input (-want +got):\n%s", diff)
 	}
 	for _, name := range []string{"pwned1", "pwned2", "pwned3"} {
 		if fileExists(filepath.Join(root, name)) {
 			t.Errorf("%s exists: something in the input was executed", name)
 		}
+	}
+}
+
+// The subject names the program that runs: argv[0] resolved in the
+// program's own environment, after the manifest's env. A repository that
+// puts its own git first in PATH cannot hide behind "git status".
+func TestSubjectProgramIsWhatRuns(t *testing.T) {
+	root := workspace(t, manifestOf(t, map[string]any{
+		"status": map[string]any{
+			"description": "d", "input_schema": map[string]any{"type": "object"},
+			"command": []string{"git", "status"},
+			"env":     map[string]string{"PATH": "${PWD}/.basis/bin:/usr/bin:/bin", "GIT_PAGER": "cat"},
+		},
+	}))
+	repoGit := script(t, root, ".basis/bin/git", `echo "the repository's own git"`)
+	tool := loadTool(t, &declared.Config{Root: root, Environ: []string{"PATH=/usr/bin:/bin", "PWD=" + root}}, "status")
+
+	preview, err := tool.AuthorizationPreview(t.Context(), callWith(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subject struct {
+		Command []string `json:"command"`
+		Env     []string `json:"env"`
+		Program string   `json:"program"`
+	}
+	if err := json.Unmarshal(preview.Subject, &subject); err != nil {
+		t.Fatal(err)
+	}
+	want := struct {
+		Command []string `json:"command"`
+		Env     []string `json:"env"`
+		Program string   `json:"program"`
+	}{[]string{"git", "status"}, []string{"GIT_PAGER", "PATH"}, repoGit}
+	if diff := cmp.Diff(want, subject); diff != "" {
+		t.Errorf("subject (-want +got):\n%s", diff)
+	}
+	if strings.Contains(string(preview.Subject), "cat\"") {
+		t.Errorf("the subject shows an env value: %s", preview.Subject)
+	}
+	res, err := tool.Execute(t.Context(), callWith(`{}`))
+	if err != nil || res.Text != "the repository's own git" {
+		t.Errorf("Execute = %q, %v; want the program the subject named to run", res.Text, err)
+	}
+}
+
+// A bare program the PATH it gets cannot find is refused in the preview:
+// there is no program to show an approver.
+func TestPreviewRefusesProgramNotFound(t *testing.T) {
+	tool, _ := scriptTool(t, "", map[string]any{"command": []string{"no-such-program-anywhere"}}, declared.Config{})
+	_, err := tool.AuthorizationPreview(t.Context(), callWith(`{}`))
+	if !errors.Is(err, contract.ErrRefused) || !errors.Is(err, declared.ErrCannotStart) || !errors.Is(err, subprocess.ErrNotFound) {
+		t.Fatalf("preview = %v, want a refusal wrapping ErrRefused, ErrCannotStart and subprocess.ErrNotFound", err)
+	}
+	if want := "t cannot run: its program no-such-program-anywhere is in no directory of the PATH it gets"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("message = %q, want it to start %q", err.Error(), want)
 	}
 }
 
@@ -219,8 +293,10 @@ func TestRunFailures(t *testing.T) {
 		code  int
 		is    error
 	}{
-		{"exit with stderr", "echo 'job not found' >&2; echo ignored; exit 3", nil, "t exited 3: job not found", subprocess.Exited, 3, nil},
+		{"exit with stderr only", "echo 'job not found' >&2; exit 3", nil, "t exited 3: job not found", subprocess.Exited, 3, nil},
 		{"exit with stdout only", "echo 'usage: t JOB'; exit 2", nil, "t exited 2: usage: t JOB", subprocess.Exited, 2, nil},
+		{"exit with both, labelled", "echo '--- FAIL: TestX'; echo 'build failed' >&2; exit 1", nil, "t exited 1:\nstdout:\n--- FAIL: TestX\nstderr:\nbuild failed", subprocess.Exited, 1, nil},
+		{"signal with both, labelled", "echo partial; echo 'crashing' >&2; kill -SEGV $$", nil, "t was killed by signal SIGSEGV:\nstdout:\npartial\nstderr:\ncrashing", subprocess.Signaled, 0, nil},
 		{"exit silently", "exit 1", nil, "t exited 1 and said nothing", subprocess.Exited, 1, nil},
 		{"killed by a signal", "echo 'crashing' >&2; kill -SEGV $$", nil, "t was killed by signal SIGSEGV: crashing", subprocess.Signaled, 0, nil},
 		{"program missing", "", nil, "t could not start ./.basis/tools/t: no such file or directory", subprocess.StartFailed, 0, fs.ErrNotExist},
@@ -257,17 +333,26 @@ func TestCouldNotStartReasons(t *testing.T) {
 	})
 }
 
+// A timeout names the limit that fired and the setting that raises it.
 func TestTimeout(t *testing.T) {
-	tool, _ := scriptTool(t, "sleep 30", map[string]any{"timeout_ms": 300}, declared.Config{})
+	tool, root := scriptTool(t, "sleep 30", map[string]any{"timeout_ms": 300}, declared.Config{})
+	source := filepath.Join(root, declared.WorkspaceFile)
 	start := time.Now()
 	_, err := tool.Execute(t.Context(), callWith(`{}`))
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("a 300 ms timeout returned after %v", took)
 	}
-	checkRunError(t, err, "t did not finish within 300 milliseconds and was stopped", subprocess.TimedOut, 0, nil)
+	checkRunError(t, err, "t did not finish within 300 milliseconds and was stopped; its limit is timeout_ms 300 in "+source+": raise it there if the tool needs longer", subprocess.TimedOut, 0, nil)
 	if d := tool.Descriptor().Timeout; d != 300*time.Millisecond {
 		t.Errorf("descriptor timeout = %v", d)
 	}
+
+	// The runtime wraps the Descriptor's timeout around the call as well;
+	// when that deadline fires first it is still timeout_ms that fired.
+	ctx, cancel := context.WithTimeout(t.Context(), tool.Descriptor().Timeout)
+	defer cancel()
+	_, err = tool.Execute(ctx, callWith(`{}`))
+	checkRunError(t, err, "t did not finish within 300 milliseconds and was stopped; its limit is timeout_ms 300 in "+source+": raise it there if the tool needs longer", subprocess.TimedOut, 0, nil)
 }
 
 func TestCallerDeadlineAndCancel(t *testing.T) {
@@ -275,7 +360,10 @@ func TestCallerDeadlineAndCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	_, err := tool.Execute(ctx, callWith(`{}`))
-	checkRunError(t, err, "t did not finish before the call's deadline and was stopped", subprocess.TimedOut, 0, nil)
+	// How much of the caller's 300 ms was left when the program started
+	// depends on the machine's load: the message says it, the test does
+	// not pin it.
+	checkRunError(t, err, "t did not finish within the … its caller allowed and was stopped; that deadline is the caller's, shorter than the tool's own timeout_ms (120000), so the caller must allow more", subprocess.TimedOut, 0, nil)
 
 	ctx, cancel = context.WithCancel(t.Context())
 	time.AfterFunc(300*time.Millisecond, cancel)
@@ -283,14 +371,19 @@ func TestCallerDeadlineAndCancel(t *testing.T) {
 	checkRunError(t, err, "t was stopped because the call was cancelled", subprocess.Canceled, 0, nil)
 }
 
-// checkRunError asserts the message the model reads and that the exact
-// outcome is reachable with errors.As.
+// checkRunError asserts the message the model reads (a … in want stands
+// for text that varies) and that the exact outcome is reachable with
+// errors.As.
 func checkRunError(t *testing.T, err error, want string, kind subprocess.Kind, code int, is error) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error, want %q", want)
 	}
-	if err.Error() != want {
+	if prefix, suffix, elided := strings.Cut(want, "…"); elided {
+		if msg := err.Error(); !strings.HasPrefix(msg, prefix) || !strings.HasSuffix(msg, suffix) || strings.Contains(msg, "\n") {
+			t.Errorf("message = %q, want %q with one line where … is", msg, want)
+		}
+	} else if err.Error() != want {
 		t.Errorf("message = %q, want %q", err.Error(), want)
 	}
 	var re *declared.RunError

@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared
 
 import (
@@ -58,6 +60,22 @@ type expander struct {
 	s      string
 	i      int
 	lookup func(string) (string, bool)
+	names  *[]string // when set, collects every variable named
+}
+
+// placeholderNames lists the variables s names, defaults included, in
+// order; nil when s has none or is malformed (that is reported by
+// expansion).
+func placeholderNames(s string) []string {
+	if !strings.Contains(s, "${") {
+		return nil
+	}
+	var names []string
+	x := &expander{s: s, names: &names}
+	if _, err := x.text(0, false); err != nil {
+		return nil
+	}
+	return names
 }
 
 // text reads up to the end of the string (depth 0) or up to the "}" that
@@ -112,6 +130,9 @@ func (x *expander) placeholder(depth int, eval bool) (string, error) {
 	}
 	if !validVarName(name) {
 		return "", x.fail("", "the placeholder "+at+" names no valid variable: a name starts with a letter or _")
+	}
+	if x.names != nil {
+		*x.names = append(*x.names, name)
 	}
 	switch {
 	case x.s[x.i] == '}':

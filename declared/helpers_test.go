@@ -1,6 +1,9 @@
+//go:build unix
+
 package declared_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -68,7 +71,7 @@ func objectSchema(props map[string]string) map[string]any {
 // loadTools loads cfg and fails the test on any problem.
 func loadTools(t testing.TB, cfg *declared.Config) []*declared.Tool {
 	t.Helper()
-	tools, err := declared.Load(cfg)
+	tools, err := declared.Load(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -1,17 +1,19 @@
+//go:build unix
+
 package declared
 
 import (
+	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -30,8 +32,11 @@ const (
 	DefaultTimeout = 120 * time.Second
 )
 
-// maxManifestSize bounds what is read of one manifest.
-const maxManifestSize = 32 << 20
+// MaxManifestSize is the largest manifest [Load] reads: far above any
+// real one, far below what would hurt. A manifest that is a symbolic link
+// to /dev/zero is refused before a byte is read (it is not a regular
+// file); a regular file past this size is refused unread.
+const MaxManifestSize = configfile.DefaultLimit
 
 // Config says where to look for manifests and what the programs'
 // environment is made of. A nil *Config is the zero Config.
@@ -97,7 +102,7 @@ func newLoader(cfg *Config) (*loader, error) {
 		}
 	}
 	for _, name := range cfg.Reserved {
-		l.reserved[name] = true
+		l.reserved[strings.ToLower(name)] = true
 	}
 	return l, nil
 }
@@ -204,7 +209,12 @@ func discover(candidates []string) ([]string, []error) {
 // the more specific declaration wins. Every manifest is read and every
 // problem in any of them is reported, as an [errors.Join] of [*Error]
 // values; any problem means no tools at all, never a shorter list.
-func Load(cfg *Config) ([]*Tool, error) {
+//
+// A ${VAR} naming an unset variable is not such a problem: it breaks only
+// its own tool, which is returned unavailable ([Tool.Unavailable]) and
+// refuses its calls, while every other tool works. Reading honours ctx: a
+// cancelled load returns an error wrapping ctx's.
+func Load(ctx context.Context, cfg *Config) ([]*Tool, error) {
 	l, err := newLoader(cfg)
 	if err != nil {
 		return nil, errors.Join(err)
@@ -212,7 +222,7 @@ func Load(cfg *Config) ([]*Tool, error) {
 	paths, problems := discover(l.candidates(cfg))
 	var layers [][]*Tool
 	for _, path := range paths {
-		tools, errs := l.loadFile(path)
+		tools, errs := l.loadFile(ctx, path)
 		problems = append(problems, errs...)
 		layers = append(layers, tools)
 	}
@@ -233,10 +243,11 @@ func Load(cfg *Config) ([]*Tool, error) {
 }
 
 // LoadFile reads one manifest at path, with cfg's root, environment and
-// reserved names, and returns its tools in name order. Unlike [Load], a
-// missing file is an error (wrapping [fs.ErrNotExist]). Every problem is
-// reported, as an [errors.Join] of [*Error] values.
-func LoadFile(path string, cfg *Config) ([]*Tool, error) {
+// reserved names, and returns its tools in name order, unavailable ones
+// included, as [Load] does. Unlike Load, a missing file is an error
+// (wrapping [fs.ErrNotExist]). Every problem is reported, as an
+// [errors.Join] of [*Error] values.
+func LoadFile(ctx context.Context, path string, cfg *Config) ([]*Tool, error) {
 	l, err := newLoader(cfg)
 	if err != nil {
 		return nil, errors.Join(err)
@@ -244,52 +255,66 @@ func LoadFile(path string, cfg *Config) ([]*Tool, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	tools, problems := l.loadFile(path)
+	tools, problems := l.loadFile(ctx, path)
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
 	return tools, nil
 }
 
-func (l *loader) loadFile(path string) ([]*Tool, []error) {
-	data, err := readManifest(path)
+func (l *loader) loadFile(ctx context.Context, path string) ([]*Tool, []error) {
+	data, err := readManifest(ctx, path)
 	if err != nil {
 		return nil, []error{err}
 	}
-	p := &parser{loader: l, file: path, data: data}
-	return p.parse()
+	return newParser(l, path, data).parse()
 }
 
-// readManifest reads a regular file of bounded size.
-func readManifest(path string) ([]byte, error) {
-	unreadable := func(err error, text string) error {
-		return &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+// readManifest reads a manifest the one careful way config files are
+// read (configfile.Read: no blocking on a FIFO, a regular file after
+// symlinks, bounded, cancellable) and says what is wrong in words that
+// name the file and never its content.
+func readManifest(ctx context.Context, path string) ([]byte, error) {
+	data, err := configfile.Read(ctx, path, MaxManifestSize)
+	if err == nil {
+		return data, nil
 	}
-	// Examined before opening: opening a named pipe would wait for a
-	// writer that may never come.
+	var text string
+	switch {
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		text = "was not read: " + err.Error()
+	case errors.Is(err, fs.ErrNotExist):
+		text = "does not exist"
+	case errors.Is(err, configfile.ErrNotRegular):
+		text = "is not a regular file (it is " + fileKind(path) + "); a manifest must be one"
+	case errors.Is(err, configfile.ErrTooLarge):
+		text = "is larger than " + sizeText(MaxManifestSize) + ", far more than any manifest; is it the right file?"
+	default:
+		text = "cannot be read: " + reason(err)
+	}
+	return nil, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+}
+
+// fileKind names what is at path, for a message: stat does not open it, so
+// a FIFO cannot block here.
+func fileKind(path string) string {
 	info, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, unreadable(err, "does not exist")
-	}
 	if err != nil {
-		return nil, unreadable(err, "cannot be examined: "+reason(err))
+		return "not examinable"
 	}
-	if !info.Mode().IsRegular() {
-		return nil, unreadable(nil, "is not a regular file")
+	switch m := info.Mode(); {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, unreadable(err, "cannot be opened: "+reason(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifestSize+1))
-	if err != nil {
-		return nil, unreadable(err, "cannot be read: "+reason(err))
-	}
-	if len(data) > maxManifestSize {
-		return nil, unreadable(nil, "is larger than "+strconv.Itoa(maxManifestSize>>20)+" MiB")
-	}
-	return data, nil
+	return "not a regular file"
 }
 
 // reason is the operating system's part of err, without the path it

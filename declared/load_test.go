@@ -1,16 +1,19 @@
+//go:build unix
+
 package declared_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
 )
@@ -118,7 +121,7 @@ func TestDiscoverDanglingLinkIsAnError(t *testing.T) {
 	if len(problems) != 1 || !errors.Is(err, declared.ErrUnreadable) || problems[0].File != filepath.Join(root, declared.WorkspaceFile) {
 		t.Fatalf("Discover = %v, want one ErrUnreadable naming the link", err)
 	}
-	if _, err := declared.Load(&declared.Config{Root: root}); !errors.Is(err, declared.ErrUnreadable) {
+	if _, err := declared.Load(t.Context(), &declared.Config{Root: root}); !errors.Is(err, declared.ErrUnreadable) {
 		t.Errorf("Load = %v, want ErrUnreadable", err)
 	}
 }
@@ -155,11 +158,11 @@ func TestLoadLayering(t *testing.T) {
 }
 
 func TestLoadNothingDeclared(t *testing.T) {
-	tools, err := declared.Load(&declared.Config{Root: t.TempDir(), ConfigDir: t.TempDir()})
+	tools, err := declared.Load(t.Context(), &declared.Config{Root: t.TempDir(), ConfigDir: t.TempDir()})
 	if err != nil || len(tools) != 0 {
 		t.Errorf("Load with no manifests = %v, %v; want no tools and no error", names(tools), err)
 	}
-	tools, err = declared.Load(nil)
+	tools, err = declared.Load(t.Context(), nil)
 	if err != nil {
 		t.Errorf("Load(nil) = %v, %v", names(tools), err)
 	}
@@ -174,7 +177,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 	}))
 	config := t.TempDir()
 	writeFile(t, config, declared.GlobalFile, `{"schema": 1, "tools": {"g": {"descripton": "x"}}}`, 0o644)
-	tools, err := declared.Load(&declared.Config{Root: root, ConfigDir: config, Environ: pathEnv()})
+	tools, err := declared.Load(t.Context(), &declared.Config{Root: root, ConfigDir: config, Environ: pathEnv()})
 	if tools != nil {
 		t.Errorf("Load returned tools %v alongside problems", names(tools))
 	}
@@ -199,7 +202,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 func TestLoadFile(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "custom.json", manifestOf(t, map[string]any{"b": simpleTool("f"), "a": simpleTool("f")}), 0o644)
-	tools, err := declared.LoadFile(path, &declared.Config{Root: dir})
+	tools, err := declared.LoadFile(t.Context(), path, &declared.Config{Root: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,35 +213,96 @@ func TestLoadFile(t *testing.T) {
 		t.Errorf("source = %q, want %q", got, path)
 	}
 
-	_, err = declared.LoadFile(filepath.Join(dir, "missing.json"), nil)
+	_, err = declared.LoadFile(t.Context(), filepath.Join(dir, "missing.json"), nil)
 	if !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, declared.ErrUnreadable) {
 		t.Errorf("LoadFile of a missing file = %v, want fs.ErrNotExist and ErrUnreadable", err)
 	}
-	_, err = declared.LoadFile(dir, nil)
-	if !errors.Is(err, declared.ErrUnreadable) || !strings.Contains(err.Error(), "not a regular file") {
-		t.Errorf("LoadFile of a directory = %v", err)
+}
+
+// A manifest basis cannot use safely is refused with a message naming
+// the file and what is wrong, without reading it: a named pipe (opening it
+// would wait for a writer forever), a link to /dev/zero (reading it would
+// never end), a file far larger than any manifest.
+func TestLoadRefusesHostileFiles(t *testing.T) {
+	tests := []struct {
+		name  string
+		plant func(t *testing.T, path string)
+		says  string
+		is    error
+	}{
+		{"named pipe", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Skip("cannot make a named pipe:", err)
+			}
+		}, "is not a regular file (it is a named pipe); a manifest must be one", configfile.ErrNotRegular},
+		{"link to /dev/zero", func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file (it is a character device); a manifest must be one", configfile.ErrNotRegular},
+		{"directory given to LoadFile", func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file (it is a directory); a manifest must be one", configfile.ErrNotRegular},
+		{"too large", func(t *testing.T, path string) {
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			// Sparse: the size is what is checked, and nothing is read.
+			if err := f.Truncate(declared.MaxManifestSize + 1); err != nil {
+				t.Fatal(err)
+			}
+		}, "is larger than 16 MiB, far more than any manifest; is it the right file?", configfile.ErrTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, ".basis"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(root, declared.WorkspaceFile)
+			tt.plant(t, path)
+			done := make(chan error, 1)
+			go func() {
+				_, err := declared.LoadFile(t.Context(), path, &declared.Config{Root: root})
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("LoadFile blocked")
+			}
+			problems := problemsOf(t, err)
+			if len(problems) != 1 || !errors.Is(err, declared.ErrUnreadable) || !errors.Is(err, tt.is) {
+				t.Fatalf("LoadFile = %v, want one ErrUnreadable wrapping %v", err, tt.is)
+			}
+			if want := path + ": " + tt.says; problems[0].Error() != want {
+				t.Errorf("message = %q, want %q", problems[0].Error(), want)
+			}
+			// Load finds the same file where the workspace manifest lives;
+			// a directory there is no manifest at all.
+			if tt.name != "directory given to LoadFile" {
+				if _, err := declared.Load(t.Context(), &declared.Config{Root: root}); !errors.Is(err, tt.is) {
+					t.Errorf("Load = %v, want %v", err, tt.is)
+				}
+			}
+		})
 	}
 }
 
-// A named pipe where the manifest should be is refused at once: opening
-// it would wait for a writer forever.
-func TestLoadRefusesNamedPipe(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, ".basis"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(root, declared.WorkspaceFile), 0o644); err != nil {
-		t.Skip("cannot make a named pipe:", err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := declared.Load(&declared.Config{Root: root}); done <- err }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, declared.ErrUnreadable) || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("Load = %v, want ErrUnreadable: not a regular file", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Load blocked on a named pipe")
+// Reading honours cancellation: a cancelled load reads nothing and says
+// why.
+func TestLoadHonoursCancellation(t *testing.T) {
+	root := workspace(t, manifestOf(t, map[string]any{"one": simpleTool("ws")}))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	tools, err := declared.Load(ctx, &declared.Config{Root: root})
+	if tools != nil || !errors.Is(err, context.Canceled) || !errors.Is(err, declared.ErrUnreadable) {
+		t.Errorf("Load with a cancelled context = %v, %v; want context.Canceled", names(tools), err)
 	}
 }
 
@@ -251,7 +315,7 @@ func TestLoadUnreadableFile(t *testing.T) {
 	if err := os.Chmod(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err := declared.Load(&declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
 	if !errors.Is(err, declared.ErrUnreadable) || !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("Load = %v, want ErrUnreadable and fs.ErrPermission", err)
 	}
@@ -264,7 +328,7 @@ func TestReservedNames(t *testing.T) {
 		"read_file":       simpleTool("ws"),
 		"fine":            simpleTool("ws"),
 	}))
-	_, err := declared.Load(&declared.Config{Root: root, Reserved: []string{"spawn", "read_file"}})
+	_, err := declared.Load(t.Context(), &declared.Config{Root: root, Reserved: []string{"spawn", "read_file"}})
 	var got []string
 	for _, p := range problemsOf(t, err) {
 		if !errors.Is(p, declared.ErrReservedName) || p.File != filepath.Join(root, declared.WorkspaceFile) {
@@ -318,7 +382,7 @@ func TestLoadManyTools(t *testing.T) {
 		tools[fmt.Sprintf("tool_%03d", i)] = tool
 	}
 	root := workspace(t, manifestOf(t, tools))
-	_, err := declared.Load(&declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
 	var got []string
 	lastLine := 0
 	for _, p := range problemsOf(t, err) {

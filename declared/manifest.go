@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared
 
 import (
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/inputschema"
 )
 
@@ -21,7 +24,13 @@ const maxTimeout = 24 * time.Hour
 // The keys the format defines, in the order messages list them.
 var (
 	manifestKeys = []string{"schema", "tools"}
-	toolKeys     = []string{"description", "input_schema", "command", "cwd", "env", "side_effect", "timeout_ms"}
+	toolKeys     = []string{"description", "input_schema", "command", "cwd", "env", "side_effect", "timeout_ms", "network"}
+)
+
+// member and value are configfile's: a key or value and where it starts.
+type (
+	member = configfile.Member
+	value  = configfile.Value
 )
 
 // parser reads one manifest, collecting every problem it finds. Problems
@@ -30,17 +39,35 @@ type parser struct {
 	*loader
 	file     string
 	data     []byte
+	index    *lineIndex
 	problems []error
 	offsets  []int // of each problem, to list them in file order
+	// unset holds the ${VAR}s of the tool being read that name unset
+	// variables: they make that tool unavailable, not the file unusable.
+	unset []*Error
+}
+
+func newParser(l *loader, file string, data []byte) *parser {
+	return &parser{loader: l, file: file, data: data, index: newLineIndex(data)}
+}
+
+// child is a parser for one tool body, sharing the file.
+func (p *parser) child() *parser {
+	return &parser{loader: p.loader, file: p.file, data: p.data, index: p.index}
+}
+
+// problemAt builds the *Error for a problem at byte offset off.
+func (p *parser) problemAt(off int, tool, field, variable string, err error) *Error {
+	e := &Error{File: p.file, Tool: tool, Field: field, Variable: variable, Err: err}
+	if off >= 0 {
+		e.Line, e.Column = p.index.pos(off)
+	}
+	return e
 }
 
 // report records one problem at byte offset off of the file.
 func (p *parser) report(off int, tool, field, variable string, err error) {
-	e := &Error{File: p.file, Tool: tool, Field: field, Variable: variable, Err: err}
-	if off >= 0 {
-		e.Line, e.Column = lineCol(p.data, off)
-	}
-	p.problems = append(p.problems, e)
+	p.problems = append(p.problems, p.problemAt(off, tool, field, variable, err))
 	p.offsets = append(p.offsets, off)
 }
 
@@ -62,54 +89,54 @@ func (p *parser) sorted() []error {
 // the problems found. Reading goes on past a problem wherever the rest
 // can still be understood, so one run reports them all.
 func (p *parser) parse() ([]*Tool, []error) {
-	doc, start, bad := checkDocument(p.data)
-	if bad != nil {
-		p.report(bad.off, "", "", "", bad.err)
+	doc, err := configfile.Parse(p.data)
+	if err != nil {
+		p.reportSyntax(err)
 		return nil, p.sorted()
 	}
-	if jsonKind(doc) != "object" {
-		p.report(start, "", "", "", newProblem(ErrWrongType,
-			`a manifest is a JSON object such as {"schema": 1, "tools": {}}, not `+article(jsonKind(doc))))
+	if doc.Kind() != "object" {
+		p.report(doc.Off, "", "", "", newProblem(ErrWrongType,
+			`a manifest is a JSON object such as {"schema": 1, "tools": {}}, not `+article(doc.Kind())))
 		return nil, p.sorted()
 	}
-	fields := p.members(doc, start, "", manifestKeys, "a manifest")
+	fields := p.members(doc, "", manifestKeys, "a manifest")
 	version, ok := fields["schema"]
 	switch {
 	case !ok:
-		p.report(start, "", "schema", "", newProblem(ErrMissingField, `missing; add "schema": 1`))
-	case jsonKind(version.val) != "number":
-		p.report(version.valOff, "", "schema", "", newProblem(ErrWrongType, "must be the number 1, not "+article(jsonKind(version.val))))
-	case string(version.val) != "1":
+		p.report(doc.Off, "", "schema", "", newProblem(ErrMissingField, `missing; add "schema": 1`))
+	case version.Value.Kind() != "number":
+		p.report(version.Value.Off, "", "schema", "", newProblem(ErrWrongType, "must be the number 1, not "+article(version.Value.Kind())))
+	case string(version.Value.Raw) != "1":
 		// A different version may mean a different format: reading on
 		// would report its differences as mistakes.
-		p.report(version.valOff, "", "schema", "", newProblem(ErrSchemaVersion,
+		p.report(version.Value.Off, "", "schema", "", newProblem(ErrSchemaVersion,
 			"this basis reads manifest schema 1 only; write 1, or use a basis that reads this version"))
 		return nil, p.sorted()
 	}
 	toolsField, ok := fields["tools"]
 	switch {
 	case !ok:
-		p.report(start, "", "tools", "", newProblem(ErrMissingField, `missing; add "tools": an object of tools by name`))
-	case jsonKind(toolsField.val) != "object":
-		p.report(toolsField.valOff, "", "tools", "", newProblem(ErrWrongType, "must be an object of tools by name, not "+article(jsonKind(toolsField.val))))
+		p.report(doc.Off, "", "tools", "", newProblem(ErrMissingField, `missing; add "tools": an object of tools by name`))
+	case toolsField.Value.Kind() != "object":
+		p.report(toolsField.Value.Off, "", "tools", "", newProblem(ErrWrongType, "must be an object of tools by name, not "+article(toolsField.Value.Kind())))
 	default:
 		// Names are checked here, in file order; the bodies are read by
 		// parseTools, concurrently when there are many.
 		var bodies []member
 		seen := make(map[string]bool)
-		for _, m := range objectMembers(toolsField.val, toolsField.valOff) {
+		for _, m := range toolsField.Value.Members() {
 			if !p.checkName(m) {
 				// The body is still read, so its problems are reported
 				// too; they are located by line and column.
-				m.key = ""
+				m.Key = ""
 				bodies = append(bodies, m)
 				continue
 			}
-			if seen[m.key] {
-				p.report(m.keyOff, m.key, "", "", newProblem(ErrDuplicateKey, "is declared twice in this file; a name is one tool"))
+			if seen[m.Key] {
+				p.report(m.KeyOff, m.Key, "", "", newProblem(ErrDuplicateKey, "is declared twice in this file; a name is one tool"))
 				continue
 			}
-			seen[m.key] = true
+			seen[m.Key] = true
 			bodies = append(bodies, m)
 		}
 		tools := p.parseTools(bodies)
@@ -119,6 +146,24 @@ func (p *parser) parse() ([]*Tool, []error) {
 		}
 	}
 	return nil, p.sorted()
+}
+
+// reportSyntax reports why the file is not one JSON value, never quoting
+// the text at fault.
+func (p *parser) reportSyntax(err error) {
+	var se *configfile.SyntaxError
+	if !errors.As(err, &se) {
+		p.report(0, "", "", "", newProblem(ErrSyntax, "not valid JSON"))
+		return
+	}
+	text := se.Error()
+	switch se.Kind {
+	case configfile.SyntaxEmpty:
+		text = `the file is empty; a manifest is an object such as {"schema": 1, "tools": {}}`
+	case configfile.SyntaxTrailing:
+		text = "there is more after the JSON object ends; a manifest is one object"
+	}
+	p.report(se.Off, "", "", "", newProblem(ErrSyntax, text))
 }
 
 // parallelFrom is the number of tools from which their bodies are read
@@ -133,8 +178,8 @@ func (p *parser) parseTools(bodies []member) []*Tool {
 	tools := make([]*Tool, len(bodies))
 	children := make([]*parser, len(bodies))
 	read := func(i int) {
-		children[i] = &parser{loader: p.loader, file: p.file, data: p.data}
-		if bodies[i].key == "" {
+		children[i] = p.child()
+		if bodies[i].Key == "" {
 			children[i].parseTool(bodies[i]) // problems only
 			return
 		}
@@ -175,17 +220,17 @@ func (p *parser) parseTools(bodies []member) []*Tool {
 
 // members reads the members of an object, reporting duplicate and
 // unknown keys, and returns the known ones by key.
-func (p *parser) members(raw json.RawMessage, base int, tool string, known []string, what string) map[string]member {
+func (p *parser) members(obj value, tool string, known []string, what string) map[string]member {
 	out := make(map[string]member)
-	for _, m := range objectMembers(raw, base) {
+	for _, m := range obj.Members() {
 		switch {
-		case !slices.Contains(known, m.key):
-			field, text := unknownKey(m.key, known, what)
-			p.report(m.keyOff, tool, field, "", newProblem(ErrUnknownKey, text))
-		case hasMember(out, m.key):
-			p.report(m.keyOff, tool, m.key, "", newProblem(ErrDuplicateKey, "is written twice; write it once"))
+		case !slices.Contains(known, m.Key):
+			field, text := unknownKey(m.Key, known, what)
+			p.report(m.KeyOff, tool, field, "", newProblem(ErrUnknownKey, text))
+		case hasMember(out, m.Key):
+			p.report(m.KeyOff, tool, m.Key, "", newProblem(ErrDuplicateKey, "is written twice; write it once"))
 		default:
-			out[m.key] = m
+			out[m.Key] = m
 		}
 	}
 	return out
@@ -196,18 +241,18 @@ func hasMember(m map[string]member, key string) bool { _, ok := m[key]; return o
 // checkName reports a tool name that is not valid or is reserved. An
 // invalid name is not printed: it is located by line and column instead.
 func (p *parser) checkName(m member) bool {
-	if err := contract.CheckName(m.key); err != nil {
-		p.report(m.keyOff, "", "", "", &problem{kind: contract.ErrInvalidName,
-			text: "this tool name is not valid: " + nameFault(m.key) + "; use 1 to 64 of A-Z a-z 0-9 _ -"})
+	if err := contract.CheckName(m.Key); err != nil {
+		p.report(m.KeyOff, "", "", "", &problem{kind: contract.ErrInvalidName,
+			text: "this tool name is not valid: " + nameFault(m.Key) + "; use 1 to 64 of A-Z a-z 0-9 _ -"})
 		return false
 	}
-	if contract.IsMCPName(m.key) {
-		p.report(m.keyOff, m.key, "", "", newProblem(ErrReservedName,
+	if contract.IsMCPName(m.Key) {
+		p.report(m.KeyOff, m.Key, "", "", newProblem(ErrReservedName,
 			"names beginning with "+contract.MCPPrefix+" belong to tools bridged from MCP servers; choose another name"))
 		return false
 	}
-	if p.reserved[m.key] {
-		p.report(m.keyOff, m.key, "", "", newProblem(ErrReservedName, "this name is taken by a tool basis provides; choose another name"))
+	if contract.IsSpawnName(m.Key) || p.reserved[strings.ToLower(m.Key)] {
+		p.report(m.KeyOff, m.Key, "", "", newProblem(ErrReservedName, "this name is taken by a tool basis provides; choose another name"))
 		return false
 	}
 	return true
@@ -230,27 +275,31 @@ func nameFault(name string) string {
 }
 
 // parseTool reads one tool. It returns nil when the tool has a problem,
-// having reported every problem it found.
+// having reported every problem it found. A tool whose only problem is a
+// ${VAR} naming an unset variable is returned, unavailable: it is listed,
+// and refuses its calls naming the variable, while every other tool works.
 func (p *parser) parseTool(m member) *Tool {
-	name := m.key
-	if jsonKind(m.val) != "object" {
-		p.report(m.valOff, name, "", "", newProblem(ErrWrongType,
-			"a tool is an object with description, input_schema and command, not "+article(jsonKind(m.val))))
+	name := m.Key
+	if m.Value.Kind() != "object" {
+		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType,
+			"a tool is an object with description, input_schema and command, not "+article(m.Value.Kind())))
 		return nil
 	}
 	before := len(p.problems)
-	fields := p.members(m.val, m.valOff, name, toolKeys, "a tool")
+	p.unset = nil
+	fields := p.members(m.Value, name, toolKeys, "a tool")
 	spec := &Spec{Name: name, Root: p.root, Source: p.file, SideEffect: contract.SideEffectProcess, Timeout: DefaultTimeout}
 	run := &resolved{}
+	state := &toolState{programAt: p.problemAt(m.KeyOff, name, "command", "", nil)}
 
 	missing := func(field, what string) {
-		p.report(m.keyOff, name, field, "", newProblem(ErrMissingField, "missing; "+what))
+		p.report(m.KeyOff, name, field, "", newProblem(ErrMissingField, "missing; "+what))
 	}
 	if f, ok := fields["description"]; !ok {
 		missing("description", "say what the tool does and when to use it: the model reads it")
-	} else if s, ok := p.str(f, name, "description"); ok {
+	} else if s, ok := p.str(f.Value, name, "description"); ok {
 		if strings.TrimSpace(s) == "" {
-			p.report(f.valOff, name, "description", "", newProblem(ErrMissingField,
+			p.report(f.Value.Off, name, "description", "", newProblem(ErrMissingField,
 				"is empty; say what the tool does and when to use it: the model reads it"))
 		}
 		spec.Description = s
@@ -261,7 +310,7 @@ func (p *parser) parseTool(m member) *Tool {
 		missing("input_schema", `give the JSON Schema of the object the program reads, such as {"type": "object", "properties": {}}`)
 	} else {
 		var err error
-		schema, err = inputschema.Compile(f.val)
+		schema, err = inputschema.Compile(f.Value.Raw)
 		var ce *inputschema.CompileError
 		if errors.As(err, &ce) {
 			for _, sp := range ce.Problems {
@@ -269,108 +318,141 @@ func (p *parser) parseTool(m member) *Tool {
 				if errors.Is(sp.Err, inputschema.ErrNotObject) {
 					kind = ErrWrongType
 				}
-				p.report(f.valOff, name, "input_schema"+sp.Pointer, "", &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()})
+				p.report(f.Value.Off, name, "input_schema"+sp.Pointer, "", &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()})
 			}
 		}
-		spec.InputSchema = compact(f.val)
+		spec.InputSchema = compact(f.Value.Raw)
 	}
 
 	if f, ok := fields["command"]; !ok {
 		missing("command", `give the program and its arguments as an array, such as ["./.basis/tools/x", "run"]`)
 	} else {
-		spec.Command, run.argv = p.command(f, name)
+		spec.Command, run.argv = p.command(f.Value, name, state)
 	}
 
 	if f, ok := fields["cwd"]; ok {
-		if s, ok := p.str(f, name, "cwd"); ok {
+		if s, ok := p.str(f.Value, name, "cwd"); ok {
 			switch {
 			case strings.TrimSpace(s) == "":
-				p.report(f.valOff, name, "cwd", "", newProblem(ErrInvalidValue, "is empty; leave it out to run in the workspace root"))
+				p.report(f.Value.Off, name, "cwd", "", newProblem(ErrInvalidValue, "is empty; leave it out to run in the workspace root"))
 			default:
 				spec.Cwd = s
-				run.dir, _ = p.expandField(f.valOff, name, "cwd", s)
+				state.cwdAt = p.problemAt(f.Value.Off, name, "cwd", "", nil)
+				run.dir, _ = p.expandField(f.Value.Off, name, "cwd", s)
 			}
 		}
 	}
 
 	var manifestEnv []string
 	if f, ok := fields["env"]; ok {
-		spec.EnvNames, manifestEnv = p.env(f, name)
+		spec.EnvNames, manifestEnv = p.env(f.Value, name)
 	}
 
+	effectOK := true
 	if f, ok := fields["side_effect"]; ok {
-		if s, ok := p.str(f, name, "side_effect"); ok {
+		effectOK = false
+		if s, ok := p.str(f.Value, name, "side_effect"); ok {
 			switch s {
 			case "process":
-				spec.SideEffect = contract.SideEffectProcess
+				spec.SideEffect, effectOK = contract.SideEffectProcess, true
 			case "external":
-				spec.SideEffect = contract.SideEffectExternal
+				spec.SideEffect, effectOK = contract.SideEffectExternal, true
 			case "none", "local_state":
-				p.report(f.valOff, name, "side_effect", "", newProblem(ErrInvalidValue,
+				p.report(f.Value.Off, name, "side_effect", "", newProblem(ErrInvalidValue,
 					"a declared tool runs a program, so it cannot declare a weaker side effect; use process or external"))
 			default:
-				p.report(f.valOff, name, "side_effect", "", newProblem(ErrInvalidValue, "must be process or external"))
+				p.report(f.Value.Off, name, "side_effect", "", newProblem(ErrInvalidValue, "must be process or external"))
 			}
 		}
 	}
 
+	if f, ok := fields["network"]; ok {
+		switch string(f.Value.Raw) {
+		case "true":
+			spec.Network = true
+			if effectOK && spec.SideEffect != contract.SideEffectExternal {
+				// Reaching the network is acting on the world outside
+				// this machine: the tool must say so where the gate
+				// reads it.
+				p.report(f.Value.Off, name, "network", "", newProblem(ErrInvalidValue,
+					`true is allowed only with "side_effect": "external"; add it, or leave network out`))
+			}
+		case "false":
+		default:
+			p.report(f.Value.Off, name, "network", "", newProblem(ErrWrongType, "must be true or false, not "+article(f.Value.Kind())))
+		}
+	}
+
 	if f, ok := fields["timeout_ms"]; ok {
-		spec.Timeout = p.timeout(f, name)
+		spec.Timeout = p.timeout(f.Value, name)
+		state.timeoutSet = true
 	}
 
 	if len(p.problems) > before {
 		return nil
 	}
-	if len(manifestEnv) > 0 {
+	if len(p.unset) > 0 {
+		state.unavailable = &UnavailableError{Tool: name, Source: p.file, Problems: p.unset}
+		run = &resolved{}
+	} else if len(manifestEnv) > 0 {
 		run.env = p.withEnv(manifestEnv)
 	} else {
 		run.env = p.baseEnv // shared and never modified: subprocess copies it
 	}
 	spec.run = seal(run)
-	return newTool(spec, schema)
+	return newTool(spec, schema, state)
 }
 
-// str decodes a string field, reporting any other kind of value.
-func (p *parser) str(f member, tool, field string) (string, bool) {
-	if jsonKind(f.val) != "string" {
-		p.report(f.valOff, tool, field, "", newProblem(ErrWrongType, "must be a string, not "+article(jsonKind(f.val))))
+// str decodes a string value, reporting any other kind.
+func (p *parser) str(v value, tool, field string) (string, bool) {
+	s, ok := v.Text()
+	if !ok {
+		p.report(v.Off, tool, field, "", newProblem(ErrWrongType, "must be a string, not "+article(v.Kind())))
 		return "", false
 	}
-	s := decodeString(f.val)
 	if strings.IndexByte(s, 0) >= 0 {
-		p.report(f.valOff, tool, field, "", newProblem(ErrInvalidValue, "contains a NUL character, which no program can receive"))
+		p.report(v.Off, tool, field, "", newProblem(ErrInvalidValue, "contains a NUL character, which no program can receive"))
 		return "", false
 	}
 	return s, true
 }
 
-// command reads the argv: as written, and expanded.
-func (p *parser) command(f member, tool string) (written, expanded []string) {
-	if jsonKind(f.val) != "array" {
-		p.report(f.valOff, tool, "command", "", newProblem(ErrWrongType,
+// command reads the argv: as written, and expanded. It notes where the
+// program is written, and warns of every argument that puts a
+// credential-looking variable on the command line.
+func (p *parser) command(v value, tool string, state *toolState) (written, expanded []string) {
+	if v.Kind() != "array" {
+		p.report(v.Off, tool, "command", "", newProblem(ErrWrongType,
 			`must be an array: the program and its arguments, such as ["./.basis/tools/x", "run"], never one shell string`))
 		return nil, nil
 	}
-	elems := arrayElements(f.val, f.valOff)
+	elems := v.Elements()
 	if len(elems) == 0 {
-		p.report(f.valOff, tool, "command", "", newProblem(ErrInvalidCommand, "is empty; give at least the program to run"))
+		p.report(v.Off, tool, "command", "", newProblem(ErrInvalidCommand, "is empty; give at least the program to run"))
 		return nil, nil
 	}
+	state.programAt = p.problemAt(elems[0].Off, tool, "command[0]", "", nil)
 	written, expanded = make([]string, len(elems)), make([]string, len(elems))
 	for i, e := range elems {
 		field := "command[" + strconv.Itoa(i) + "]"
-		s, ok := p.str(member{val: e.val, valOff: e.off}, tool, field)
+		s, ok := p.str(e, tool, field)
 		if !ok {
 			continue
 		}
 		written[i] = s
 		if i == 0 && strings.TrimSpace(s) == "" {
-			p.report(e.off, tool, field, "", newProblem(ErrInvalidCommand, "the program is blank; give its path or name"))
+			p.report(e.Off, tool, field, "", newProblem(ErrInvalidCommand, "the program is blank; give its path or name"))
 			continue
 		}
-		v, ok := p.expandField(e.off, tool, field, s)
+		for _, variable := range placeholderNames(s) {
+			if credentialName(variable) {
+				line, col := p.index.pos(e.Off)
+				state.warnings = append(state.warnings, Warning{File: p.file, Line: line, Column: col, Tool: tool, Field: field, Variable: variable})
+			}
+		}
+		v, ok := p.expandField(e.Off, tool, field, s)
 		if ok && i == 0 && strings.TrimSpace(v) == "" {
-			p.report(e.off, tool, field, "", newProblem(ErrInvalidCommand, "the program is blank once its placeholders are expanded"))
+			p.report(e.Off, tool, field, "", newProblem(ErrInvalidCommand, "the program is blank once its placeholders are expanded"))
 		}
 		expanded[i] = v
 	}
@@ -379,52 +461,82 @@ func (p *parser) command(f member, tool string) (written, expanded []string) {
 
 // env reads the manifest's env: its names, and NAME=value entries with
 // the values expanded.
-func (p *parser) env(f member, tool string) (names, entries []string) {
-	if jsonKind(f.val) != "object" {
-		p.report(f.valOff, tool, "env", "", newProblem(ErrWrongType, "must be an object of variable names and string values, not "+article(jsonKind(f.val))))
+func (p *parser) env(v value, tool string) (names, entries []string) {
+	if v.Kind() != "object" {
+		p.report(v.Off, tool, "env", "", newProblem(ErrWrongType, "must be an object of variable names and string values, not "+article(v.Kind())))
 		return nil, nil
 	}
 	seen := make(map[string]bool)
-	for _, m := range objectMembers(f.val, f.valOff) {
-		if !validVarName(m.key) {
-			p.report(m.keyOff, tool, "env", "", newProblem(ErrInvalidValue,
+	for _, m := range v.Members() {
+		if !validVarName(m.Key) {
+			p.report(m.KeyOff, tool, "env", "", newProblem(ErrInvalidValue,
 				"this name is not a variable name: use letters, digits and _, not starting with a digit"))
 			continue
 		}
-		field := "env." + m.key
-		if seen[m.key] {
-			p.report(m.keyOff, tool, field, "", newProblem(ErrDuplicateKey, "is set twice; set it once"))
+		field := "env." + m.Key
+		if seen[m.Key] {
+			p.report(m.KeyOff, tool, field, "", newProblem(ErrDuplicateKey, "is set twice; set it once"))
 			continue
 		}
-		seen[m.key] = true
-		s, ok := p.str(member{val: m.val, valOff: m.valOff}, tool, field)
+		seen[m.Key] = true
+		if loaderVariable(m.Key) {
+			p.report(m.KeyOff, tool, field, "", newProblem(ErrLoaderVariable,
+				"sets a variable that makes the dynamic loader run other code inside the program, unseen by any preview; "+
+					"a manifest may not set LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT or DYLD_*"))
+			continue
+		}
+		s, ok := p.str(m.Value, tool, field)
 		if !ok {
 			continue
 		}
-		if v, ok := p.expandField(m.valOff, tool, field, s); ok {
-			names = append(names, m.key)
-			entries = append(entries, m.key+"="+v)
+		if v, ok := p.expandField(m.Value.Off, tool, field, s); ok {
+			names = append(names, m.Key)
+			entries = append(entries, m.Key+"="+v)
 		}
 	}
 	slices.Sort(names)
 	return names, entries
 }
 
+// loaderVariable reports whether name is one the dynamic loader reads to
+// load code of its choosing into a program (glibc, musl and macOS dyld).
+// Letter case is ignored: refusing ld_preload costs nothing.
+func loaderVariable(name string) bool {
+	upper := strings.ToUpper(name)
+	switch upper {
+	case "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT":
+		return true
+	}
+	return strings.HasPrefix(upper, "DYLD_")
+}
+
+// credentialName reports whether a variable's name says it holds a
+// credential: it contains TOKEN, SECRET, KEY or PASSWORD in any case.
+func credentialName(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, word := range []string{"TOKEN", "SECRET", "KEY", "PASSWORD"} {
+		if strings.Contains(upper, word) {
+			return true
+		}
+	}
+	return false
+}
+
 // timeout reads timeout_ms: a whole number of milliseconds, at least 1.
-func (p *parser) timeout(f member, tool string) time.Duration {
-	if jsonKind(f.val) != "number" {
-		p.report(f.valOff, tool, "timeout_ms", "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+article(jsonKind(f.val))))
+func (p *parser) timeout(v value, tool string) time.Duration {
+	if v.Kind() != "number" {
+		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+article(v.Kind())))
 		return 0
 	}
-	ms, err := strconv.ParseInt(string(f.val), 10, 64)
+	ms, err := strconv.ParseInt(string(v.Raw), 10, 64)
 	switch {
-	case err != nil && strings.ContainsAny(string(f.val), ".eE"):
-		p.report(f.valOff, tool, "timeout_ms", "", newProblem(ErrInvalidValue, "must be a whole number of milliseconds"))
+	case err != nil && strings.ContainsAny(string(v.Raw), ".eE"):
+		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrInvalidValue, "must be a whole number of milliseconds"))
 	case err == nil && ms < 1:
-		p.report(f.valOff, tool, "timeout_ms", "", newProblem(ErrInvalidValue,
+		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrInvalidValue,
 			"must be at least 1; leave it out for the default of "+strconv.Itoa(int(DefaultTimeout/time.Second))+" seconds"))
 	case err != nil || time.Duration(ms) > maxTimeout/time.Millisecond:
-		p.report(f.valOff, tool, "timeout_ms", "", newProblem(ErrInvalidValue,
+		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrInvalidValue,
 			"must be at most "+strconv.FormatInt(maxTimeout.Milliseconds(), 10)+" (24 hours)"))
 	default:
 		return time.Duration(ms) * time.Millisecond
@@ -433,7 +545,8 @@ func (p *parser) timeout(f member, tool string) time.Duration {
 }
 
 // expandField expands the placeholders of one field, reporting problems
-// by field and variable name.
+// by field and variable name. A variable that is not set is not a problem
+// of the file: it is noted, and makes the tool unavailable.
 func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
 	v, err := expand(s, p.lookup)
 	if err != nil {
@@ -443,7 +556,11 @@ func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
 			variable = xe.variable
 			err = xe.err
 		}
-		p.report(off, tool, field, variable, err)
+		if errors.Is(err, ErrUnsetVariable) {
+			p.unset = append(p.unset, p.problemAt(off, tool, field, variable, err))
+		} else {
+			p.report(off, tool, field, variable, err)
+		}
 		return "", false
 	}
 	if strings.IndexByte(v, 0) >= 0 {
@@ -454,15 +571,19 @@ func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
 }
 
 // unknownKey describes a key the format does not define. The key is
-// named only when it is a near miss of a known one ("timout_ms"): that is
-// when naming it helps, and a near miss of a known word is no secret. Any
-// other key might be a value written in the wrong place, so it is located
-// by line and column instead.
+// named only when it looks like a key (configfile.LooksLikeKey) and is
+// either a near miss of a known one ("timout_ms") or a short word with no
+// digits: that is when naming it helps. Anything else might be a value
+// written in the wrong place — a token is a short run of letters and
+// digits — so it is located by line and column instead.
 func unknownKey(key string, known []string, what string) (field, text string) {
 	allowed := what + " may have " + strings.Join(known, ", ")
-	if len(key) <= 64 {
-		if best := contract.ClosestNames(key, known, 1); len(best) > 0 && validVarName(key) {
+	if configfile.LooksLikeKey(key) {
+		if best := contract.ClosestNames(key, known, 1); len(best) > 0 {
 			return key, "unknown key; did you mean " + best[0] + "? (" + allowed + ")"
+		}
+		if len(key) <= 20 && !strings.ContainsAny(key, "0123456789") {
+			return key, "unknown key (" + allowed + ")"
 		}
 	}
 	return "", "unknown key (not shown: it may be a value written in the wrong place); " + allowed

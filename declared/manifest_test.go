@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared_test
 
 import (
@@ -40,9 +42,25 @@ func TestManifestProblemsGolden(t *testing.T) {
 	var out strings.Builder
 	for _, file := range files {
 		out.WriteString("== " + filepath.Base(file) + "\n")
-		tools, err := declared.LoadFile(file, &declared.Config{Root: abs, Environ: goldenEnv(), Reserved: []string{"spawn"}})
+		tools, err := declared.LoadFile(t.Context(), file, &declared.Config{Root: abs, Environ: goldenEnv(), Reserved: []string{"spawn"}})
 		if err == nil {
 			out.WriteString("ok: " + strings.Join(names(tools), ", ") + "\n")
+			for _, tool := range tools {
+				var lines []string
+				if err := tool.Unavailable(); err != nil {
+					lines = append(lines, "unavailable: "+err.Error())
+				}
+				for _, w := range tool.Warnings() {
+					lines = append(lines, "warning: "+w.String())
+				}
+				for _, line := range lines {
+					line = strings.ReplaceAll(line, abs, "testdata")
+					if strings.Contains(line, "SECRET") {
+						t.Errorf("a message quotes a value: %s", line)
+					}
+					out.WriteString(line + "\n")
+				}
+			}
 			continue
 		}
 		if tools != nil {
@@ -113,15 +131,20 @@ func TestManifestProblems(t *testing.T) {
 		{"timeout zero", `{"schema": 1, "tools": {"x": {` + good + `, "timeout_ms": 0}}}`, declared.ErrInvalidValue, "x", "timeout_ms", "", 1, 121, "at least 1"},
 		{"read-only side effect", `{"schema": 1, "tools": {"x": {` + good + `, "side_effect": "none"}}}`, declared.ErrInvalidValue, "x", "side_effect", "", 1, 122, "process or external"},
 		{"env name", `{"schema": 1, "tools": {"x": {` + good + `, "env": {"A-B": "v"}}}}`, declared.ErrInvalidValue, "x", "env", "", 1, 115, "not a variable name"},
-		{"unset variable", `{"schema": 1, "tools": {"x": {` + good + `, "env": {"TOKEN": "${JENKINS_TOKEN}"}}}}`, declared.ErrUnsetVariable, "x", "env.TOKEN", "JENKINS_TOKEN", 1, 124, "not set"},
-		{"unset in argument", `{"schema": 1, "tools": {"x": {"description": "d", "input_schema": {}, "command": ["./x", "-H", "Authorization: ${TOKEN}"]}}}`, declared.ErrUnsetVariable, "x", "command[2]", "TOKEN", 1, 96, "${TOKEN:-default}"},
+		{"loader variable", `{"schema": 1, "tools": {"x": {` + good + `, "env": {"LD_PRELOAD": "/tmp/x.so"}}}}`, declared.ErrLoaderVariable, "x", "env.LD_PRELOAD", "", 1, 115, "dynamic loader"},
+		{"loader variable, any case", `{"schema": 1, "tools": {"x": {` + good + `, "env": {"dyld_insert_libraries": "x"}}}}`, declared.ErrLoaderVariable, "x", "env.dyld_insert_libraries", "", 1, 115, "DYLD_*"},
+		{"network without external", `{"schema": 1, "tools": {"x": {` + good + `, "network": true}}}`, declared.ErrInvalidValue, "x", "network", "", 1, 118, `"side_effect": "external"`},
+		{"network not a boolean", `{"schema": 1, "tools": {"x": {` + good + `, "network": "yes", "side_effect": "external"}}}`, declared.ErrWrongType, "x", "network", "", 1, 118, "true or false"},
+		{"unknown key that may be a token", `{"schema": 1, "tools": {"x": {` + good + `, "ghp_0123456789abcdefghij0123456789abcdef": 1}}}`, declared.ErrUnknownKey, "x", "", "", 1, 107, "not shown"},
+		{"unknown word key", `{"schema": 1, "tools": {"x": {` + good + `, "enabled": true}}}`, declared.ErrUnknownKey, "x", "enabled", "", 1, 107, "unknown key (a tool may have"},
+		{"reserved name in another case", `{"schema": 1, "tools": {"Spawn": {` + good + `}}}`, declared.ErrReservedName, "Spawn", "", "", 1, 25, "taken"},
 		{"empty placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "${}"}}}`, declared.ErrPlaceholder, "x", "cwd", "", 1, 114, "names no variable"},
 		{"unclosed placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "a${HOME"}}}`, declared.ErrPlaceholder, "x", "cwd", "HOME", 1, 114, "at character 2 is never closed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := workspace(t, tt.manifest)
-			_, err := declared.Load(&declared.Config{Root: root, Environ: []string{"HOME=/home/x"}})
+			_, err := declared.Load(t.Context(), &declared.Config{Root: root, Environ: []string{"HOME=/home/x"}})
 			problems := problemsOf(t, err)
 			if len(problems) != 1 {
 				t.Fatalf("want one problem, got %d:\n%v", len(problems), err)
@@ -149,7 +172,7 @@ func TestManifestProblems(t *testing.T) {
 // Every missing required field is named, all at once.
 func TestEveryMissingFieldNamed(t *testing.T) {
 	root := workspace(t, `{"schema": 1, "tools": {"x": {"description": ""}}}`)
-	_, err := declared.Load(&declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
 	var fields []string
 	for _, p := range problemsOf(t, err) {
 		if !errors.Is(p, declared.ErrMissingField) {

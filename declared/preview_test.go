@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared_test
 
 import (
@@ -23,19 +25,19 @@ func TestPreview(t *testing.T) {
 		{
 			name:    "no cwd: the root, shown as .",
 			tool:    map[string]any{"command": []string{"./.basis/tools/jenkins", "trigger"}, "side_effect": "external"},
-			subject: `{"command":["./.basis/tools/jenkins","trigger"],"cwd":".","input":{"job":"deploy"},"tool":"t"}`,
+			subject: `{"command":["./.basis/tools/jenkins","trigger"],"cwd":".","env":[],"input":{"job":"deploy"},"program":"$ROOT/.basis/tools/jenkins","tool":"t"}`,
 			dir:     "$ROOT", summary: "run ./.basis/tools/jenkins trigger in $ROOT", effect: contract.SideEffectExternal,
 		},
 		{
 			name:    "relative cwd resolves against the root",
 			tool:    map[string]any{"command": []string{"make", "deploy"}, "cwd": "services/../web"},
-			subject: `{"command":["make","deploy"],"cwd":"services/../web","input":{"job":"deploy"},"tool":"t"}`,
+			subject: `{"command":["make","deploy"],"cwd":"services/../web","env":[],"input":{"job":"deploy"},"program":"$BIN/make","tool":"t"}`,
 			dir:     "$ROOT/web", summary: "run make deploy in $ROOT/web", effect: contract.SideEffectProcess,
 		},
 		{
 			name:    "absolute cwd",
 			tool:    map[string]any{"command": []string{"/bin/cat"}, "cwd": "/tmp"},
-			subject: `{"command":["/bin/cat"],"cwd":"/tmp","input":{"job":"deploy"},"tool":"t"}`,
+			subject: `{"command":["/bin/cat"],"cwd":"/tmp","env":[],"input":{"job":"deploy"},"program":"/bin/cat","tool":"t"}`,
 			dir:     "/tmp", summary: "run /bin/cat in /tmp", effect: contract.SideEffectProcess,
 		},
 		{
@@ -43,8 +45,9 @@ func TestPreview(t *testing.T) {
 			tool: map[string]any{
 				"command": []string{"curl", "-H", "Authorization: Bearer ${TOKEN}", "${API_URL:-https://api}/jobs"},
 				"cwd":     "builds/${BUILD_DIR}",
+				"env":     map[string]string{"API_TOKEN": "${TOKEN}"},
 			},
-			subject: `{"command":["curl","-H","Authorization: Bearer ${TOKEN}","${API_URL:-https://api}/jobs"],"cwd":"builds/${BUILD_DIR}","input":{"job":"deploy"},"tool":"t"}`,
+			subject: `{"command":["curl","-H","Authorization: Bearer ${TOKEN}","${API_URL:-https://api}/jobs"],"cwd":"builds/${BUILD_DIR}","env":["API_TOKEN"],"input":{"job":"deploy"},"program":"$BIN/curl","tool":"t"}`,
 			dir:     "$ROOT/builds/${BUILD_DIR}",
 			summary: `run curl -H "Authorization: Bearer ${TOKEN}" ${API_URL:-https://api}/jobs in $ROOT/builds/${BUILD_DIR}`,
 			effect:  contract.SideEffectProcess,
@@ -52,13 +55,13 @@ func TestPreview(t *testing.T) {
 		{
 			name:    "a cwd that expands to an absolute path is not put under the root",
 			tool:    map[string]any{"command": []string{"/bin/cat"}, "cwd": "${ABS_DIR}/x"},
-			subject: `{"command":["/bin/cat"],"cwd":"${ABS_DIR}/x","input":{"job":"deploy"},"tool":"t"}`,
+			subject: `{"command":["/bin/cat"],"cwd":"${ABS_DIR}/x","env":[],"input":{"job":"deploy"},"program":"/bin/cat","tool":"t"}`,
 			dir:     "${ABS_DIR}/x", summary: "run /bin/cat in ${ABS_DIR}/x", effect: contract.SideEffectProcess,
 		},
 		{
 			name:    "a multi-line argument keeps the summary on one line",
 			tool:    map[string]any{"command": []string{"printf", "a\nb", "&&", "<x>"}},
-			subject: `{"command":["printf","a\nb","&&","<x>"],"cwd":".","input":{"job":"deploy"},"tool":"t"}`,
+			subject: `{"command":["printf","a\nb","&&","<x>"],"cwd":".","env":[],"input":{"job":"deploy"},"program":"$BIN/printf","tool":"t"}`,
 			dir:     "$ROOT", summary: `run printf "a\nb" "&&" "<x>" in $ROOT`, effect: contract.SideEffectProcess,
 		},
 	}
@@ -69,19 +72,25 @@ func TestPreview(t *testing.T) {
 				tool[k] = v
 			}
 			root := workspace(t, manifestOf(t, map[string]any{"t": tool}))
-			env := append(pathEnv(), "TOKEN=VALUE-token", "BUILD_DIR=VALUE-dir", "ABS_DIR=/opt/VALUE-abs")
+			// Programs found in PATH are the test's own, so the subject
+			// does not depend on what this machine has installed.
+			bin := t.TempDir()
+			for _, name := range []string{"make", "curl", "printf"} {
+				script(t, bin, name, "true")
+			}
+			env := []string{"PATH=" + bin, "TOKEN=VALUE-token", "BUILD_DIR=VALUE-dir", "ABS_DIR=/opt/VALUE-abs"}
 			tl := loadTool(t, &declared.Config{Root: root, Environ: env}, "t")
 
 			got, err := tl.AuthorizationPreview(t.Context(), callWith(`{ "job" : "deploy" }`))
 			if err != nil {
 				t.Fatal(err)
 			}
-			expandRoot := func(s string) string { return strings.ReplaceAll(s, "$ROOT", root) }
+			expandRoot := func(s string) string { return strings.NewReplacer("$ROOT", root, "$BIN", bin).Replace(s) }
 			want := contract.Preview{
 				SideEffect:   tt.effect,
 				Capabilities: []contract.Capability{contract.CapabilityProcessExec},
 				Dir:          expandRoot(tt.dir),
-				Subject:      []byte(tt.subject),
+				Subject:      []byte(expandRoot(tt.subject)),
 				Summary:      expandRoot(tt.summary),
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -109,7 +118,7 @@ func TestPreviewSubjectCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"command":["/bin/cat"],"cwd":".","input":{"a":{"x":null,"y":"&&"},"b":[1,2.50]},"tool":"t"}`
+	want := `{"command":["/bin/cat"],"cwd":".","env":[],"input":{"a":{"x":null,"y":"&&"},"b":[1,2.50]},"program":"/bin/cat","tool":"t"}`
 	if diff := cmp.Diff(want, string(a.Subject)); diff != "" {
 		t.Errorf("subject (-want +got):\n%s", diff)
 	}
@@ -153,11 +162,6 @@ func TestInputRefused(t *testing.T) {
 			{Field: "/tags/1", Rule: "expected string, but got number"},
 		}},
 		{"pointer escaping", `{"job": "ok", "nested": {"a/b~c": "VALUE-yes"}}`, []declared.InputProblem{{Field: "/nested/a~1b~0c", Rule: "expected boolean, but got string"}}},
-		{"not an object", `["VALUE-job"]`, []declared.InputProblem{{Rule: "expected object, but got array"}}},
-		{"null", `null`, []declared.InputProblem{{Rule: "expected object, but got null"}}},
-		{"not JSON", `{"job": VALUE}`, []declared.InputProblem{{Rule: "not valid JSON (at byte 9)"}}},
-		{"truncated JSON", `{"job": "VALUE`, []declared.InputProblem{{Rule: "not valid JSON (it ends before the object is complete)"}}},
-		{"two objects", `{"job": "ok"} {"job": "VALUE"}`, []declared.InputProblem{{Rule: "not valid JSON (there is more after the object)"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,5 +199,55 @@ func TestInputRefused(t *testing.T) {
 	_, err := tool.Execute(t.Context(), callWith(`{"job": 5}`))
 	if want := "the input for jenkins_job does not match its schema: /job: expected string, but got number"; err == nil || err.Error() != want {
 		t.Errorf("message = %v, want %q", err, want)
+	}
+}
+
+// Input that two JSON readers could read differently is refused before
+// the schema is consulted, in the preview and in Execute, and the program
+// never starts: a duplicate key ("job" twice: Go's decoder takes the last,
+// others the first), keys equal under case folding (Go's decoder matches
+// "Job" to a field named job), nesting past contract.MaxInputDepth, and
+// anything that is not exactly one JSON object.
+func TestAmbiguousInputRefused(t *testing.T) {
+	tests := []struct {
+		name, input, says string
+	}{
+		{"duplicate key", `{"job":"deploy","job":"test"}`, "/job: the key is written twice"},
+		{"keys equal under case folding", `{"job":"test","Job":"deploy"}`, "/Job: another key of this object differs from it only in letter case"},
+		{"Kelvin sign folds to k", `{"job":"test","nested":{"k":1,"\u212a":2}}`, "differs from it only in letter case"},
+		{"duplicate deep inside", `{"job":"test","nested":{"list":[{"a":1,"a":2}]}}`, "/nested/list/0/a: the key is written twice"},
+		{"nesting too deep", `{"job":"test","nested":` + strings.Repeat(`[`, 100) + strings.Repeat(`]`, 100) + `}`, "more than 64 deep"},
+		{"not an object", `["VALUE-job"]`, "must be a JSON object"},
+		{"null", `null`, "must be a JSON object"},
+		{"not JSON", `{"job": VALUE}`, "not valid JSON"},
+		{"truncated JSON", `{"job": "VALUE`, "not valid JSON"},
+		{"two objects", `{"job": "ok"} {"job": "VALUE"}`, "more after the JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := workspace(t, manifestOf(t, map[string]any{"t": map[string]any{
+				"description": "d", "input_schema": map[string]any{"type": "object"}, "command": []string{"./.basis/tools/mark"},
+			}}))
+			marker := filepath.Join(root, "started")
+			script(t, root, ".basis/tools/mark", "touch "+marker)
+			tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "t")
+
+			_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(tt.input))
+			_, execErr := tool.Execute(t.Context(), callWith(tt.input))
+			for _, err := range []error{previewErr, execErr} {
+				if !errors.Is(err, declared.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
+					t.Fatalf("error = %v, want one wrapping ErrInvalidInput", err)
+				}
+				if !strings.HasPrefix(err.Error(), "the input for t is refused: ") || !strings.Contains(err.Error(), tt.says) {
+					t.Errorf("message = %q, want it to name the tool and say %q", err.Error(), tt.says)
+				}
+				if strings.Contains(err.Error(), "VALUE") || strings.Contains(err.Error(), "deploy") || strings.Contains(err.Error(), "\n") {
+					t.Errorf("message quotes the input or spans lines: %q", err.Error())
+				}
+			}
+			if fileExists(marker) {
+				t.Error("the program was started for ambiguous input")
+			}
+		})
 	}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared_test
 
 import (
@@ -21,7 +23,7 @@ const canary = "CANARY-5f1d-do-not-print"
 func canaryConfig(root string) *declared.Config {
 	return &declared.Config{
 		Root:       root,
-		Environ:    append(pathEnv(), "SECRET_TOKEN="+canary, "TOOLS_DIR=/nonexistent/"+canary, "WORK_DIR="+canary+"-missing-dir"),
+		Environ:    append(pathEnv(), "SECRET_TOKEN="+canary, "TOOLS_DIR=/nonexistent/"+canary, "WORK_DIR="+canary+"-missing-dir", "PROGRAM_DIR=/nonexistent/bin"),
 		CommandEnv: []string{"CMD_SECRET=" + canary},
 	}
 }
@@ -61,12 +63,17 @@ func TestSecretsNeverShown(t *testing.T) {
 			"command": []string{"./.basis/tools/fail", "--token", "${SECRET_TOKEN}", "Authorization: ${CMD_SECRET}"},
 			"env":     map[string]string{"API_TOKEN": "${SECRET_TOKEN}", "LITERAL": canary, "FROM_COMMAND": "${CMD_SECRET}"},
 		},
-		"signals":    map[string]any{"command": []string{"./.basis/tools/crash", "${SECRET_TOKEN}"}},
-		"times_out":  map[string]any{"command": []string{"./.basis/tools/slow", "${SECRET_TOKEN}"}, "timeout_ms": 200},
-		"no_program": map[string]any{"command": []string{"${TOOLS_DIR}/missing", "${SECRET_TOKEN}"}},
-		"no_cwd":     map[string]any{"command": []string{"/bin/cat"}, "cwd": "${WORK_DIR}"},
-		"abs_cwd":    map[string]any{"command": []string{"/bin/cat"}, "cwd": "${TOOLS_DIR}"},
-		"works":      map[string]any{"command": []string{"./.basis/tools/ok", "${SECRET_TOKEN}"}, "env": map[string]string{"T": "${UNSET:-" + canary + "}"}},
+		"signals":   map[string]any{"command": []string{"./.basis/tools/crash", "${SECRET_TOKEN}"}},
+		"times_out": map[string]any{"command": []string{"./.basis/tools/slow", "${SECRET_TOKEN}"}, "timeout_ms": 200},
+		// The program's path is in the subject, expanded: it is what
+		// runs. So it is the one place a placeholder's value is shown,
+		// and no credential belongs in it (README, ADR 0003).
+		"no_program":  map[string]any{"command": []string{"${PROGRAM_DIR}/missing", "${SECRET_TOKEN}"}},
+		"not_in_path": map[string]any{"command": []string{"no-such-program-anywhere", "${SECRET_TOKEN}"}},
+		"unavailable": map[string]any{"command": []string{"./.basis/tools/ok", "${SECRET_TOKEN}", "${NOT_SET_ANYWHERE}"}, "env": map[string]string{"K": "${SECRET_TOKEN}"}},
+		"no_cwd":      map[string]any{"command": []string{"/bin/cat"}, "cwd": "${WORK_DIR}"},
+		"abs_cwd":     map[string]any{"command": []string{"/bin/cat"}, "cwd": "${TOOLS_DIR}"},
+		"works":       map[string]any{"command": []string{"./.basis/tools/ok", "${SECRET_TOKEN}"}, "env": map[string]string{"T": "${UNSET:-" + canary + "}"}},
 	}
 	for _, v := range tools {
 		tool := v.(map[string]any)
@@ -102,10 +109,15 @@ func TestSecretsNeverShown(t *testing.T) {
 			t.Errorf("%s: env not shown redacted: %s", spec.Name, spec)
 		}
 
+		p.add(tool.Unavailable())
+		p.add(tool.CheckStart())
+		p.add(tool.Warnings())
 		preview, err := tool.AuthorizationPreview(t.Context(), callWith(`{"job": "deploy"}`))
-		if err != nil {
+		refused := spec.Name == "unavailable" || spec.Name == "not_in_path"
+		if refused != (err != nil) {
 			t.Fatalf("%s: preview: %v", spec.Name, err)
 		}
+		p.add(err)
 		p.add(preview)
 		p.add(string(preview.Subject))
 
@@ -144,7 +156,7 @@ func TestSecretsNeverInLoadProblems(t *testing.T) {
 	  }
 	}`
 	root := workspace(t, manifest)
-	_, err := declared.Load(canaryConfig(root))
+	_, err := declared.Load(t.Context(), canaryConfig(root))
 	problems := problemsOf(t, err)
 	if len(problems) < 10 {
 		t.Errorf("only %d problems found:\n%v", len(problems), err)
@@ -159,7 +171,7 @@ func TestSecretsNeverInLoadProblems(t *testing.T) {
 
 	// A syntax error next to a secret does not quote it either.
 	root = workspace(t, `{"schema": 1, "tools": {"a": {"env": {"K": "`+canary+`" "L": 1}}}}`)
-	_, err = declared.Load(canaryConfig(root))
+	_, err = declared.Load(t.Context(), canaryConfig(root))
 	p = prints{}
 	p.add(err)
 	p.check(t)
@@ -184,7 +196,7 @@ func TestRedactedForms(t *testing.T) {
 	tests := []struct{ got, want string }{
 		{spec.String(), "jenkins_job: ./.basis/tools/jenkins trigger ${JENKINS_URL:-https://ci} (external, timeout 1m0s, env A=[redacted] JENKINS_TOKEN=[redacted]) from " + source},
 		{fmt.Sprint(tool), "declared tool jenkins_job: ./.basis/tools/jenkins trigger ${JENKINS_URL:-https://ci} (external, timeout 1m0s, env A=[redacted] JENKINS_TOKEN=[redacted]) from " + source},
-		{fmt.Sprintf("%#v", *spec), `declared.Spec{Name:"jenkins_job", Description:"Trigger a Jenkins job.", Command:[]string{"./.basis/tools/jenkins", "trigger", "${JENKINS_URL:-https://ci}"}, Cwd:"", Env:{A=[redacted], JENKINS_TOKEN=[redacted]}, SideEffect:external, Timeout:1m0s, Root:"` + root + `", Source:"` + source + `"}`},
+		{fmt.Sprintf("%#v", *spec), `declared.Spec{Name:"jenkins_job", Description:"Trigger a Jenkins job.", Command:[]string{"./.basis/tools/jenkins", "trigger", "${JENKINS_URL:-https://ci}"}, Cwd:"", Env:{A=[redacted], JENKINS_TOKEN=[redacted]}, SideEffect:external, Timeout:1m0s, Network:false, Root:"` + root + `", Source:"` + source + `"}`},
 		{mustJSON(t, spec), `{"name":"jenkins_job","description":"Trigger a Jenkins job.","input_schema":{"type":"object"},"command":["./.basis/tools/jenkins","trigger","${JENKINS_URL:-https://ci}"],"env":{"A":"[redacted]","JENKINS_TOKEN":"[redacted]"},"side_effect":"external","timeout_ms":60000,"root":"` + root + `","source":"` + source + `"}`},
 		{mustJSON(t, tool), mustJSON(t, spec)},
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared
 
 import (
@@ -43,6 +45,10 @@ type Spec struct {
 	SideEffect contract.SideEffect
 	// Timeout bounds one call: timeout_ms, or DefaultTimeout.
 	Timeout time.Duration
+	// Network is the manifest's "network": whether the program may reach
+	// the network when it runs sandboxed. Only a tool whose side effect
+	// is external may set it.
+	Network bool
 	// Root is the workspace root, absolute: where a relative program path
 	// and cwd resolve.
 	Root string
@@ -86,6 +92,9 @@ func (s Spec) String() string {
 		b.WriteString(" in " + quoteWord(s.Cwd))
 	}
 	b.WriteString(" (" + s.SideEffect.String() + ", timeout " + s.Timeout.String())
+	if s.Network {
+		b.WriteString(", network")
+	}
 	if len(s.EnvNames) > 0 {
 		b.WriteString(", env " + s.envText(" "))
 	}
@@ -96,8 +105,8 @@ func (s Spec) String() string {
 // GoString returns a Go-syntax-like form with env values redacted, for
 // %#v.
 func (s Spec) GoString() string {
-	return fmt.Sprintf("declared.Spec{Name:%q, Description:%q, Command:%#v, Cwd:%q, Env:{%s}, SideEffect:%s, Timeout:%s, Root:%q, Source:%q}",
-		s.Name, s.Description, s.Command, s.Cwd, s.envText(", "), s.SideEffect, s.Timeout, s.Root, s.Source)
+	return fmt.Sprintf("declared.Spec{Name:%q, Description:%q, Command:%#v, Cwd:%q, Env:{%s}, SideEffect:%s, Timeout:%s, Network:%t, Root:%q, Source:%q}",
+		s.Name, s.Description, s.Command, s.Cwd, s.envText(", "), s.SideEffect, s.Timeout, s.Network, s.Root, s.Source)
 }
 
 // Format implements [fmt.Formatter], so every verb (%v, %+v, %#v, %s, %q)
@@ -133,8 +142,11 @@ func (s Spec) LogValue() slog.Value {
 	attrs = append(attrs,
 		slog.String("side_effect", s.SideEffect.String()),
 		slog.Duration("timeout", s.Timeout),
-		slog.String("source", s.Source),
 	)
+	if s.Network {
+		attrs = append(attrs, slog.Bool("network", true))
+	}
+	attrs = append(attrs, slog.String("source", s.Source))
 	return slog.GroupValue(attrs...)
 }
 
@@ -148,12 +160,13 @@ type specJSON struct {
 	Env         map[string]string   `json:"env,omitempty"`
 	SideEffect  contract.SideEffect `json:"side_effect"`
 	TimeoutMS   int64               `json:"timeout_ms"`
+	Network     bool                `json:"network,omitempty"`
 	Root        string              `json:"root"`
 	Source      string              `json:"source"`
 }
 
-// MarshalJSON encodes the tool as written, in the manifest's field names,
-// with every env value "[redacted]".
+// MarshalJSON encodes the tool as written, in the manifest's field names
+// ("network" only when true), with every env value "[redacted]".
 func (s Spec) MarshalJSON() ([]byte, error) {
 	var env map[string]string
 	if len(s.EnvNames) > 0 {
@@ -169,7 +182,7 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(specJSON{
 		Name: s.Name, Description: s.Description, InputSchema: schema,
 		Command: s.Command, Cwd: s.Cwd, Env: env, SideEffect: s.SideEffect,
-		TimeoutMS: s.Timeout.Milliseconds(), Root: s.Root, Source: s.Source,
+		TimeoutMS: s.Timeout.Milliseconds(), Network: s.Network, Root: s.Root, Source: s.Source,
 	})
 }
 

@@ -1,3 +1,5 @@
+//go:build unix
+
 package declared
 
 import (
@@ -24,6 +26,17 @@ type Tool struct {
 	schema *inputschema.Schema
 	desc   *contract.Descriptor
 	view   *previewView
+	state  *toolState
+}
+
+// toolState is what loading learned about a tool beyond its declaration.
+type toolState struct {
+	unavailable *UnavailableError // nil when the tool can run
+	warnings    []Warning
+	// programAt and cwdAt locate command[0] and cwd in the manifest, for
+	// CheckStart's messages (cwdAt is nil when no cwd is given).
+	programAt, cwdAt *Error
+	timeoutSet       bool // timeout_ms was given
 }
 
 // previewView is what every preview of a tool shares, worked out once.
@@ -35,15 +48,16 @@ type previewView struct {
 
 var _ contract.ExecutableTool = (*Tool)(nil)
 
-func newTool(spec *Spec, schema *inputschema.Schema) *Tool {
+func newTool(spec *Spec, schema *inputschema.Schema, state *toolState) *Tool {
 	return &Tool{
 		spec:   spec,
 		schema: schema,
+		state:  state,
 		desc: &contract.Descriptor{
 			Name:         spec.Name,
 			Description:  spec.Description,
 			InputSchema:  withObjectType(spec.InputSchema),
-			Capabilities: []contract.Capability{contract.CapabilityProcessExec},
+			Capabilities: capabilities(spec),
 			SideEffect:   spec.SideEffect,
 			Parallel:     false,
 			Timeout:      spec.Timeout,
@@ -52,6 +66,15 @@ func newTool(spec *Spec, schema *inputschema.Schema) *Tool {
 		},
 		view: newPreviewView(spec),
 	}
+}
+
+// capabilities are what a tool's program may use: it is a process, and
+// it reaches the network when the manifest says so.
+func capabilities(spec *Spec) []contract.Capability {
+	if spec.Network {
+		return []contract.Capability{contract.CapabilityProcessExec, contract.CapabilityNetwork}
+	}
+	return []contract.Capability{contract.CapabilityProcessExec}
 }
 
 // newPreviewView decides what a preview shows of where the program runs.
@@ -66,7 +89,9 @@ func newPreviewView(spec *Spec) *previewView {
 	case hasPlaceholder(spec.Cwd):
 		v.cwd = spec.Cwd
 		v.dir = spec.Cwd
-		if !filepath.IsAbs(spec.run().dir) {
+		// An unavailable tool has no expansion: its preview refuses, and
+		// Dir is then only what a listing shows.
+		if dir := spec.run().dir; dir == "" || !filepath.IsAbs(dir) {
 			v.dir = spec.Root + string(filepath.Separator) + spec.Cwd
 		}
 	default:
@@ -120,46 +145,102 @@ func (t *Tool) Descriptor() contract.Descriptor {
 type subject struct {
 	Command []string        `json:"command"`
 	Cwd     string          `json:"cwd"`
+	Env     []string        `json:"env"`
 	Input   json.RawMessage `json:"input"`
+	Program string          `json:"program"`
 	Tool    string          `json:"tool"`
 }
 
-// AuthorizationPreview describes the call: Subject is canonical
-// {"command", "cwd", "input", "tool"} with the command and cwd as written
-// in the manifest (placeholders unexpanded; cwd "." when none is given),
-// never the environment. Input that does not match the schema is refused
-// here with an [*InputError], so no approver is asked about a call that
-// cannot run.
+// AuthorizationPreview describes the call. Subject is canonical JSON:
+//
+//	{"command": [...], "cwd": "...", "env": [NAMES], "input": {...}, "program": "/abs/path", "tool": NAME}
+//
+// command and cwd are as written in the manifest (placeholders
+// unexpanded; cwd "." when none is given); env lists the names the
+// manifest's env sets, never a value; input is the canonical form of the
+// call's input — the very bytes the program will read; program is the
+// absolute path command[0] resolves to in the program's own environment,
+// so a PATH set in the manifest's env cannot change what runs unseen.
+//
+// It refuses, and no approver is asked: input that cannot be read
+// unambiguously or does not match the schema (wrapping [ErrInvalidInput];
+// an [*InputError] for the schema); an unavailable tool (an
+// [*UnavailableError], wrapping [contract.ErrRefused]); a program that
+// cannot be found (wrapping [contract.ErrRefused] and [ErrCannotStart]).
 func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
+	if u := t.state.unavailable; u != nil {
+		return contract.Preview{}, u
+	}
 	input, err := t.checkInput(call.Input)
 	if err != nil {
 		return contract.Preview{}, err
 	}
-	subj, err := contract.CanonicalJSON(subject{Command: t.spec.Command, Cwd: t.view.cwd, Input: input, Tool: t.spec.Name})
+	program, err := t.program()
 	if err != nil {
-		return contract.Preview{}, &InputError{Tool: t.spec.Name, Problems: []InputProblem{{Rule: "cannot be described as JSON"}}}
+		return contract.Preview{}, &refusedError{
+			msg:    t.spec.Name + " cannot run: " + t.programFault(err),
+			causes: []error{contract.ErrRefused, ErrCannotStart, err},
+		}
+	}
+	env := t.spec.EnvNames
+	if env == nil {
+		env = []string{}
+	}
+	subj, err := contract.CanonicalJSON(subject{Command: t.spec.Command, Cwd: t.view.cwd, Env: env, Input: input, Program: program, Tool: t.spec.Name})
+	if err != nil {
+		return contract.Preview{}, fmt.Errorf("the input for %s cannot be described as JSON: %w", t.spec.Name, ErrInvalidInput)
 	}
 	return contract.Preview{
 		SideEffect:   t.spec.SideEffect,
-		Capabilities: []contract.Capability{contract.CapabilityProcessExec},
+		Capabilities: capabilities(t.spec),
 		Dir:          t.view.dir,
 		Subject:      subj,
 		Summary:      t.view.summary,
 	}, nil
 }
 
-// checkInput returns the bytes the program will read: the input exactly
-// as given, after checking it is one JSON object matching the schema. An
-// absent input (empty or blank) is the empty object.
+// checkInput returns the bytes the program will read: the canonical form
+// of the input (keys sorted, no insignificant whitespace), after refusing
+// anything two JSON readers could read differently — a duplicate key, two
+// keys equal under case folding, nesting too deep — and checking the
+// result against the schema. An absent input (empty or blank) is the
+// empty object.
 func (t *Tool) checkInput(input json.RawMessage) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(input)) == 0 {
-		input = json.RawMessage("{}")
+	canonical, err := contract.CanonicalInput(input)
+	if err != nil {
+		return nil, fmt.Errorf("the input for %s is refused: %w", t.spec.Name, err)
 	}
-	if err := t.schema.Check(t.spec.Name, input); err != nil {
+	if err := t.schema.Check(t.spec.Name, canonical); err != nil {
 		return nil, err
 	}
-	return input, nil
+	return canonical, nil
 }
+
+// refusedError is a preview's refusal that is not about the input.
+type refusedError struct {
+	msg    string
+	causes []error
+}
+
+func (e *refusedError) Error() string   { return e.msg }
+func (e *refusedError) Unwrap() []error { return e.causes }
+
+// Unavailable reports why the tool cannot run here: nil when it can, or
+// an [*UnavailableError] naming each variable its ${VAR}s need that is
+// not set. An unavailable tool is still listed, with its Descriptor; its
+// preview and Execute refuse with this same error. `basis check` reports
+// it as a problem.
+func (t *Tool) Unavailable() error {
+	if u := t.state.unavailable; u != nil {
+		return u
+	}
+	return nil
+}
+
+// Warnings returns what in the tool's declaration works but should
+// change: each command argument that puts a credential-looking ${VAR} on
+// the command line. None is an error; `basis check` prints them.
+func (t *Tool) Warnings() []Warning { return slices.Clone(t.state.warnings) }
 
 // String returns "declared tool " and the [Spec] line, env values
 // redacted.

@@ -1,0 +1,178 @@
+//go:build unix
+
+package declared
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/basis-go/basis/subprocess"
+)
+
+// resolveProgram finds the file a command's argv[0] runs, by subprocess's
+// rules: a name with a directory part is relative to root; a bare name is
+// looked up in the PATH of env (this process's PATH when env has none),
+// skipping empty and relative entries, and skipping files without an
+// execute bit. The preview shows what it returns and Execute runs exactly
+// that path, so what an approver saw is what starts.
+func resolveProgram(name, root string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		if !filepath.IsAbs(name) && root != "" {
+			name = filepath.Join(root, name)
+		}
+		return filepath.Abs(name)
+	}
+	path, ok := subprocess.LookupEnv(env, "PATH")
+	if !ok {
+		path = os.Getenv("PATH")
+	}
+	var denied error
+	for _, dir := range filepath.SplitList(path) {
+		// An empty or relative entry would find programs relative to
+		// wherever the run happens to be: never a program anyone declared.
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		candidate := filepath.Join(dir, name)
+		info, err := os.Stat(candidate)
+		if err != nil || info.IsDir() {
+			continue
+		}
+		if info.Mode().Perm()&0o111 == 0 {
+			denied = syscall.EACCES
+			continue
+		}
+		return candidate, nil
+	}
+	if denied != nil {
+		return "", &subprocess.StartError{Op: "look up program", Err: denied}
+	}
+	return "", &subprocess.StartError{Op: "look up program", Err: subprocess.ErrNotFound}
+}
+
+// program is the absolute path this tool's command runs now.
+func (t *Tool) program() (string, error) {
+	run := t.spec.run()
+	return resolveProgram(run.argv[0], t.spec.Root, run.env)
+}
+
+// programFault says why a program could not be resolved, naming it as
+// written in the manifest.
+func (t *Tool) programFault(err error) string {
+	written := quoteWord(t.spec.Command[0])
+	switch {
+	case errors.Is(err, subprocess.ErrNotFound):
+		return "its program " + written + " is in no directory of the PATH it gets; install it, or set PATH in the tool's env in " + t.spec.Source
+	case errors.Is(err, fs.ErrPermission):
+		return "its program " + written + " is found in PATH but is not executable"
+	}
+	return "its program " + written + " cannot be found: " + reason(err)
+}
+
+// CheckStart reports whether the tool's program could start now, without
+// running it: nil, or an error saying what stops it. An unavailable tool
+// gives its [*UnavailableError]. Otherwise the error is an [*Error]
+// wrapping [ErrCannotStart] (and the operating system's reason, so
+// errors.Is(err, fs.ErrNotExist) and fs.ErrPermission work), located at
+// command[0] or cwd in the manifest: a working directory that is missing
+// or not a directory; a program not found in PATH, missing, a directory,
+// not a regular file or not executable; a #! interpreter that is missing.
+// `basis check --start` reports these; a plain load cannot, because a
+// program may be built after basis starts.
+func (t *Tool) CheckStart() error {
+	if u := t.state.unavailable; u != nil {
+		return u
+	}
+	run := t.spec.run()
+	dir := t.spec.Root
+	if run.dir != "" {
+		dir = run.dir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(t.spec.Root, dir)
+		}
+	}
+	where := "the workspace root"
+	if t.spec.Cwd != "" {
+		where = "the working directory " + quoteWord(t.spec.Cwd)
+	}
+	if info, err := os.Stat(dir); err != nil {
+		return t.cannotStart(t.state.cwdAt, err, where+" cannot be entered: "+reason(err))
+	} else if !info.IsDir() {
+		return t.cannotStart(t.state.cwdAt, syscall.ENOTDIR, where+" is not a directory")
+	}
+
+	program, err := t.program()
+	if err != nil {
+		return t.cannotStart(t.state.programAt, err, t.programFault(err))
+	}
+	written := "the program " + quoteWord(t.spec.Command[0])
+	info, err := os.Stat(program)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return t.cannotStart(t.state.programAt, err, written+" does not exist")
+	case err != nil:
+		return t.cannotStart(t.state.programAt, err, written+" cannot be examined: "+reason(err))
+	case info.IsDir():
+		return t.cannotStart(t.state.programAt, syscall.EISDIR, written+" is a directory")
+	case !info.Mode().IsRegular():
+		return t.cannotStart(t.state.programAt, syscall.EACCES, written+" is not a regular file")
+	}
+	const executable = 0x1 // X_OK
+	if err := syscall.Access(program, executable); err != nil {
+		return t.cannotStart(t.state.programAt, err, written+" is not executable: "+reason(err)+"; chmod +x it")
+	}
+	if interp, ok := interpreter(program); ok {
+		if _, err := os.Stat(interp); err != nil {
+			return t.cannotStart(t.state.programAt, subprocess.ErrBadInterpreter, written+" names an interpreter on its #! line that "+missingOr(err))
+		}
+	}
+	return nil
+}
+
+func missingOr(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "does not exist"
+	}
+	return "cannot be examined: " + reason(err)
+}
+
+// cannotStart builds CheckStart's error at a place in the manifest.
+func (t *Tool) cannotStart(at *Error, cause error, text string) error {
+	if at == nil {
+		at = t.state.programAt
+	}
+	e := *at
+	e.Err = &problem{kind: ErrCannotStart, cause: cause, text: text}
+	return &e
+}
+
+// interpreter returns the absolute interpreter a #! line names.
+func interpreter(program string) (string, bool) {
+	// Without blocking: the file was regular when examined, but a named
+	// pipe swapped in since must not hang a check.
+	f, err := os.OpenFile(program, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	// A file shorter than 256 bytes is peeked whole, with an EOF.
+	line, _ := bufio.NewReaderSize(f, 256).Peek(256)
+	if !bytes.HasPrefix(line, []byte("#!")) {
+		return "", false
+	}
+	line = line[2:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+		return "", false
+	}
+	return fields[0], true
+}
