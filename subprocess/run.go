@@ -59,6 +59,15 @@ type Cmd struct {
 	// output as it arrives, without its newline. They are called from
 	// goroutines of Run and must not block for long.
 	OnStdoutLine, OnStderrLine func(line string)
+	// Confine, when set, may rewrite the prepared command just before it
+	// starts — its Path, Args, Env and SysProcAttr — to run the program
+	// inside a sandbox (the sandbox module's Sandbox.Prepare has this
+	// signature). Run calls it after the program and working directory are
+	// resolved, keeps the process-group setting whatever it returns, and
+	// calls release once the program, its group and its output are done. An
+	// error means the program must not run: the outcome is StartFailed with
+	// a [StartError] whose Op is "confine program", never an unconfined run.
+	Confine func(cmd *exec.Cmd) (release func(), err error)
 }
 
 // Run runs the command and waits for it, its output and its process group
@@ -123,11 +132,28 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 	if p.stdinR != nil {
 		cmd.Stdin = p.stdinR
 	}
+	if c.Confine != nil {
+		release, err := c.Confine(cmd)
+		if err != nil {
+			p.closeAll()
+			return finish(Outcome{Kind: StartFailed, Err: &StartError{Op: "confine program", Err: err}})
+		}
+		if release != nil {
+			defer release()
+		}
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setpgid = true // the group is how the run is stopped
+		if cmd.Env == nil {
+			cmd.Env = []string{} // nil would inherit this process's environment
+		}
+	}
 	err = cmd.Start()
 	p.closeChildEnds()
 	if err != nil {
 		p.closeParentEnds()
-		return finish(Outcome{Kind: StartFailed, Err: startError(program, err)})
+		return finish(Outcome{Kind: StartFailed, Err: startError(cmd.Path, err)})
 	}
 	pgid := cmd.Process.Pid
 
