@@ -2,9 +2,9 @@ package subprocess_test
 
 import (
 	"errors"
-	"os/exec"
 	"io/fs"
 	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
