@@ -230,11 +230,11 @@ func decodeConfig(data []byte) (*configFile, error) {
 func jsonError(data []byte, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		line, col := position(data, syn.Offset)
+		line, col := position(data, syn.Offset-1) // Offset is just past the bad byte
 		return fmt.Errorf("%w: JSON syntax error at line %d, column %d", ErrInvalidPolicy, line, col)
 	}
 	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
+	if errors.As(err, &typ) && typ.Field != "" {
 		return fmt.Errorf("%w: %s: expected %s", ErrInvalidPolicy, typ.Field, typ.Type)
 	}
 	if msg, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
