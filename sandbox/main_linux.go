@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -83,7 +82,8 @@ func trampoline(encoded string, argv []string) error {
 	return nil
 }
 
-// restrict applies Landlock: read everywhere, write beneath sp.Write and
+// restrict applies Landlock to the calling thread, which must be locked
+// and must execute the program next: read everywhere, write beneath sp.Write and
 // to the usual device files; with Net "landlock-tcp", no TCP bind or
 // connect; no signals to processes outside the sandbox.
 func restrict(sp spec) error {
@@ -106,14 +106,29 @@ func restrict(sp spec) error {
 	args = append(args, scoped)
 	cfg, err := landlock.NewConfig(args...)
 	if err != nil {
-		return fmt.Errorf("building the Landlock ruleset: %w; the program did not run", err)
+		return fmt.Errorf("building the Landlock config: %w; the program did not run", err)
 	}
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
 		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
 		landlock.RWFiles(deviceFiles...).WithIoctlDev().IgnoreIfMissing(),
 	}
-	if err := cfg.BestEffort().Restrict(rules...); err != nil {
+	// Only this thread is restricted, and it executes the program next:
+	// execve gives the new program this thread's credentials, and every
+	// other thread of the trampoline ends with it. Restricting all threads
+	// would stop the world for nothing (milliseconds on a busy machine).
+	fd, flags, err := cfg.BestEffort().EnableLoggingForSubprocesses().NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("building the Landlock ruleset: %w; the program did not run", err)
+	}
+	if fd < 0 {
+		return &UnavailableError{Reason: "Landlock restricts nothing on this kernel"}
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w; the program did not run", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("applying Landlock: %w; the program did not run", err)
 	}
 	return nil
@@ -138,13 +153,12 @@ func dropCapabilities() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != syscall.EINVAL {
 		return err
 	}
-	last := lastCapability()
-	for c := 0; c <= last; c++ {
-		if keptCapabilities[c] {
-			continue
-		}
+	for c := 0; ; c++ {
 		have, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
-		if err != nil || have == 0 {
+		if err == syscall.EINVAL {
+			return nil // past the last capability this kernel knows
+		}
+		if err != nil || have == 0 || keptCapabilities[c] {
 			continue
 		}
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
@@ -158,19 +172,6 @@ func dropCapabilities() error {
 			return err
 		}
 	}
-	return nil
-}
-
-func lastCapability() int {
-	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
-	if err != nil {
-		return unix.CAP_LAST_CAP
-	}
-	var n int
-	if _, err := fmt.Sscan(strings.TrimSpace(string(b)), &n); err != nil {
-		return unix.CAP_LAST_CAP
-	}
-	return n
 }
 
 // loopbackUp brings the new namespace's loopback interface up.
