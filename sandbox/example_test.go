@@ -36,16 +36,20 @@ func Example() {
 
 	cmd := exec.Command("/bin/sh", "-c", "echo hi > inside.txt && echo hi > /etc/outside.txt")
 	cmd.Dir = workspace
-	release, err := sb.Prepare(cmd)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start, release, err := sb.Prepare(cmd)
 	if err != nil {
 		fmt.Println(err) // e.g. sandbox unavailable: ...
 		return
 	}
 	defer release()
-	out, _ := cmd.CombinedOutput()
+	if err := start(); err == nil {
+		_ = cmd.Wait()
+	}
 	_, statErr := os.Stat(workspace + "/inside.txt")
 	fmt.Println("wrote inside:", statErr == nil)
-	fmt.Println("refused outside:", strings.Contains(string(out), "Permission denied"))
+	fmt.Println("refused outside:", strings.Contains(out.String(), "Permission denied"))
 	// Output:
 	// {"mode":"workspace-write","network":"none"}
 	// wrote inside: true

@@ -3,7 +3,9 @@
 package sandbox
 
 // SimulateKernel makes the sandbox believe the kernel offers Landlock ABI
-// abi and, with netns, network namespaces, until restore is called. Tests
+// abi and, with netns, network namespaces — made by starting the
+// trampoline in one, as for an unprivileged process — until restore is
+// called. Tests
 // that use it must not run in parallel with other sandbox tests.
 func SimulateKernel(abi int, netns bool, why string) (restore func()) {
 	real := probe()

@@ -67,19 +67,47 @@ func trampoline(encoded string, argv []string) error {
 	}
 	runtime.LockOSThread() // the exec happens from the thread that was set up
 	if sp.Net == CutNamespace {
-		// Best effort: without loopback the program still has no network.
-		_ = loopbackUp()
+		// The namespace was made when this process was started; what is
+		// left is bringing loopback up.
+		sp.Net = netReady
 	}
-	if err := dropCapabilities(); err != nil {
-		return fmt.Errorf("dropping capabilities: %w; the program did not run", err)
-	}
-	if err := restrict(sp); err != nil {
+	if err := confineThread(sp); err != nil {
 		return err
 	}
 	if err := syscall.Exec(sp.Program, argv, os.Environ()); err != nil {
 		return &execError{err: err}
 	}
 	return nil
+}
+
+// netReady marks, in the trampoline, a network namespace that already
+// exists.
+const netReady NetworkCut = "namespace-ready"
+
+// confineThread confines the calling thread, which must be locked and
+// never unlocked: in the sandbox's network namespace (unless sp.Net is ""
+// or landlock-tcp; in the trampoline, started in a namespace of its own,
+// loopback is brought up), the capabilities that reach past the sandbox
+// dropped, Landlock applied.
+func confineThread(sp spec) error {
+	switch sp.Net {
+	case CutNamespace:
+		fd, err := sharedNetNamespace()
+		if err == nil {
+			err = unix.Setns(fd, unix.CLONE_NEWNET)
+		}
+		if err != nil {
+			return fmt.Errorf("entering the sandbox's network namespace: %w; the program did not run", err)
+		}
+	case netReady:
+		// Best effort: without loopback the program still has no network.
+		_ = loopbackUp()
+		sp.Net = CutNamespace
+	}
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("dropping capabilities: %w; the program did not run", err)
+	}
+	return restrict(sp)
 }
 
 // restrict applies Landlock to the calling thread, which must be locked

@@ -12,11 +12,11 @@ func Main() {}
 
 // Prepare fails closed on this system unless the policy is Off: only
 // Linux can confine a program.
-func (s *Sandbox) Prepare(cmd *exec.Cmd) (release func(), err error) {
+func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), err error) {
 	if s.policy.Mode == Off {
-		return func() {}, nil
+		return cmd.Start, func() {}, nil
 	}
-	return nil, &UnavailableError{Reason: "the sandbox needs Linux (Landlock); this is " + runtime.GOOS}
+	return nil, nil, &UnavailableError{Reason: "the sandbox needs Linux (Landlock); this is " + runtime.GOOS}
 }
 
 func probeKernel() support {

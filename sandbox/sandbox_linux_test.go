@@ -72,12 +72,18 @@ func runHelper(t *testing.T, sb *sandbox.Sandbox, dir string, args ...string) re
 	cmd := exec.Command(helper, args...)
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + os.Getenv("HOME"), "PATH=/usr/bin:/bin"}
-	release, err := sb.Prepare(cmd)
+	var buf strings.Builder
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	start, release, err := sb.Prepare(cmd)
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
 	defer release()
-	out, err := cmd.CombinedOutput()
+	if err := start(); err != nil {
+		t.Fatalf("starting the helper: %v", err)
+	}
+	err = cmd.Wait()
+	out := buf.String()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("running the helper: %v", err)
@@ -86,7 +92,7 @@ func runHelper(t *testing.T, sb *sandbox.Sandbox, dir string, args ...string) re
 		t.Fatalf("helper exited %d (not its own failure): %s", exit.ExitCode(), out)
 	}
 	t.Logf("sbhelper %s: %s", strings.Join(args, " "), out)
-	return result{ok: err == nil, output: strings.TrimSpace(string(out))}
+	return result{ok: err == nil, output: strings.TrimSpace(out)}
 }
 
 func newSandbox(t *testing.T, p sandbox.Policy, workspace string) *sandbox.Sandbox {
@@ -270,6 +276,52 @@ func TestDangerousCapabilitiesAreDropped(t *testing.T) {
 	}
 }
 
+// The trampoline (a re-execution of this binary through Main) is how an
+// unprivileged process gets its namespace; run as root, the simulated
+// kernel below sends root through it too.
+func TestTrampoline(t *testing.T) {
+	requireSandbox(t)
+	defer sandbox.SimulateKernel(7, true, "")()
+	workspace, outside := t.TempDir(), t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	sb := newSandbox(t, sandbox.Policy{}, workspace)
+	probe := exec.Command(helper)
+	_, release, err := sb.Prepare(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if probe.Path != "/proc/self/exe" || probe.Args[0] != "basis-sandbox" || probe.Args[2] != helper {
+		t.Fatalf("Prepare did not rewrite the command into the trampoline: %q %q", probe.Path, probe.Args)
+	}
+	tests := []struct {
+		name string
+		args []string
+		ok   bool
+	}{
+		{"write inside", []string{"write", filepath.Join(workspace, "t.txt")}, true},
+		{"write outside", []string{"write", filepath.Join(outside, "t.txt")}, false},
+		{"grandchild writes outside", []string{"child", "write", filepath.Join(outside, "g.txt")}, false},
+		{"connect to the host's loopback", []string{"connect", ln.Addr().String()}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runHelper(t, sb, workspace, tt.args...)
+			if got.ok != tt.ok {
+				t.Fatalf("ok = %v (%s), want %v", got.ok, got.output, tt.ok)
+			}
+		})
+	}
+	got := runHelper(t, sb, workspace, "caps")
+	if !strings.Contains(got.output, "CapAmb: 0000000000000000") {
+		t.Fatalf("the trampoline left ambient capabilities: %s", got.output)
+	}
+}
+
 func TestGrandchildInheritsTheRestrictions(t *testing.T) {
 	requireSandbox(t)
 	workspace := t.TempDir()
@@ -307,15 +359,20 @@ func TestPerCallTempDirIsPrivateAndRemoved(t *testing.T) {
 	for range 2 {
 		cmd := exec.Command(helper, "tmpdir")
 		cmd.Env = []string{"TMPDIR=/tmp"}
-		release, err := sb.Prepare(cmd)
+		var buf strings.Builder
+		cmd.Stdout = &buf
+		start, release, err := sb.Prepare(cmd)
 		if err != nil {
 			t.Fatalf("Prepare: %v", err)
 		}
-		out, err := cmd.Output()
+		if err = start(); err == nil {
+			err = cmd.Wait()
+		}
+		out := buf.String()
 		if err != nil {
 			t.Fatalf("the helper could not write in its TMPDIR, even in read-only mode: %v: %s", err, out)
 		}
-		dir := strings.TrimSpace(string(out))
+		dir := strings.TrimSpace(out)
 		if _, err := os.Stat(filepath.Join(dir, "scratch")); err != nil {
 			t.Fatalf("the file written in TMPDIR is not there before release: %v", err)
 		}
@@ -350,7 +407,7 @@ func TestFailsClosed(t *testing.T) {
 			defer restore()
 			sb := newSandbox(t, sandbox.Policy{Network: tt.network}, t.TempDir())
 			cmd := exec.Command("/bin/true")
-			release, err := sb.Prepare(cmd)
+			_, release, err := sb.Prepare(cmd)
 			if release != nil {
 				release()
 			}
@@ -382,7 +439,7 @@ func TestFailsClosed(t *testing.T) {
 		defer restore()
 		sb := newSandbox(t, sandbox.Policy{Mode: sandbox.Off}, t.TempDir())
 		cmd := exec.Command("/bin/true")
-		release, err := sb.Prepare(cmd)
+		_, release, err := sb.Prepare(cmd)
 		if err != nil {
 			t.Fatalf("Prepare with the sandbox off: %v", err)
 		}
@@ -392,9 +449,10 @@ func TestFailsClosed(t *testing.T) {
 		}
 	})
 	t.Run("a binary without Main", func(t *testing.T) {
+		defer sandbox.SimulateKernel(7, true, "")() // a namespace that needs the trampoline
 		restore := sandbox.SimulateMissingMain()
 		defer restore()
-		_, err := newSandbox(t, sandbox.Policy{}, t.TempDir()).Prepare(exec.Command("/bin/true"))
+		_, _, err := newSandbox(t, sandbox.Policy{}, t.TempDir()).Prepare(exec.Command("/bin/true"))
 		if !errors.Is(err, sandbox.ErrNoTrampoline) && !errors.Is(err, sandbox.ErrUnavailable) {
 			t.Fatalf("Prepare error = %v, want ErrNoTrampoline", err)
 		}
@@ -499,7 +557,7 @@ func TestUnprivileged(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(bin, "-test.v", "-test.count=1",
-		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved)$")
+		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline)$")
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", helperEnv + "=" + help}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}

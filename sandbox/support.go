@@ -10,7 +10,11 @@ type support struct {
 	abi int
 	// netns: a child can be started in a new network namespace.
 	netns bool
-	// userns: the namespace needs a user namespace too (not privileged).
+	// threadNetns: this process may move one of its threads into a new
+	// network namespace (it is privileged), so no re-execution is needed.
+	threadNetns bool
+	// userns: the namespace needs a user namespace too (not privileged),
+	// and so the trampoline.
 	userns bool
 	// why says why Landlock is unavailable, when it is.
 	why string

@@ -13,21 +13,22 @@ import (
 	"github.com/basis-go/basis/subprocess"
 )
 
-// A Confine hook that swaps the command for a wrapper: the wrapper runs,
-// sees the original argv, the group is still set, and release comes after
-// the program and its background grandchild are gone.
+// A Confine hook that swaps the command for a wrapper and starts it
+// itself: the wrapper runs, sees the original argv, the group is still
+// set, and release comes after the program and its background grandchild
+// are gone.
 func TestConfineRewritesTheCommandAndReleasesAfterTheRun(t *testing.T) {
 	var seen struct {
 		path, dir string
 		args      []string
 	}
 	var releasedWhileRunning = true
-	var pgidSet bool
+	var pgidSet, startedThroughHook bool
 	res := run(t, t.Context(), &subprocess.Cmd{
 		Argv:    []string{"/bin/echo", "hello", "world"},
 		Env:     []string{"KEEP=1"},
 		Timeout: 10 * time.Second,
-		Confine: func(cmd *exec.Cmd) (func(), error) {
+		Confine: func(cmd *exec.Cmd) (func() error, func(), error) {
 			seen.path, seen.dir, seen.args = cmd.Path, cmd.Dir, append([]string(nil), cmd.Args...)
 			// The wrapper prints its arguments, starts a grandchild that
 			// would outlive the call, and drops the process-group setting;
@@ -35,7 +36,11 @@ func TestConfineRewritesTheCommandAndReleasesAfterTheRun(t *testing.T) {
 			cmd.Path = "/bin/sh"
 			cmd.Args = append([]string{"sh", "-c", `echo wrapped "$@" "$KEEP"; sleep 30 &`, "sh"}, cmd.Args...)
 			cmd.SysProcAttr = nil
-			return func() {
+			start := func() error {
+				startedThroughHook = true
+				return cmd.Start()
+			}
+			return start, func() {
 				pgidSet = cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid
 				releasedWhileRunning = cmd.ProcessState == nil
 			}, nil
@@ -49,6 +54,9 @@ func TestConfineRewritesTheCommandAndReleasesAfterTheRun(t *testing.T) {
 	}
 	if seen.path != "/bin/echo" || !reflect.DeepEqual(seen.args, []string{"/bin/echo", "hello", "world"}) || seen.dir == "" {
 		t.Errorf("Confine saw path %q args %q dir %q, want the resolved program, the argv and an absolute dir", seen.path, seen.args, seen.dir)
+	}
+	if !startedThroughHook {
+		t.Error("Run did not start the program through the start function Confine returned")
 	}
 	if !pgidSet {
 		t.Error("Run did not restore Setpgid after Confine dropped SysProcAttr")
@@ -65,8 +73,8 @@ func TestConfineErrorFailsClosed(t *testing.T) {
 	marker := t.TempDir() + "/ran"
 	res := run(t, t.Context(), &subprocess.Cmd{
 		Argv: []string{"/bin/sh", "-c", "touch " + marker},
-		Confine: func(cmd *exec.Cmd) (func(), error) {
-			return nil, errUnavailable
+		Confine: func(cmd *exec.Cmd) (func() error, func(), error) {
+			return nil, nil, errUnavailable
 		},
 	})
 	if res.Outcome.Kind != subprocess.StartFailed {
