@@ -18,11 +18,17 @@
 // started by root cannot walk back into the host's namespace.
 //
 // Landlock restricts the calling thread and what it executes, and os/exec
-// has no hook between fork and exec, so [Sandbox.Prepare] rewrites the
-// command into a re-execution of the running binary (/proc/self/exe)
-// which [Main], called first thing in main(), recognises: it restricts
-// itself and executes the program. A host that embeds basis gets a
-// sandboxed run by adding that one call; no second binary is needed.
+// has no hook between fork and exec, so [Sandbox.Prepare] returns the
+// function that starts the program. Where this process may enter a network
+// namespace itself (root, or no namespace needed), that function confines
+// a fresh, locked OS thread and starts the program from it: a child
+// inherits the Landlock domain, capabilities and network namespace of the
+// thread that forks it. An unprivileged process needs a user namespace for
+// the network namespace, which must be made when the child is cloned; then
+// Prepare rewrites the command into a re-execution of the running binary
+// (/proc/self/exe) that [Main], called first thing in main(), recognises:
+// it restricts itself and executes the program. A host that embeds basis
+// gets a sandboxed run by adding that one call; no second binary is needed.
 //
 // Where the sandbox cannot be enforced — no Landlock, not Linux, no way to
 // cut the network — Prepare fails with an [*UnavailableError] that tells

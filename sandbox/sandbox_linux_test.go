@@ -452,7 +452,10 @@ func TestFailsClosed(t *testing.T) {
 		defer sandbox.SimulateKernel(7, true, "")() // a namespace that needs the trampoline
 		restore := sandbox.SimulateMissingMain()
 		defer restore()
-		_, _, err := newSandbox(t, sandbox.Policy{}, t.TempDir()).Prepare(exec.Command("/bin/true"))
+		_, release, err := newSandbox(t, sandbox.Policy{}, t.TempDir()).Prepare(exec.Command("/bin/true"))
+		if release != nil {
+			release()
+		}
 		if !errors.Is(err, sandbox.ErrNoTrampoline) && !errors.Is(err, sandbox.ErrUnavailable) {
 			t.Fatalf("Prepare error = %v, want ErrNoTrampoline", err)
 		}
