@@ -22,3 +22,9 @@ func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), er
 func probeKernel() support {
 	return support{why: "the sandbox needs Linux (Landlock); this is " + runtime.GOOS}
 }
+
+// PrepareCommand fails closed on this system unless the policy is Off.
+func (s *Sandbox) PrepareCommand(cmd *exec.Cmd) (release func(), err error) {
+	_, release, err = s.Prepare(cmd)
+	return release, err
+}

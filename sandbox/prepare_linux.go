@@ -52,6 +52,20 @@ const specVersion = 1
 // Prepare fails, and nothing must be started, when this machine cannot
 // confine the program ([ErrUnavailable]). Off returns cmd.Start unchanged.
 func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), err error) {
+	return s.prepare(cmd, false)
+}
+
+// PrepareCommand is Prepare for a command that something else starts
+// with cmd.Start — the MCP SDK's CommandTransport, say: it always rewrites
+// cmd into the re-execution of this binary that [Main] confines, so it
+// needs Main ([ErrNoTrampoline] otherwise) and costs one more exec.
+// Release as for Prepare, once the program is done.
+func (s *Sandbox) PrepareCommand(cmd *exec.Cmd) (release func(), err error) {
+	_, release, err = s.prepare(cmd, true)
+	return release, err
+}
+
+func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, release func(), err error) {
 	if s.policy.Mode == Off {
 		return cmd.Start, func() {}, nil
 	}
@@ -69,7 +83,7 @@ func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), er
 	if !s.policy.Network {
 		sp.Net = sup.cut()
 	}
-	trampoline := sp.Net == CutNamespace && !sup.threadNetns
+	trampoline := rewrite || sp.Net == CutNamespace && !sup.threadNetns
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
@@ -103,7 +117,9 @@ func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), er
 		c := *cmd.SysProcAttr
 		attr = &c
 	}
-	withNetNamespace(attr, sup.userns)
+	if sp.Net == CutNamespace {
+		withNetNamespace(attr, sup.userns)
+	}
 	cmd.Args = append([]string{trampolineName, string(encoded)}, cmd.Args...)
 	cmd.Path = "/proc/self/exe"
 	cmd.SysProcAttr = attr

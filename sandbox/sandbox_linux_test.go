@@ -560,7 +560,7 @@ func TestUnprivileged(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(bin, "-test.v", "-test.count=1",
-		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline)$")
+		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline|TestPrepareCommand)$")
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", helperEnv + "=" + help}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
@@ -570,5 +570,56 @@ func TestUnprivileged(t *testing.T) {
 	}
 	if strings.Contains(string(out), "--- SKIP") || !strings.Contains(string(out), "--- PASS: TestNetwork ") {
 		t.Fatalf("the unprivileged run skipped what it was meant to prove:\n%s", out)
+	}
+}
+
+// PrepareCommand confines a command that something else starts with
+// cmd.Start, with or without the network.
+func TestPrepareCommand(t *testing.T) {
+	requireSandbox(t)
+	workspace, outside := t.TempDir(), t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	tests := []struct {
+		name    string
+		network bool
+		args    []string
+		ok      bool
+	}{
+		{"write inside", false, []string{"write", filepath.Join(workspace, "p.txt")}, true},
+		{"write outside", false, []string{"write", filepath.Join(outside, "p.txt")}, false},
+		{"write outside with the network", true, []string{"write", filepath.Join(outside, "p.txt")}, false},
+		{"connect without the network", false, []string{"connect", ln.Addr().String()}, false},
+		{"connect with the network", true, []string{"connect", ln.Addr().String()}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(helper, tt.args...)
+			cmd.Dir = workspace
+			release, err := newSandbox(t, sandbox.Policy{Network: tt.network}, workspace).PrepareCommand(cmd)
+			if err != nil {
+				t.Fatalf("PrepareCommand: %v", err)
+			}
+			defer release()
+			if cmd.Path != "/proc/self/exe" {
+				t.Fatalf("PrepareCommand did not rewrite the command: %q", cmd.Path)
+			}
+			out, err := cmd.CombinedOutput()
+			if (err == nil) != tt.ok {
+				t.Fatalf("ok = %v (%s), want %v", err == nil, out, tt.ok)
+			}
+		})
 	}
 }
