@@ -19,10 +19,11 @@ const (
 	// ExitNotConfined: the trampoline could not restrict itself; the
 	// program did not run. Its stderr says why.
 	ExitNotConfined = 125
-	// ExitCannotExecute: the program could not be executed (as a shell
-	// says 126); ExitNotFound: it does not exist (127).
+	// ExitCannotExecute: the program could not be executed (126, as a
+	// shell says).
 	ExitCannotExecute = 126
-	ExitNotFound      = 127
+	// ExitNotFound: the program does not exist (127, as a shell says).
+	ExitNotFound = 127
 )
 
 var mainCalled atomic.Bool

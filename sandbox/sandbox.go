@@ -30,6 +30,7 @@ type UnavailableError struct {
 	Reason string
 }
 
+// Error says what is missing and how to opt out.
 func (e *UnavailableError) Error() string {
 	return "sandbox unavailable: " + e.Reason + `; to run programs without a sandbox, the operator sets "mode": "off" in ` +
 		ConfigFile + ` in basis's config directory`
