@@ -115,7 +115,7 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 	if err != nil {
 		return finish(Outcome{Kind: StartFailed, Err: asStartError("enter working directory", err)})
 	}
-	program, err := resolveProgram(c.Argv[0], c.Root, env)
+	program, err := ResolveProgram(c.Argv[0], c.Root, env)
 	if err != nil {
 		return finish(Outcome{Kind: StartFailed, Err: asStartError("look up program", err)})
 	}
