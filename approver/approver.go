@@ -38,6 +38,10 @@ type Answer struct {
 	// this call (the same tool and the same Subject, byte for byte). It is
 	// ignored for Allow and Deny.
 	Remember *Remember
+	// Persist asks that a for-session answer be kept beyond the session:
+	// the gate saves it as an operator rule, bound to the call's source,
+	// through [GateOptions.Save]. It is ignored for Allow and Deny.
+	Persist bool
 }
 
 // Remember says what a for-session answer covers beyond the exact call. At
@@ -83,6 +87,11 @@ type Request struct {
 	CallID string
 	// Tool is the name the model called.
 	Tool string
+	// Source is where the tool was declared: the absolute, symlink-resolved
+	// path of its manifest or MCP config, or [BuiltinSource] for spawn.
+	// Rules match only calls from the source they are bound to; a request
+	// with no source matches only rules bound to [AnySource].
+	Source string
 	// Preview is the tool's description of this call; approvers judge its
 	// Subject, not the tool's name.
 	Preview contract.Preview
@@ -101,6 +110,7 @@ type previewJSON struct {
 type requestJSON struct {
 	CallID  string          `json:"call_id"`
 	Tool    string          `json:"tool"`
+	Source  string          `json:"source,omitempty"`
 	Preview previewJSON     `json:"preview"`
 	Input   json.RawMessage `json:"input"`
 }
@@ -111,6 +121,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	w := requestJSON{
 		CallID: r.CallID,
 		Tool:   r.Tool,
+		Source: r.Source,
 		Preview: previewJSON{
 			SideEffect:   r.Preview.SideEffect,
 			Capabilities: r.Preview.Capabilities,
@@ -138,6 +149,7 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	*r = Request{
 		CallID: w.CallID,
 		Tool:   w.Tool,
+		Source: w.Source,
 		Preview: contract.Preview{
 			SideEffect:   w.Preview.SideEffect,
 			Capabilities: w.Preview.Capabilities,
@@ -164,14 +176,22 @@ func emptyIfNull(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// AllowAll allows every call it is asked about. A gate still denies what a
-// rule denies, since rules answer first.
-var AllowAll Approver = ApproverFunc(func(context.Context, Request) (Answer, error) {
-	return Answer{Decision: Allow, Reason: "every call is allowed"}, nil
-})
+// allowAll and denyAll are behind functions so that no importer can
+// replace what every other importer gets.
+var (
+	allowAll Approver = ApproverFunc(func(context.Context, Request) (Answer, error) {
+		return Answer{Decision: Allow, Reason: "every call is allowed"}, nil
+	})
+	denyAll Approver = ApproverFunc(func(_ context.Context, req Request) (Answer, error) {
+		return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: this run allows no consequential calls without a rule that allows them", req.Tool)}, nil
+	})
+)
 
-// DenyAll denies every call it is asked about, with a reason that names the
-// tool. It is the approver for a run where nobody may be asked.
-var DenyAll Approver = ApproverFunc(func(_ context.Context, req Request) (Answer, error) {
-	return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: this run allows no consequential calls without a rule that allows them", req.Tool)}, nil
-})
+// AllowAll returns an approver that allows every call it is asked about. A
+// gate still denies what a rule denies, since rules answer first.
+func AllowAll() Approver { return allowAll }
+
+// DenyAll returns an approver that denies every call it is asked about,
+// with a reason that names the tool. It is the approver for a run where
+// nobody may be asked.
+func DenyAll() Approver { return denyAll }

@@ -49,7 +49,7 @@ func subjectCommands(subject string) (commands [][]string, ok bool) {
 		return nil, false
 	}
 	raw, found := top["commands"]
-	if !found || isNull(raw) || json.Unmarshal(raw, &commands) != nil || len(commands) == 0 {
+	if !found || string(raw) == "null" || json.Unmarshal(raw, &commands) != nil || len(commands) == 0 {
 		return nil, false
 	}
 	for _, argv := range commands {

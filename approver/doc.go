@@ -20,8 +20,16 @@
 //
 // # Rules
 //
-// A [Rule] names one tool and an answer (allow or deny), narrowed by at
-// most one of:
+// A [Rule] names one tool, the source it is bound to, and an answer (allow
+// or deny), narrowed by at most one of the kinds below.
+//
+// The source is where the tool was declared: the absolute path of its
+// manifest or MCP config, [BuiltinSource] for spawn, or [AnySource] for
+// any. A rule matches only calls whose [Request.Source] is its own, so an
+// approval given in one repository never runs another repository's tool of
+// the same name. An operator rule without a source (a file written before
+// sources existed) matches nothing, and [LoadRules] warns about it.
+// Workspace rules need no source: they speak only for their workspace.
 //
 //   - Pattern: a glob over the Subject JSON. '*' matches any run of
 //     characters, slashes and quotes included; '?' matches one character;
@@ -43,7 +51,8 @@
 //
 // # Precedence
 //
-// For a call of tool T, only T's rules are consulted:
+// For a call of tool T from source S, only T's rules bound to S or to any
+// source, and the workspace's rules for T, are consulted:
 //
 //	level 1: subject, pattern and command rules that match
 //	         a deny beats an allow
@@ -60,8 +69,14 @@
 // # Files
 //
 // The operator's rules live in <config dir>/rules.json ([RulesFile] adds
-// and removes them safely against other processes); a workspace may ship
+// and removes them safely against other processes, and saves "always"
+// answers through [GateOptions.Save]); a workspace may ship
 // .basis/rules.json with deny rules only ([LoadWorkspaceRules]), so a
 // repository can never pre-approve its own tools. Both use the format
-// [ParseRules] reads.
+// [ParseRules] reads, and are read with configfile.Read: no FIFO, device
+// or oversized file is ever read. An operator file others can write may
+// not allow anything ([ErrLooseFile]).
+//
+// [Gate.Explain] says what the rules make of a call without asking anyone,
+// and which rules would allow it.
 package approver

@@ -83,17 +83,29 @@ type Verdict struct {
 	// [context.Canceled] or [context.DeadlineExceeded]. It is for logs;
 	// Reason is what the model reads.
 	Err error `json:"-"`
+	// SavedTo is where the approver's "always" answer was saved as a rule
+	// (see [Answer.Persist]); SaveErr is why it could not be, in which
+	// case it is remembered for the session only.
+	SavedTo string `json:"saved_to,omitempty"`
+	SaveErr error  `json:"-"`
 }
 
 // GateOptions configure a [Gate].
 type GateOptions struct {
 	// Rules are consulted before the approver, in this order: typically the
 	// operator's rules, then the workspace's. A workspace-scoped allow rule
-	// is refused.
+	// is refused. An operator rule bound to no source is kept (it shows in
+	// [Gate.Explain]) but matches nothing.
 	Rules []Rule
 	// Timeout bounds each question to the approver; a question not answered
 	// in time is a denial. Zero means no bound but the caller's context.
 	Timeout time.Duration
+	// Save keeps an answer the approver marked [Answer.Persist] ("always",
+	// at a terminal) beyond this gate's life: the gate makes the rule,
+	// bound to the call's source, and Save writes it, returning where (a
+	// path, for the verdict's reason). [RulesFile.Save] fits. Nil keeps such
+	// answers for the session only.
+	Save func(Rule) (where string, err error)
 }
 
 // Gate decides whether each call may run. It is safe for concurrent use.
@@ -108,6 +120,7 @@ type GateOptions struct {
 type Gate struct {
 	approver Approver
 	timeout  time.Duration
+	save     func(Rule) (string, error)
 	fixed    *ruleSet
 
 	mu      sync.RWMutex
@@ -125,7 +138,7 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	if opts.Timeout < 0 {
 		return nil, errors.New("approver: GateOptions.Timeout is negative; use 0 for no timeout")
 	}
-	g := &Gate{approver: a, timeout: opts.Timeout, fixed: newRuleSet(), session: newRuleSet()}
+	g := &Gate{approver: a, timeout: opts.Timeout, save: opts.Save, fixed: newRuleSet(), session: newRuleSet()}
 	for i, r := range opts.Rules {
 		if err := r.Validate(); err != nil {
 			err.(*RulesError).Index = i + 1
@@ -139,22 +152,40 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	return g, nil
 }
 
-// Authorize decides whether call, a call of tool described by preview, may
-// run. It never returns without a verdict, and every verdict that is not an
-// answer is a denial.
-func (g *Gate) Authorize(ctx context.Context, tool string, call contract.Call, preview contract.Preview) Verdict {
-	if !preview.SideEffect.Consequential() {
-		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", tool)}
+// Authorize decides whether the call req describes may run. req.Tool,
+// req.Source and req.Preview decide; req.CallID and req.Input are passed
+// on to the approver. It never returns without a verdict, and every verdict
+// that is not an answer is a denial.
+func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
+	if !req.Preview.SideEffect.Consequential() {
+		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
 	}
-	subject := string(preview.Subject)
-	if subject == "" {
-		subject = "null" // a missing Subject is matched as JSON null
-	}
-	if v, ok := g.byRule(tool, subject); ok {
+	subject := subjectText(req.Preview)
+	if v, ok := g.byRule(req.Tool, req.Source, subject); ok {
 		return v
 	}
-	req := Request{CallID: call.ID, Tool: tool, Preview: preview, Input: call.Input}
-	return g.ask(ctx, req, subject)
+	v := g.ask(ctx, req, subject)
+	if v.Source == SourceFailClosed {
+		v.Reason = g.withGap(v.Reason, req, subject)
+	}
+	return v
+}
+
+// withGap adds to a denial's reason what the rules do not cover, so the
+// reader learns which command to allow, or why none can be.
+func (g *Gate) withGap(reason string, req Request, subject string) string {
+	if gap := g.gap(req.Tool, req.Source, subject); gap != "" {
+		return reason + "; " + gap
+	}
+	return reason
+}
+
+// subjectText is the Subject as rules match it; a missing one is JSON null.
+func subjectText(p contract.Preview) string {
+	if len(p.Subject) == 0 {
+		return "null"
+	}
+	return string(p.Subject)
 }
 
 // SessionRules returns the rules this gate has made from for-session
@@ -165,9 +196,11 @@ func (g *Gate) SessionRules() []Rule {
 	return g.session.rules()
 }
 
-func (g *Gate) byRule(tool, subject string) (Verdict, bool) {
+func (g *Gate) byRule(tool, source, subject string) (Verdict, bool) {
+	fixedExact, fixedAny := g.fixed.lookup(tool, source)
 	g.mu.RLock()
-	c := decide(subject, g.fixed.tools[tool], g.session.tools[tool])
+	sessionExact, sessionAny := g.session.lookup(tool, source)
+	c := decide(subject, fixedExact, fixedAny, sessionExact, sessionAny)
 	g.mu.RUnlock()
 	if c == nil {
 		return Verdict{}, false
@@ -182,19 +215,30 @@ var ruleSources = map[Scope]string{
 }
 
 // ruleReason is the rule's own reason, or one that says where the rule came
-// from.
+// from; a denial then names the rule, so the reader knows what to change.
 func ruleReason(r *Rule) string {
+	if r.Allow {
+		if r.Reason != "" {
+			return r.Reason
+		}
+		return "allowed by " + ruleOrigin(r)
+	}
 	if r.Reason != "" {
 		return r.Reason
 	}
-	by := ruleSources[r.Scope]
-	if by == "" {
-		by = "a rule"
+	return fmt.Sprintf("tool %s denied by %s (%s)", r.Tool, ruleOrigin(r), r)
+}
+
+// ruleOrigin says which rule: "operator rule 3 in /home/u/.config/basis/rules.json",
+// or the scope's words when the rule was not loaded from a file.
+func ruleOrigin(r *Rule) string {
+	if r.File != "" && r.Number > 0 {
+		return fmt.Sprintf("%s rule %d in %s", r.Scope, r.Number, r.File)
 	}
-	if r.Allow {
-		return "allowed by " + by
+	if by := ruleSources[r.Scope]; by != "" {
+		return by
 	}
-	return fmt.Sprintf("tool %s denied by %s", r.Tool, by)
+	return "a rule"
 }
 
 // result is what came back from one question to the approver.
@@ -244,7 +288,7 @@ func (g *Gate) ask(ctx context.Context, req Request, subject string) Verdict {
 	if actx.Err() != nil {
 		return g.stopped(ctx, req.Tool)
 	}
-	return g.verdict(req.Tool, subject, res)
+	return g.verdict(req, subject, res)
 }
 
 // stopped is the verdict for a question cut short by the context or the
@@ -259,7 +303,8 @@ func (g *Gate) stopped(parent context.Context, tool string) Verdict {
 	return failClosed(tool, fmt.Sprintf("the approver did not answer within %s", g.timeout), context.DeadlineExceeded)
 }
 
-func (g *Gate) verdict(tool, subject string, res result) Verdict {
+func (g *Gate) verdict(req Request, subject string, res result) Verdict {
+	tool := req.Tool
 	var pe *PanicError
 	switch {
 	case errors.As(res.err, &pe):
@@ -283,21 +328,56 @@ func (g *Gate) verdict(tool, subject string, res result) Verdict {
 			reason = fmt.Sprintf("tool %s denied by the approver", tool)
 		}
 	}
-	if a.Decision.ForSession() && contract.ValidName(tool) {
-		g.remember(sessionRule(tool, subject, a, reason))
+	if !a.Decision.Allows() {
+		reason = g.withGap(reason, req, subject)
 	}
-	return Verdict{Allow: a.Decision.Allows(), Reason: reason, Source: SourceApprover}
+	v := Verdict{Allow: a.Decision.Allows(), Reason: reason, Source: SourceApprover}
+	if a.Decision.ForSession() && contract.ValidName(tool) {
+		r := sessionRule(req, subject, a, reason)
+		g.remember(r)
+		if a.Persist {
+			g.persist(&v, r)
+		}
+	}
+	return v
 }
 
-// sessionRule turns a for-session answer into the rule that remembers it:
-// the exact subject, unless Remember widens it to the tool or a command
-// prefix.
-func sessionRule(tool, subject string, a Answer, reason string) Rule {
-	r := Rule{Tool: tool, Allow: a.Decision.Allows(), Reason: reason, Scope: ScopeSession}
+// persist saves a session rule as an operator rule through the gate's
+// Save, and says in the verdict where it went — or why it could not, in
+// which case the answer still holds for the session.
+func (g *Gate) persist(v *Verdict, r Rule) {
+	r.Scope = ScopeOperator
+	var err error
+	switch {
+	case g.save == nil:
+		err = ErrNoSave
+	case r.Source == "":
+		err = fmt.Errorf("%w: tool %s has no source to bind a rule to", ErrNoSave, r.Tool)
+	default:
+		var where string
+		if where, err = g.save(r); err == nil {
+			v.SavedTo = where
+			v.Reason += "; saved as a rule in " + where
+			return
+		}
+	}
+	v.SaveErr = err
+	v.Reason += "; kept for this session only, not saved: " + oneLine(err.Error(), maxReasonDetail)
+}
+
+// sessionRule turns a for-session answer into the rule that remembers it,
+// bound to the call's source: the exact subject, unless Remember widens it
+// to the tool or a command prefix. A rule to be saved cannot hold an exact
+// subject; the subject becomes a pattern that matches it (see
+// [SubjectPattern]).
+func sessionRule(req Request, subject string, a Answer, reason string) Rule {
+	r := Rule{Tool: req.Tool, Source: req.Source, Allow: a.Decision.Allows(), Reason: reason, Scope: ScopeSession}
 	switch {
 	case a.Remember != nil && a.Remember.Tool:
 	case a.Remember != nil && len(a.Remember.Command) > 0:
 		r.Command = slices.Clone(a.Remember.Command)
+	case a.Persist:
+		r.Pattern = SubjectPattern(subject)
 	default:
 		r.Subject = subject
 	}

@@ -30,22 +30,58 @@ type toolRules struct {
 	bare     []*compiledRule
 }
 
-// ruleSet indexes rules by tool name.
+// toolKey is a tool's name and the source its rules are bound to.
+type toolKey struct {
+	tool, source string
+}
+
+// keyOf is where r is filed: workspace rules without a source, and rules
+// bound to AnySource, under AnySource.
+func keyOf(r *Rule) toolKey {
+	if r.Source == "" && r.Scope == ScopeWorkspace {
+		return toolKey{r.Tool, AnySource}
+	}
+	return toolKey{r.Tool, r.Source}
+}
+
+// ruleSet indexes rules by tool name and source.
 type ruleSet struct {
-	tools map[string]*toolRules
+	tools map[toolKey]*toolRules
 	all   []*compiledRule
 }
 
-func newRuleSet() *ruleSet { return &ruleSet{tools: make(map[string]*toolRules)} }
+func newRuleSet() *ruleSet { return &ruleSet{tools: make(map[toolKey]*toolRules)} }
 
-// add compiles r, which must be valid, and files it under its tool.
+// lookup returns the rules that can match a call of tool from source: those
+// bound to that source and those bound to any. Either may be nil.
+func (s *ruleSet) lookup(tool, source string) (exact, anySource *toolRules) {
+	if source != AnySource {
+		exact = s.tools[toolKey{tool, source}]
+	}
+	return exact, s.tools[toolKey{tool, AnySource}]
+}
+
+// add compiles r, which must be valid, and files it under its tool and
+// source. A rule bound to nothing is kept for listing but filed nowhere,
+// so it matches nothing.
 func (s *ruleSet) add(r Rule, seq int) {
 	r.Command = slices.Clone(r.Command)
 	c := &compiledRule{rule: r, seq: seq}
-	t := s.tools[r.Tool]
+	switch r.kind() {
+	case kindPattern:
+		c.glob = compileGlob(r.Pattern)
+	case kindCommand:
+		c.cmd = compileCommand(r.Command)
+	}
+	s.all = append(s.all, c)
+	if !r.bound() {
+		return
+	}
+	key := keyOf(&r)
+	t := s.tools[key]
 	if t == nil {
 		t = &toolRules{}
-		s.tools[r.Tool] = t
+		s.tools[key] = t
 	}
 	switch r.kind() {
 	case kindSubject:
@@ -54,21 +90,18 @@ func (s *ruleSet) add(r Rule, seq int) {
 		}
 		t.subject[r.Subject] = append(t.subject[r.Subject], c)
 	case kindPattern:
-		c.glob = compileGlob(r.Pattern)
 		t.patterns = append(t.patterns, c)
 	case kindCommand:
-		c.cmd = compileCommand(r.Command)
 		t.commands = append(t.commands, c)
 	case kindTool:
 		t.bare = append(t.bare, c)
 	}
-	s.all = append(s.all, c)
 }
 
 // has reports whether a rule matching exactly what r matches, with the same
 // answer, is already in the set.
 func (s *ruleSet) has(r Rule) bool {
-	t := s.tools[r.Tool]
+	t := s.tools[keyOf(&r)]
 	if t == nil {
 		return false
 	}

@@ -15,9 +15,9 @@ func TestParseRules(t *testing.T) {
 	data := `{
   "schema": 1,
   "rules": [
-    {"tool": "spawn", "command": ["go", "test", "*"], "allow": true, "reason": "tests are fine"},
-    {"tool": "spawn", "pattern": "*curl*", "allow": false, "reason": "no downloads"},
-    {"allow": false, "tool": "deploy"},
+    {"tool": "spawn", "source": "builtin", "command": ["go", "test", "*"], "allow": true, "reason": "tests are fine"},
+    {"tool": "spawn", "source": "*", "pattern": "*curl*", "allow": false, "reason": "no downloads"},
+    {"allow": false, "tool": "deploy", "source": "/repo/.basis/tools.json"},
     {"tool": "mcp__github__search", "allow": true}
   ]
 }`
@@ -26,10 +26,10 @@ func TestParseRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []approver.Rule{
-		{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests are fine"},
-		{Tool: "spawn", Pattern: "*curl*", Reason: "no downloads"},
-		{Tool: "deploy"},
-		{Tool: "mcp__github__search", Allow: true},
+		{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests are fine", Number: 1},
+		{Tool: "spawn", Source: approver.AnySource, Pattern: "*curl*", Reason: "no downloads", Number: 2},
+		{Tool: "deploy", Source: "/repo/.basis/tools.json", Number: 3},
+		{Tool: "mcp__github__search", Allow: true, Number: 4}, // bound to nothing
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
@@ -79,6 +79,13 @@ var parseErrorCases = []struct {
 	{"reason not a string", `{"schema": 1, "rules": [{"tool": "spawn", "allow": true, "reason": 5}]}`},
 	{"third rule bad", `{"schema": 1, "rules": [{"tool": "a", "allow": true}, {"tool": "b", "allow": true}, {"tool": "c", "allow": "s3cr3t"}]}`},
 	{"subject key", `{"schema": 1, "rules": [{"tool": "spawn", "subject": "s3cr3t", "allow": true}]}`},
+	{"unknown key that is not a key", `{"schema": 1, "rules": [{"tool": "spawn", "allow": true, "s3cr3t value pasted": 1}]}`},
+	{"relative source", `{"schema": 1, "rules": [{"tool": "spawn", "source": "s3cr3t/tools.json", "allow": true}]}`},
+	{"empty source", `{"schema": 1, "rules": [{"tool": "spawn", "source": "", "allow": true}]}`},
+	{"source not a string", `{"schema": 1, "rules": [{"tool": "spawn", "source": true, "allow": true}]}`},
+	{"unclean source", `{"schema": 1, "rules": [{"tool": "spawn", "source": "/repo/../s3cr3t/tools.json", "allow": true}]}`},
+	{"many problems", "{\"schema\": 1, \"rules\": [\n  {\"tool\": \"a\", \"allow\": \"s3cr3t\"},\n  {\"tool\": \"b\", \"allow\": true, \"colour\": 1},\n  {\"tool\": \"c\"}\n], \"extra\": 1}"},
+	{"columns in characters", "{\"schema\": 1, \"rules\": [{\"tool\": \"déploiement_é\", \"allow\": \"s3cr3t\"}]}"},
 }
 
 // TestParseRulesErrors pins every message in testdata/parse_errors.golden.
@@ -108,7 +115,7 @@ func TestRulesErrorFields(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("error = %v", err)
 	}
-	want := approver.RulesError{Index: 2, Tool: "deploy", Problem: `"allow" must be true or false`, Err: approver.ErrInvalidRules}
+	want := approver.RulesError{Line: 1, Col: 83, Index: 2, Tool: "deploy", Problem: `"allow" must be true or false`, Err: approver.ErrInvalidRules}
 	if diff := cmp.Diff(want, *re, cmpopts.EquateErrors()); diff != "" {
 		t.Errorf("RulesError (-want +got):\n%s", diff)
 	}
@@ -116,9 +123,10 @@ func TestRulesErrorFields(t *testing.T) {
 
 func TestFormatRules(t *testing.T) {
 	rules := []approver.Rule{
-		{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests && vet are fine"},
-		{Tool: "spawn", Pattern: `*"body":"curl *`, Reason: "no <downloads>"},
-		{Tool: "deploy", Scope: approver.ScopeSession},
+		{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests && vet are fine"},
+		{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"body":"curl *`, Reason: "no <downloads>"},
+		{Tool: "deploy", Source: "/repo/.basis/tools.json", Scope: approver.ScopeSession},
+		{Tool: "deploy", Source: approver.AnySource},
 	}
 	data, err := approver.FormatRules(rules)
 	if err != nil {
@@ -129,7 +137,10 @@ func TestFormatRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules[2].Scope = approver.ScopeOperator // scope is not written
+	for i := range rules {
+		rules[i].Scope = approver.ScopeOperator // scope is not written
+		rules[i].Number = i + 1                 // the parser numbers rules
+	}
 	if diff := cmp.Diff(rules, back); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
@@ -153,6 +164,7 @@ func FuzzParseRules(f *testing.F) {
 	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "spawn", "pattern": "*curl*", "allow": false}]}`))
 	f.Add([]byte(`{"schema": 1, "rules": []}`))
 	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "allow": true, "allow": false}]}`))
+	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "source": "/x/tools.json", "allow": true}]}`))
 	for _, tt := range parseErrorCases {
 		f.Add([]byte(tt.data))
 	}
@@ -198,6 +210,12 @@ func TestRuleValidate(t *testing.T) {
 		{approver.Rule{Tool: "spawn", Pattern: "*", Command: []string{"go"}}, "at most one"},
 		{approver.Rule{Tool: "spawn", Pattern: "*", Subject: "{}"}, "at most one"},
 		{approver.Rule{Tool: "spawn", Command: []string{"go", ""}}, "empty word at position 2"},
+		{approver.Rule{Tool: "spawn", Source: "builtin"}, ""},
+		{approver.Rule{Tool: "spawn", Source: "*"}, ""},
+		{approver.Rule{Tool: "x", Source: "/repo/.basis/tools.json"}, ""},
+		{approver.Rule{Tool: "x", Source: "tools.json"}, `"source" must be the absolute, clean path`},
+		{approver.Rule{Tool: "x", Source: "/repo/./tools.json"}, `"source" must be the absolute, clean path`},
+		{approver.Rule{Tool: "x", Source: "Builtin"}, `"source" must be the absolute, clean path`},
 	}
 	for _, tt := range tests {
 		err := tt.rule.Validate()
@@ -215,12 +233,13 @@ func TestRuleValidate(t *testing.T) {
 
 func TestRuleString(t *testing.T) {
 	tests := map[string]approver.Rule{
-		"allow spawn command go test *":  {Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true},
-		"deny deploy":                    {Tool: "deploy"},
-		"deny spawn pattern *curl*":      {Tool: "spawn", Pattern: "*curl*"},
-		`allow spawn subject {"a":1}`:    {Tool: "spawn", Subject: `{"a":1}`, Allow: true},
-		"allow mcp__github__search":      {Tool: "mcp__github__search", Allow: true},
-		"deny spawn command rm -rf /tmp": {Tool: "spawn", Command: []string{"rm", "-rf", "/tmp"}},
+		"allow spawn command go test * from builtin":             {Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true},
+		"deny deploy from /repo/.basis/tools.json":               {Tool: "deploy", Source: "/repo/.basis/tools.json"},
+		"deny spawn pattern *curl* from any source":              {Tool: "spawn", Source: approver.AnySource, Pattern: "*curl*"},
+		"deny spawn pattern *curl*":                              {Tool: "spawn", Pattern: "*curl*", Scope: approver.ScopeWorkspace},
+		`allow spawn subject {"a":1} from builtin`:               {Tool: "spawn", Source: approver.BuiltinSource, Subject: `{"a":1}`, Allow: true},
+		"allow word_count (bound to no source: matches nothing)": {Tool: "word_count", Allow: true},
+		"deny spawn command rm -rf /tmp from builtin":            {Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"rm", "-rf", "/tmp"}},
 	}
 	for want, r := range tests {
 		if got := r.String(); got != want {

@@ -3,6 +3,7 @@ package approver
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/basis-go/basis/contract"
@@ -60,6 +61,17 @@ func (s *Scope) UnmarshalText(text []byte) error {
 	return fmt.Errorf("%w: want one of operator, workspace, session", ErrUnknownScope)
 }
 
+// Sources a rule can be bound to, besides an absolute path.
+const (
+	// BuiltinSource is the source of tools built into basis: spawn.
+	BuiltinSource = "builtin"
+	// AnySource binds a rule to every source on purpose: it matches a tool
+	// of its name wherever that tool was declared — in any repository, and
+	// a workspace tool that shadows a global one. Only a person who asked
+	// for it (basis rules add --any-source) writes it.
+	AnySource = "*"
+)
+
 // Rule is one remembered answer about one tool.
 //
 // A rule with neither Pattern, Command nor Subject is a bare tool rule: it
@@ -73,6 +85,17 @@ func (s *Scope) UnmarshalText(text []byte) error {
 type Rule struct {
 	// Tool is the tool's name, exactly as the model calls it.
 	Tool string `json:"tool"`
+	// Source is where the tool the rule was written for was declared: the
+	// absolute, symlink-resolved path of its manifest or MCP config,
+	// [BuiltinSource] for spawn, or [AnySource] for every source. A rule
+	// matches only a call whose [Request.Source] is the same.
+	//
+	// Empty is bound to nothing: an operator or session rule without a
+	// source never matches (rules files written before sources existed
+	// read that way, and [LoadRules] reports them). Workspace rules need
+	// no source: an empty one there matches every source, since a
+	// workspace's deny speaks only for that workspace.
+	Source string `json:"source,omitempty"`
 	// Pattern is a glob over the call's canonical Subject JSON: '*' matches
 	// any run of characters, '?' exactly one, everything else is literal.
 	Pattern string `json:"pattern,omitempty"`
@@ -91,6 +114,12 @@ type Rule struct {
 	Reason string `json:"reason,omitempty"`
 	// Scope is where the rule came from.
 	Scope Scope `json:"scope"`
+	// File and Number say where a loaded rule was written: the rules file
+	// and the rule's position in it, counting from 1, as "basis rules
+	// list" numbers it. Loaders set them; they are never written to a
+	// rules file.
+	File   string `json:"file,omitempty"`
+	Number int    `json:"number,omitempty"`
 }
 
 // ruleKind is what a rule matches, from most to least specific.
@@ -129,6 +158,12 @@ func (r *Rule) problem() string {
 	if !contract.ValidName(r.Tool) {
 		return `"tool" is not a valid tool name: use 1 to 64 of A-Z a-z 0-9 _ -`
 	}
+	if problem := sourceProblem(r.Source); problem != "" {
+		return problem
+	}
+	if _, err := r.Scope.MarshalText(); err != nil {
+		return "the rule's scope is not operator, workspace or session"
+	}
 	set := 0
 	for _, isSet := range []bool{r.Pattern != "", len(r.Command) > 0, r.Subject != ""} {
 		if isSet {
@@ -151,6 +186,25 @@ func (r *Rule) validTool() string {
 	return ""
 }
 
+// sourceProblem explains why source cannot bind a rule, or returns "".
+func sourceProblem(source string) string {
+	switch {
+	case source == "" || source == BuiltinSource || source == AnySource:
+		return ""
+	case !filepath.IsAbs(source) || filepath.Clean(source) != source:
+		return `"source" must be the absolute, clean path of the manifest or MCP config that declared the tool, "builtin" for spawn, or "*" for any source`
+	}
+	return ""
+}
+
+// bound reports whether the rule can match anything: an operator rule must
+// name a source; a workspace rule need not (it matches every source); a
+// session rule without one matches calls that came without one, as the
+// call it remembers did.
+func (r *Rule) bound() bool {
+	return r.Source != "" || r.Scope == ScopeWorkspace || r.Scope == ScopeSession
+}
+
 // checkCommandWords explains why words cannot be a command pattern.
 func checkCommandWords(words []string) error {
 	for i, w := range words {
@@ -162,8 +216,29 @@ func checkCommandWords(words []string) error {
 }
 
 // String describes the rule in one line, as the rules CLI lists it:
-// "allow spawn command go test *", "deny deploy", "deny spawn pattern *curl*".
+// "allow spawn command go test *", "deny deploy", "deny spawn pattern *curl*",
+// followed by where the tool must come from: " from builtin",
+// " from /repo/.basis/tools.json", " from any source", or
+// " (bound to no source: matches nothing)".
 func (r Rule) String() string {
+	return r.what() + r.from()
+}
+
+func (r Rule) from() string {
+	switch r.Source {
+	case "":
+		if r.Scope == ScopeWorkspace {
+			return ""
+		}
+		return " (bound to no source: matches nothing)"
+	case AnySource:
+		return " from any source"
+	}
+	return " from " + r.Source
+}
+
+// what is the rule without its source.
+func (r Rule) what() string {
 	var b strings.Builder
 	if r.Allow {
 		b.WriteString("allow ")
