@@ -53,6 +53,10 @@ type Remember struct {
 	// Command covers every call whose Subject's commands all match this argv
 	// prefix, written as a [Rule]'s Command is ("go", "test", "*").
 	Command []string `json:"command,omitempty"`
+	// Proposed covers what the rules in [Request.Proposed] cover: the
+	// narrowest command rules for the call's commands that the gate
+	// proposed. Without proposals it means the exact call.
+	Proposed bool `json:"proposed,omitempty"`
 }
 
 // check explains why r cannot be remembered, or returns nil.
@@ -60,11 +64,17 @@ func (r *Remember) check() error {
 	if r == nil {
 		return nil
 	}
-	if r.Tool && len(r.Command) > 0 {
-		return fmt.Errorf("it asks to remember both the whole tool and a command prefix; choose one")
+	set := 0
+	for _, isSet := range []bool{r.Tool, len(r.Command) > 0, r.Proposed} {
+		if isSet {
+			set++
+		}
+	}
+	if set > 1 {
+		return fmt.Errorf("it asks to remember more than one of the whole tool, a command prefix and the proposed rules; choose one")
 	}
 	if len(r.Command) > 0 {
-		if err := checkCommandWords(r.Command); err != nil {
+		if err := checkCommandWords(Words(r.Command...)); err != nil {
 			return fmt.Errorf("its command prefix %w", err)
 		}
 	}
@@ -97,6 +107,13 @@ type Request struct {
 	Preview contract.Preview
 	// Input is the model's arguments, a JSON object.
 	Input json.RawMessage
+	// Proposed, set by the gate, are the narrowest operator rules that
+	// would allow the call's commands no rule allows yet (see
+	// [ProposeCommand]), each with the command line as its first Match
+	// example: what an approver may offer as "always", and what an answer
+	// with Remember.Proposed remembers. Empty for a call that is not an
+	// analysed command line.
+	Proposed []Rule
 }
 
 type previewJSON struct {
@@ -113,6 +130,8 @@ type requestJSON struct {
 	Source  string          `json:"source,omitempty"`
 	Preview previewJSON     `json:"preview"`
 	Input   json.RawMessage `json:"input"`
+	// Proposed is the proposed rules' command patterns, in the CLI's form.
+	Proposed []string `json:"proposed,omitempty"`
 }
 
 // MarshalJSON encodes the request in the shape documented on [Request],
@@ -130,6 +149,9 @@ func (r Request) MarshalJSON() ([]byte, error) {
 			Summary:      r.Preview.Summary,
 		},
 		Input: nullIfEmpty(r.Input),
+	}
+	for _, p := range r.Proposed {
+		w.Proposed = append(w.Proposed, FormatCommand(p.Command))
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -158,6 +180,13 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 			Summary:      w.Preview.Summary,
 		},
 		Input: emptyIfNull(w.Input),
+	}
+	for _, text := range w.Proposed {
+		words, err := ParseCommand(text)
+		if err != nil {
+			return fmt.Errorf("proposed rule: %w", err)
+		}
+		r.Proposed = append(r.Proposed, Rule{Tool: w.Tool, Source: w.Source, Command: words, Decision: RuleAllow})
 	}
 	return nil
 }

@@ -21,16 +21,16 @@ func benchRules(total int) []approver.Rule {
 		name := fmt.Sprintf("tool_%d", tool/4)
 		source := benchSource(tool % 4)
 		for i := range 8 {
-			rules = append(rules, approver.Rule{Tool: name, Pattern: fmt.Sprintf(`*"body":"make target-%d-%d*`, tool, i), Allow: i%2 == 0})
+			rules = append(rules, approver.Rule{Tool: name, Pattern: fmt.Sprintf(`*"body":"make target-%d-%d*`, tool, i), Decision: ruleDecision(i%2 == 0)})
 		}
 		for i := range 8 {
-			rules = append(rules, approver.Rule{Tool: name, Command: []string{"make", fmt.Sprintf("target-%d", i), "*"}, Allow: i%3 != 0})
+			rules = append(rules, approver.Rule{Tool: name, Command: approver.Words("make", fmt.Sprintf("target-%d", i), "*"), Decision: ruleDecision(i%3 != 0)})
 		}
 		rules = append(rules,
-			approver.Rule{Tool: name, Command: []string{"go", "test", "*"}, Allow: true},
-			approver.Rule{Tool: name, Command: []string{"go", "vet", "*"}, Allow: true},
+			approver.Rule{Tool: name, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow},
+			approver.Rule{Tool: name, Command: approver.Words("go", "vet", "*"), Decision: approver.RuleAllow},
 			approver.Rule{Tool: name, Reason: "everything else is denied"},
-			approver.Rule{Tool: name, Allow: true},
+			approver.Rule{Tool: name, Decision: approver.RuleAllow},
 		)
 		for i := range rules[len(rules)-20:] {
 			rules[len(rules)-20+i].Source = source
@@ -135,4 +135,12 @@ func BenchmarkGateAskOverDirect(b *testing.B) {
 	b.ReportMetric(float64(mg.Nanoseconds()), "gate-ns")
 	b.ReportMetric(float64(md.Nanoseconds()), "direct-ns")
 	b.ReportMetric(float64(mg-md), "added-ns")
+}
+
+// ruleDecision is allow when allow is set, deny otherwise.
+func ruleDecision(allow bool) approver.RuleDecision {
+	if allow {
+		return approver.RuleAllow
+	}
+	return approver.RuleDeny
 }

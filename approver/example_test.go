@@ -102,8 +102,8 @@ func ExampleRulesFile() {
 	dir, _ := os.MkdirTemp("", "basis-config")
 	defer os.RemoveAll(dir)
 	rules := &approver.RulesFile{Path: filepath.Join(dir, approver.OperatorRulesFile)}
-	added, _ := rules.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true})
-	again, _ := rules.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true})
+	added, _ := rules.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow})
+	again, _ := rules.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow})
 	fmt.Println("added:", added, "added again:", again)
 	_, _ = rules.Add(approver.Rule{Tool: "deploy", Source: "/repo/.basis/tools.json", Reason: "deploys go through CI"})
 	data, _ := os.ReadFile(rules.Path)
@@ -115,10 +115,10 @@ func ExampleRulesFile() {
 	// Output:
 	// added: true added again: false
 	// {
-	//   "schema": 1,
+	//   "schema": 2,
 	//   "rules": [
-	//     {"tool":"spawn","source":"builtin","command":["go","test","*"],"allow":true},
-	//     {"tool":"deploy","source":"/repo/.basis/tools.json","allow":false,"reason":"deploys go through CI"}
+	//     {"tool":"spawn","source":"builtin","command":["go","test","*"],"decision":"allow"},
+	//     {"tool":"deploy","source":"/repo/.basis/tools.json","decision":"deny","reason":"deploys go through CI"}
 	//   ]
 	// }
 	// 1 allow spawn command go test * from builtin
@@ -129,7 +129,7 @@ func ExampleRulesFile() {
 // rule that would allow the call, without asking anyone.
 func ExampleGate_Explain() {
 	gate, _ := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: []approver.Rule{
-		{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true},
+		{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow},
 	}})
 	e := gate.Explain(approver.Request{Tool: "spawn", Source: approver.BuiltinSource, Preview: spawnCall(
 		`{"body":"go test ./... | tail -1","commands":[["go","test","./..."],["tail","-1"]],"cwd":"/repo","mode":"command","target":"local"}`)})

@@ -16,15 +16,19 @@ type Explanation struct {
 	// (fixed rules, then session rules), each with its scope and, when
 	// loaded from a file, its file and number.
 	Matches []RuleMatch
-	// OtherSources lists rules of the same tool that would match the call
-	// but are bound to another source, or to none: they do not apply, and
-	// the reader may wonder why.
-	OtherSources []Rule
-	// Decided reports whether a rule decides the call; Verdict is then what
-	// the gate would answer (Source [SourceRule], Rule the winner). When
-	// nothing decides, the gate would ask its approver.
+	// Inert lists rules of the same tool that would match the call but do
+	// not apply: bound to another source, or to none, or operator allow
+	// rules the system file turned off. The reader may wonder why.
+	Inert []Rule
+	// Decided reports whether a rule allows or denies the call; Verdict is
+	// then what the gate would answer (Source [SourceRule], Rule the
+	// winner).
 	Decided bool
 	Verdict Verdict
+	// Ask, when no rule decides, is the ask rule that sends the call to
+	// the approver even though other rules may allow it. When neither is
+	// set, the gate asks its approver because no rule matched.
+	Ask *Rule
 	// Gap, when the rules do not allow the call, says what no rule covers:
 	// the simple command no rule allows, or that the command line could
 	// not be analysed and why.
@@ -57,6 +61,8 @@ func (g *Gate) Explain(req Request) Explanation {
 	subject := subjectText(req.Preview)
 	commands, _ := subjectCommands(subject)
 	g.mu.RLock()
+	// The system's rules are in fixed too; its layer shows in each rule's
+	// Scope.
 	for _, set := range []*ruleSet{g.fixed, g.session} {
 		for _, c := range set.all {
 			if c.rule.Tool != req.Tool {
@@ -66,22 +72,27 @@ func (g *Gate) Explain(req Request) Explanation {
 			if !ok {
 				continue
 			}
-			if c.appliesTo(req.Source) {
+			if !c.off && c.appliesTo(req.Source) {
 				e.Matches = append(e.Matches, m)
 			} else {
-				e.OtherSources = append(e.OtherSources, m.Rule)
+				e.Inert = append(e.Inert, m.Rule)
 			}
 		}
 	}
 	g.mu.RUnlock()
-	if v, ok := g.byRule(req.Tool, req.Source, subject); ok {
-		e.Decided, e.Verdict = true, v
-		if v.Allow {
+	switch won := g.ruling(req.Tool, req.Source, subject); {
+	case won == nil:
+	case won.rule.Decision == RuleAsk:
+		e.Ask = won.copyRule()
+		return e
+	default:
+		e.Decided, e.Verdict = true, ruleVerdict(won)
+		if e.Verdict.Allow {
 			return e
 		}
 	}
 	e.Gap = g.gap(req.Tool, req.Source, subject)
-	if !e.Decided || e.Verdict.Rule == nil || e.Verdict.Rule.Allow {
+	if !e.Decided {
 		e.Allow = g.allowRules(req, subject)
 	}
 	return e
@@ -153,7 +164,7 @@ func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
 				continue
 			}
 			for _, r := range t.commands {
-				if r.rule.Allow && r.cmd.match(argv) {
+				if r.rule.Decision == RuleAllow && r.cmd.match(argv) {
 					covered = true
 				}
 			}
@@ -172,7 +183,7 @@ func (g *Gate) allowRules(req Request, subject string) []Rule {
 	if req.Source == "" || !validTool(req.Tool) {
 		return nil
 	}
-	base := Rule{Tool: req.Tool, Source: req.Source, Allow: true, Scope: ScopeOperator}
+	base := Rule{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator}
 	if commands, ok := subjectCommands(subject); ok {
 		var out []Rule
 		for _, argv := range g.uncovered(req.Tool, req.Source, commands) {
@@ -191,16 +202,10 @@ func (g *Gate) allowRules(req Request, subject string) []Rule {
 
 func validTool(name string) bool { return (&Rule{Tool: name}).validTool() != "" }
 
-// exactCommand is a command pattern that matches argv and nothing but
-// argv's shape: each word as it is, except that '*' in a word, which a
-// pattern reads as any run, becomes '?' (any one character).
-func exactCommand(argv []string) []string {
-	out := make([]string, len(argv))
-	for i, w := range argv {
-		out[i] = strings.NewReplacer("*", "?").Replace(w)
-	}
-	return out
-}
+// exactCommand is a command pattern that matches argv: each word as it
+// is. A word holding '*', which a command pattern reads as any run, then
+// matches more than itself; nothing in a command pattern matches only '*'.
+func exactCommand(argv []string) []CommandWord { return Words(argv...) }
 
 // SubjectPattern returns a pattern that matches subject: subject itself,
 // with each '*' (which a pattern reads as any run) turned into '?' (any
@@ -233,8 +238,8 @@ func unanalysable(subject string) string {
 
 // AddCommand returns the basis command line that adds r to the operator's
 // rules: basis rules add --tool T --source S [--command '…' | --pattern
-// '…'] --allow|--deny [--reason '…'], every value quoted for a POSIX
-// shell. A rule bound to any source says --any-source; one bound to none
+// '…'] --allow|--ask|--deny [--match '…'] [--not-match '…'] [--reason
+// '…'], every value quoted for a POSIX shell. A rule bound to any source says --any-source; one bound to none
 // leaves the source out (the CLI then takes it from the current tools).
 func (r Rule) AddCommand() string {
 	var b strings.Builder
@@ -253,35 +258,27 @@ func (r Rule) AddCommand() string {
 		b.WriteString(" --pattern ")
 		b.WriteString(shellQuote(r.Pattern))
 	case kindCommand:
-		words := make([]string, len(r.Command))
-		for i, w := range r.Command {
-			words[i] = commandWordQuote(w)
-		}
 		b.WriteString(" --command ")
-		b.WriteString(shellQuote(strings.Join(words, " ")))
+		b.WriteString(shellQuote(FormatCommand(r.Command)))
 	case kindSubject:
 		b.WriteString(" --pattern ")
 		b.WriteString(shellQuote(SubjectPattern(r.Subject)))
 	}
-	if r.Allow {
-		b.WriteString(" --allow")
-	} else {
-		b.WriteString(" --deny")
+	b.WriteString(" --")
+	b.WriteString(r.Decision.String())
+	for _, ex := range r.Match {
+		b.WriteString(" --match ")
+		b.WriteString(shellQuote(ex))
+	}
+	for _, ex := range r.NotMatch {
+		b.WriteString(" --not-match ")
+		b.WriteString(shellQuote(ex))
 	}
 	if r.Reason != "" {
 		b.WriteString(" --reason ")
 		b.WriteString(shellQuote(r.Reason))
 	}
 	return b.String()
-}
-
-// commandWordQuote quotes one word of a command rule as the CLI's
-// --command splits it (like shell words): plain words stay as they are.
-func commandWordQuote(w string) string {
-	if w == "*" {
-		return w
-	}
-	return shellQuote(w)
 }
 
 // shellQuote quotes s for a POSIX shell, leaving words of plain

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"time"
 
@@ -93,10 +92,14 @@ type Verdict struct {
 // GateOptions configure a [Gate].
 type GateOptions struct {
 	// Rules are consulted before the approver, in this order: typically the
-	// operator's rules, then the workspace's. A workspace-scoped allow rule
-	// is refused. An operator rule bound to no source is kept (it shows in
-	// [Gate.Explain]) but matches nothing.
+	// system's, the operator's, then the workspace's. A workspace-scoped
+	// allow rule is refused. An allow rule bound to no source is kept (it
+	// shows in [Gate.Explain]) but matches nothing.
 	Rules []Rule
+	// NoOperatorAllowRules makes operator allow rules match nothing, and
+	// stops "always allow" answers from being saved: the system file's
+	// "allow_operator_allow_rules": false.
+	NoOperatorAllowRules bool
 	// Timeout bounds each question to the approver; a question not answered
 	// in time is a denial. Zero means no bound but the caller's context.
 	Timeout time.Duration
@@ -111,17 +114,22 @@ type GateOptions struct {
 // Gate decides whether each call may run. It is safe for concurrent use.
 //
 // In order: a call whose preview says it has no side effect passes
-// unasked; then rules answer (fixed rules and the session's, by the
-// precedence in the package documentation); then the approver is asked,
-// under the timeout, with panics recovered. Anything that is not an answer
-// is a denial whose reason says which (fail closed). A for-session answer
+// unasked; then rules answer (the system's, then fixed rules and the
+// session's, by the precedence in the package documentation); then — when
+// no rule decided, or an ask rule won — the approver is asked, under the
+// timeout, with panics recovered. Anything that is not an answer is a
+// denial whose reason says which (fail closed). A for-session answer
 // becomes a session rule, so the same question is not asked twice — a
 // remembered denial repeats its reason with nobody asked.
 type Gate struct {
-	approver Approver
-	timeout  time.Duration
-	save     func(Rule) (string, error)
-	fixed    *ruleSet
+	approver         Approver
+	timeout          time.Duration
+	save             func(Rule) (string, error)
+	noOperatorAllows bool
+	// system holds the system layer's rules, whose deny and ask nothing
+	// overrides; fixed holds every fixed rule, system allows included.
+	system *ruleSet
+	fixed  *ruleSet
 
 	mu      sync.RWMutex
 	session *ruleSet
@@ -138,18 +146,31 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	if opts.Timeout < 0 {
 		return nil, errors.New("approver: GateOptions.Timeout is negative; use 0 for no timeout")
 	}
-	g := &Gate{approver: a, timeout: opts.Timeout, save: opts.Save, fixed: newRuleSet(), session: newRuleSet()}
+	g := &Gate{approver: a, timeout: opts.Timeout, save: opts.Save, noOperatorAllows: opts.NoOperatorAllowRules,
+		system: newRuleSet(), fixed: newRuleSet(), session: newRuleSet()}
 	for i, r := range opts.Rules {
 		if err := r.Validate(); err != nil {
-			err.(*RulesError).Index = i + 1
+			var re *RulesError
+			if errors.As(err, &re) {
+				re.Index = i + 1
+			}
 			return nil, err
 		}
-		if r.Scope == ScopeWorkspace && r.Allow {
+		if r.Scope == ScopeWorkspace && r.Decision == RuleAllow {
 			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: workspaceAllowProblem, Err: ErrWorkspaceAllow}
 		}
-		g.fixed.add(r, i)
+		if r.Scope == ScopeSystem {
+			g.system.add(r, i, false)
+		}
+		g.fixed.add(r, i, g.operatorAllowOff(&r))
 	}
 	return g, nil
+}
+
+// operatorAllowOff reports whether r is an operator allow rule the system
+// layer turned off.
+func (g *Gate) operatorAllowOff(r *Rule) bool {
+	return g.noOperatorAllows && r.Scope == ScopeOperator && r.Decision == RuleAllow
 }
 
 // Authorize decides whether the call req describes may run. req.Tool,
@@ -161,12 +182,17 @@ func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
 		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
 	}
 	subject := subjectText(req.Preview)
-	if v, ok := g.byRule(req.Tool, req.Source, subject); ok {
-		return v
+	won := g.ruling(req.Tool, req.Source, subject)
+	if won != nil && won.rule.Decision != RuleAsk {
+		return ruleVerdict(won)
 	}
-	v := g.ask(ctx, req, subject)
+	req.Proposed = g.propose(req, subject)
+	v := g.ask(ctx, req, subject, won)
 	if v.Source == SourceFailClosed {
 		v.Reason = g.withGap(v.Reason, req, subject)
+	}
+	if won != nil {
+		v.Rule = won.copyRule()
 	}
 	return v
 }
@@ -196,28 +222,42 @@ func (g *Gate) SessionRules() []Rule {
 	return g.session.rules()
 }
 
-func (g *Gate) byRule(tool, source, subject string) (Verdict, bool) {
+// ruling is the rule that decides a call, or nil when none does; an ask
+// rule sends the call to the approver. The system layer is judged on its
+// own first: its deny stands whatever else matches, and its ask stands
+// unless another rule denies. Otherwise every rule is judged together.
+func (g *Gate) ruling(tool, source, subject string) *compiledRule {
+	sysExact, sysAny := g.system.lookup(tool, source)
+	sys := decide(subject, sysExact, sysAny)
+	if sys != nil && sys.rule.Decision == RuleDeny {
+		return sys
+	}
 	fixedExact, fixedAny := g.fixed.lookup(tool, source)
 	g.mu.RLock()
 	sessionExact, sessionAny := g.session.lookup(tool, source)
-	c := decide(subject, fixedExact, fixedAny, sessionExact, sessionAny)
+	all := decide(subject, fixedExact, fixedAny, sessionExact, sessionAny)
 	g.mu.RUnlock()
-	if c == nil {
-		return Verdict{}, false
+	if sys != nil && sys.rule.Decision == RuleAsk && (all == nil || all.rule.Decision != RuleDeny) {
+		return sys
 	}
-	return Verdict{Allow: c.rule.Allow, Reason: ruleReason(&c.rule), Source: SourceRule, Rule: c.copyRule()}, true
+	return all
+}
+
+func ruleVerdict(c *compiledRule) Verdict {
+	return Verdict{Allow: c.rule.Decision == RuleAllow, Reason: ruleReason(&c.rule), Source: SourceRule, Rule: c.copyRule()}
 }
 
 var ruleSources = map[Scope]string{
 	ScopeOperator:  "an operator rule",
 	ScopeWorkspace: "a workspace rule",
 	ScopeSession:   "an answer remembered for this session",
+	ScopeSystem:    "a system rule",
 }
 
 // ruleReason is the rule's own reason, or one that says where the rule came
 // from; a denial then names the rule, so the reader knows what to change.
 func ruleReason(r *Rule) string {
-	if r.Allow {
+	if r.Decision == RuleAllow {
 		if r.Reason != "" {
 			return r.Reason
 		}
@@ -247,7 +287,7 @@ type result struct {
 	err    error
 }
 
-func (g *Gate) ask(ctx context.Context, req Request, subject string) Verdict {
+func (g *Gate) ask(ctx context.Context, req Request, subject string, askRule *compiledRule) Verdict {
 	if g.approver == nil {
 		return failClosed(req.Tool, "no approver is configured to ask", ErrNoApprover)
 	}
@@ -288,7 +328,7 @@ func (g *Gate) ask(ctx context.Context, req Request, subject string) Verdict {
 	if actx.Err() != nil {
 		return g.stopped(ctx, req.Tool)
 	}
-	return g.verdict(req, subject, res)
+	return g.verdict(req, subject, res, askRule)
 }
 
 // stopped is the verdict for a question cut short by the context or the
@@ -303,7 +343,7 @@ func (g *Gate) stopped(parent context.Context, tool string) Verdict {
 	return failClosed(tool, fmt.Sprintf("the approver did not answer within %s", g.timeout), context.DeadlineExceeded)
 }
 
-func (g *Gate) verdict(req Request, subject string, res result) Verdict {
+func (g *Gate) verdict(req Request, subject string, res result, askRule *compiledRule) Verdict {
 	tool := req.Tool
 	var pe *PanicError
 	switch {
@@ -332,56 +372,91 @@ func (g *Gate) verdict(req Request, subject string, res result) Verdict {
 		reason = g.withGap(reason, req, subject)
 	}
 	v := Verdict{Allow: a.Decision.Allows(), Reason: reason, Source: SourceApprover}
-	if a.Decision.ForSession() && contract.ValidName(tool) {
-		r := sessionRule(req, subject, a, reason)
+	if !a.Decision.ForSession() || !contract.ValidName(tool) {
+		return v
+	}
+	if askRule != nil && a.Decision.Allows() {
+		// A remembered allow could never beat the ask rule: it asks about
+		// every such call, by design.
+		v.Reason += fmt.Sprintf("; %s asks about every such call, so this answer holds for this call only", ruleOrigin(&askRule.rule))
+		return v
+	}
+	rules := sessionRules(req, subject, a, reason)
+	for _, r := range rules {
 		g.remember(r)
-		if a.Persist {
-			g.persist(&v, r)
-		}
+	}
+	if a.Persist {
+		g.persist(&v, rules)
 	}
 	return v
 }
 
-// persist saves a session rule as an operator rule through the gate's
-// Save, and says in the verdict where it went — or why it could not, in
+// persist saves session rules as operator rules through the gate's Save,
+// and says in the verdict where they went — or why they could not, in
 // which case the answer still holds for the session.
-func (g *Gate) persist(v *Verdict, r Rule) {
-	r.Scope = ScopeOperator
+func (g *Gate) persist(v *Verdict, rules []Rule) {
 	var err error
-	switch {
-	case g.save == nil:
-		err = ErrNoSave
-	case r.Source == "":
-		err = fmt.Errorf("%w: tool %s has no source to bind a rule to", ErrNoSave, r.Tool)
-	default:
-		var where string
-		if where, err = g.save(r); err == nil {
-			v.SavedTo = where
-			v.Reason += "; saved as a rule in " + where
-			return
+	saved := 0
+	for _, r := range rules {
+		r.Scope = ScopeOperator
+		switch {
+		case g.save == nil:
+			err = ErrNoSave
+		case r.Source == "":
+			err = fmt.Errorf("%w: tool %s has no source to bind a rule to", ErrNoSave, r.Tool)
+		case g.operatorAllowOff(&r):
+			err = fmt.Errorf("%w: the system rules file allows no operator allow rules", ErrNoSave)
+		default:
+			var where string
+			if where, err = g.save(r); err == nil {
+				v.SavedTo = where
+				saved++
+				continue
+			}
 		}
+		break
+	}
+	if err == nil {
+		if saved == 1 {
+			v.Reason += "; saved as a rule in " + v.SavedTo
+		} else {
+			v.Reason += fmt.Sprintf("; saved as %d rules in %s", saved, v.SavedTo)
+		}
+		return
 	}
 	v.SaveErr = err
 	v.Reason += "; kept for this session only, not saved: " + oneLine(err.Error(), maxReasonDetail)
 }
 
-// sessionRule turns a for-session answer into the rule that remembers it,
+// sessionRules turn a for-session answer into the rules that remember it,
 // bound to the call's source: the exact subject, unless Remember widens it
-// to the tool or a command prefix. A rule to be saved cannot hold an exact
-// subject; the subject becomes a pattern that matches it (see
-// [SubjectPattern]).
-func sessionRule(req Request, subject string, a Answer, reason string) Rule {
-	r := Rule{Tool: req.Tool, Source: req.Source, Allow: a.Decision.Allows(), Reason: reason, Scope: ScopeSession}
+// to the tool, a command prefix, or the rules the gate proposed. A rule to
+// be saved cannot hold an exact subject; the subject becomes a pattern
+// that matches it (see [SubjectPattern]).
+func sessionRules(req Request, subject string, a Answer, reason string) []Rule {
+	decision := RuleDeny
+	if a.Decision.Allows() {
+		decision = RuleAllow
+	}
+	r := Rule{Tool: req.Tool, Source: req.Source, Decision: decision, Reason: reason, Scope: ScopeSession}
 	switch {
 	case a.Remember != nil && a.Remember.Tool:
 	case a.Remember != nil && len(a.Remember.Command) > 0:
-		r.Command = slices.Clone(a.Remember.Command)
+		r.Command = Words(a.Remember.Command...)
+	case a.Remember != nil && a.Remember.Proposed && len(req.Proposed) > 0:
+		out := make([]Rule, len(req.Proposed))
+		for i, p := range req.Proposed {
+			p.Decision, p.Reason, p.Scope = decision, reason, ScopeSession
+			p.Command = cloneWords(p.Command)
+			out[i] = p
+		}
+		return out
 	case a.Persist:
 		r.Pattern = SubjectPattern(subject)
 	default:
 		r.Subject = subject
 	}
-	return r
+	return []Rule{r}
 }
 
 func (g *Gate) remember(r Rule) {
@@ -390,7 +465,7 @@ func (g *Gate) remember(r Rule) {
 	if g.session.has(r) {
 		return
 	}
-	g.session.add(r, len(g.fixed.all)+len(g.session.all))
+	g.session.add(r, len(g.fixed.all)+len(g.session.all), false)
 }
 
 func failClosed(tool, why string, err error) Verdict {

@@ -71,7 +71,7 @@ func TestGateNeverAsksAboutReadOnlyCalls(t *testing.T) {
 
 func TestGatePatternRuleJudgesTheWholeSubject(t *testing.T) {
 	asker := &counter{answer: approver.Answer{Decision: approver.Deny, Reason: "not that"}}
-	rule := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"body":"cargo test"*`, Allow: true, Reason: "tests are fine"}
+	rule := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"body":"cargo test"*`, Decision: approver.RuleAllow, Reason: "tests are fine"}
 	g := newGate(t, asker, rule)
 
 	v := authorize(t, g, "spawn", cargoTest)
@@ -94,10 +94,10 @@ func TestGatePatternRuleJudgesTheWholeSubject(t *testing.T) {
 }
 
 func TestGateCommandRules(t *testing.T) {
-	allowGoTest := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests"}
-	allowGoVet := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "vet", "*"}, Allow: true, Reason: "vet"}
-	denyRm := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"rm", "*"}, Reason: "no deleting"}
-	denyAnything := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"*"}, Reason: "nothing at all"}
+	allowGoTest := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow, Reason: "tests"}
+	allowGoVet := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "vet", "*"), Decision: approver.RuleAllow, Reason: "vet"}
+	denyRm := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("rm", "*"), Reason: "no deleting"}
+	denyAnything := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("*"), Reason: "nothing at all"}
 	tests := []struct {
 		name   string
 		rules  []approver.Rule
@@ -113,7 +113,7 @@ func TestGateCommandRules(t *testing.T) {
 		{"null commands never match an allow", []approver.Rule{allowGoTest}, goTestSubst, approver.SourceApprover, false, nil},
 		{"null commands never match a deny", []approver.Rule{denyAnything}, goTestSubst, approver.SourceApprover, false, nil},
 		{"a task has no commands", []approver.Rule{denyAnything}, agentTask, approver.SourceApprover, false, nil},
-		{"declared subjects have no commands list", []approver.Rule{{Tool: "jenkins_job", Command: []string{"*"}, Allow: true}}, jenkinsTrigger, approver.SourceApprover, false, nil},
+		{"declared subjects have no commands list", []approver.Rule{{Tool: "jenkins_job", Command: approver.Words("*"), Decision: approver.RuleAllow}}, jenkinsTrigger, approver.SourceApprover, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,7 +134,7 @@ func TestGateCommandRules(t *testing.T) {
 }
 
 func TestGateEmptyCommandsListMatchesNoCommandRule(t *testing.T) {
-	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"*"}, Allow: true})
+	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("*"), Decision: approver.RuleAllow})
 	v := authorize(t, g, "spawn", `{"body":"","commands":[],"cwd":"/repo","mode":"command","target":"local"}`)
 	if v.Allow || v.Source != approver.SourceApprover {
 		t.Errorf("an empty commands list was allowed by a command rule: %+v", v)
@@ -144,15 +144,15 @@ func TestGateEmptyCommandsListMatchesNoCommandRule(t *testing.T) {
 // TestGatePrecedence is the precedence table of the package documentation,
 // row by row.
 func TestGatePrecedence(t *testing.T) {
-	patternAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"mode":"command"*`, Allow: true, Reason: "pattern allow"}
+	patternAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"mode":"command"*`, Decision: approver.RuleAllow, Reason: "pattern allow"}
 	patternDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"cwd":"/repo"*`, Reason: "pattern deny"}
 	otherPatternDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*cargo*`, Reason: "second pattern deny"}
-	commandAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"cargo", "*"}, Allow: true, Reason: "command allow"}
-	commandDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"cargo", "test"}, Reason: "command deny"}
-	bareAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Allow: true, Reason: "bare allow"}
+	commandAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("cargo", "*"), Decision: approver.RuleAllow, Reason: "command allow"}
+	commandDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("cargo", "test"), Reason: "command deny"}
+	bareAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Decision: approver.RuleAllow, Reason: "bare allow"}
 	bareDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Reason: "bare deny"}
 	workspaceDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*cargo test*`, Reason: "workspace says no", Scope: approver.ScopeWorkspace}
-	otherTool := approver.Rule{Tool: "deploy", Source: repoManifest, Allow: true}
+	otherTool := approver.Rule{Tool: "deploy", Source: repoManifest, Decision: approver.RuleAllow}
 	tests := []struct {
 		name  string
 		rules []approver.Rule
@@ -182,7 +182,7 @@ func TestGatePrecedence(t *testing.T) {
 				}
 				return
 			}
-			want := approver.Verdict{Allow: tt.want.Allow, Reason: tt.want.Reason, Source: approver.SourceRule, Rule: tt.want}
+			want := approver.Verdict{Allow: tt.want.Decision == approver.RuleAllow, Reason: tt.want.Reason, Source: approver.SourceRule, Rule: tt.want}
 			if diff := cmp.Diff(want, v); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)
 			}
@@ -202,11 +202,11 @@ func TestGateRuleWithoutReasonNamesTheTool(t *testing.T) {
 }
 
 func TestGateVerdictRuleIsACopy(t *testing.T) {
-	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"cargo", "*"}, Allow: true})
+	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("cargo", "*"), Decision: approver.RuleAllow})
 	v := authorize(t, g, "spawn", cargoTest)
-	v.Rule.Allow = false
-	v.Rule.Command[0] = "rm"
-	if again := authorize(t, g, "spawn", cargoTest); !again.Allow || again.Rule.Command[0] != "cargo" {
+	v.Rule.Decision = approver.RuleDeny
+	v.Rule.Command[0][0] = "rm"
+	if again := authorize(t, g, "spawn", cargoTest); !again.Allow || again.Rule.Command[0][0] != "cargo" {
 		t.Errorf("changing a verdict's Rule changed the gate: %+v", again)
 	}
 }
@@ -263,7 +263,7 @@ func TestGateSessionAnswers(t *testing.T) {
 		if !first.Allow || first.Source != approver.SourceApprover {
 			t.Errorf("first = %+v", first)
 		}
-		wantRule := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Subject: cargoTest, Allow: true, Reason: "ok for now", Scope: approver.ScopeSession}
+		wantRule := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Subject: cargoTest, Decision: approver.RuleAllow, Reason: "ok for now", Scope: approver.ScopeSession}
 		if diff := cmp.Diff(approver.Verdict{Allow: true, Reason: "ok for now", Source: approver.SourceRule, Rule: &wantRule}, second); diff != "" {
 			t.Errorf("second (-want +got):\n%s", diff)
 		}
@@ -309,7 +309,7 @@ func TestGateSessionAnswers(t *testing.T) {
 		if v := authorize(t, g, "spawn", goTestThenRm); v.Source != approver.SourceApprover {
 			t.Errorf("rm after remembering go *: %+v", v)
 		}
-		want := []approver.Rule{{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "*"}, Allow: true, Reason: "allowed by the approver", Scope: approver.ScopeSession}}
+		want := []approver.Rule{{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "*"), Decision: approver.RuleAllow, Reason: "allowed by the approver", Scope: approver.ScopeSession}}
 		if diff := cmp.Diff(want, g.SessionRules()); diff != "" {
 			t.Errorf("session rules (-want +got):\n%s", diff)
 		}
@@ -365,7 +365,7 @@ func TestGateFailsClosed(t *testing.T) {
 		{"no decision", &counter{answer: approver.Answer{Reason: "sure"}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
 		{"out of range decision", &counter{answer: approver.Answer{Decision: 99}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
 		{"remember both tool and command", &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Tool: true, Command: []string{"go"}}}}, context.Background(), 0,
-			"tool deploy denied: the approver's answer cannot be remembered: it asks to remember both the whole tool and a command prefix; choose one", approver.ErrInvalidAnswer},
+			"tool deploy denied: the approver's answer cannot be remembered: it asks to remember more than one of the whole tool, a command prefix and the proposed rules; choose one", approver.ErrInvalidAnswer},
 		{"remember an empty word", &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Command: []string{"go", ""}}}}, context.Background(), 0,
 			"tool deploy denied: the approver's answer cannot be remembered: its command prefix has an empty word at position 2; use * for any word", approver.ErrInvalidAnswer},
 		{"no approver", nil, context.Background(), 0, "tool deploy denied: no approver is configured to ask", approver.ErrNoApprover},
@@ -470,7 +470,7 @@ func TestGatePanickingApproverDenies(t *testing.T) {
 }
 
 func TestGateEmptySubjectIsMatchedAsNull(t *testing.T) {
-	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "host_tool", Source: repoManifest, Pattern: "null", Allow: true})
+	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "host_tool", Source: repoManifest, Pattern: "null", Decision: approver.RuleAllow})
 	v := g.Authorize(context.Background(), request("host_tool", contract.Call{}, contract.Preview{SideEffect: contract.SideEffectLocalState}))
 	if !v.Allow || v.Source != approver.SourceRule {
 		t.Errorf("verdict = %+v", v)
@@ -494,7 +494,7 @@ func TestGateConcurrentAuthorize(t *testing.T) {
 		return approver.Answer{Decision: approver.AllowSession}, nil
 	})
 	g, err := approver.NewGate(a, &approver.GateOptions{
-		Rules:   []approver.Rule{{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true}},
+		Rules:   []approver.Rule{{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}},
 		Timeout: 10 * time.Second,
 	})
 	if err != nil {
@@ -548,9 +548,9 @@ func TestNewGateChecksRules(t *testing.T) {
 		is    error
 		says  string
 	}{
-		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Allow: true, Scope: approver.ScopeWorkspace}}, approver.ErrWorkspaceAllow, "rule 2 (tool deploy): \"allow\": true is refused here"},
+		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Decision: approver.RuleAllow, Scope: approver.ScopeWorkspace}}, approver.ErrWorkspaceAllow, "rule 2 (tool deploy): \"allow\": true is refused here"},
 		{"invalid tool", []approver.Rule{{Tool: "bad name"}}, approver.ErrInvalidRules, "rule 1: \"tool\" is not a valid tool name"},
-		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: []string{"x"}}}, approver.ErrInvalidRules, "rule 1 (tool spawn): a rule has at most one"},
+		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: approver.Words("x")}}, approver.ErrInvalidRules, "rule 1 (tool spawn): a rule has at most one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -237,7 +237,7 @@ func parseHookAnswer(out []byte) (Answer, string) {
 // the answer around it.
 func parseRemember(v configfile.Value) (*Remember, string) {
 	if v.Kind() != "object" {
-		return nil, `write {"tool": true} or {"command": ["go", "test", "*"]}`
+		return nil, `write {"tool": true}, {"command": ["go", "test", "*"]} or {"proposed": true}`
 	}
 	r := &Remember{}
 	seen := map[string]bool{}
@@ -261,8 +261,16 @@ func parseRemember(v configfile.Value) (*Remember, string) {
 				return nil, `"command" must be a list of strings, such as ["go", "test", "*"]`
 			}
 			r.Command = words
+		case "proposed":
+			switch string(m.Value.Raw) {
+			case "true":
+				r.Proposed = true
+			case "false":
+			default:
+				return nil, `"proposed" must be true or false`
+			}
 		default:
-			return nil, fmt.Sprintf("unknown key %s; it has only \"tool\" and \"command\"", describeKey(m.Key))
+			return nil, fmt.Sprintf("unknown key %s; it has only \"tool\", \"command\" and \"proposed\"", describeKey(m.Key))
 		}
 	}
 	return r, ""

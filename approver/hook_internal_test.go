@@ -23,7 +23,7 @@ func TestParseHookAnswerIsStrict(t *testing.T) {
 		{"a decision in another case", `{"decision":"ALLOW"}`, `"decision" is not one of allow, deny, allow_session, deny_session`},
 		{"a key that is not a key", `{"decision":"allow","ghp_0123456789abcdefghijklmnopqrstuvwxyz0123":1}`, `unknown key (a key of 44 characters that does not look like a key); the answer has only "decision", "reason" and "remember"`},
 		{"a duplicate key inside remember", `{"decision":"allow_session","remember":{"tool":false,"tool":true}}`, `"remember" is not usable: key "tool" appears more than once`},
-		{"an unknown key inside remember", `{"decision":"allow_session","remember":{"Tool":true}}`, `"remember" is not usable: unknown key "Tool"; it has only "tool" and "command"`},
+		{"an unknown key inside remember", `{"decision":"allow_session","remember":{"Tool":true}}`, `"remember" is not usable: unknown key "Tool"; it has only "tool", "command" and "proposed"`},
 		{"not an object", `["allow"]`, `its stdout is not a JSON object; print {"decision": "allow", "reason": "..."}`},
 	}
 	for _, tt := range tests {

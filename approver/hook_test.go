@@ -103,7 +103,7 @@ func TestHookFailures(t *testing.T) {
 		{"cut short", `printf '{"decision":"allow"'`, 0, approver.ErrHookOutput, "hook printed no answer: its stdout ends before its JSON object does"},
 		{"a duplicate key", `echo '{"decision":"deny","decision":"allow"}'`, 0, approver.ErrHookOutput, `hook printed no answer: key "decision" appears more than once; print each key once`},
 		{"remember on a one-time answer", `echo '{"decision":"allow","remember":{"tool":true}}'`, 0, approver.ErrHookOutput, `hook printed no answer: "remember" goes only with "allow_session" or "deny_session"`},
-		{"remember both", `echo '{"decision":"allow_session","remember":{"tool":true,"command":["x"]}}'`, 0, approver.ErrHookOutput, `hook printed no answer: "remember" is not usable: it asks to remember both`},
+		{"remember both", `echo '{"decision":"allow_session","remember":{"tool":true,"command":["x"]}}'`, 0, approver.ErrHookOutput, `hook printed no answer: "remember" is not usable: it asks to remember more than one`},
 		{"stderr joins a bad answer", "echo 'warning' >&2; echo oops", 0, approver.ErrHookOutput, "hook printed no answer: its stdout is not JSON; print {\"decision\": \"allow\", \"reason\": \"...\"}; its stderr: warning"},
 	}
 	for _, tt := range tests {

@@ -39,7 +39,7 @@ func addRulesHelper(spec string) int {
 	}
 	f := &approver.RulesFile{Path: args.Path}
 	for i := range args.N {
-		r := approver.Rule{Tool: args.Prefix + strconv.Itoa(i), Source: repoManifest, Allow: true, Reason: "added by " + args.Prefix}
+		r := approver.Rule{Tool: args.Prefix + strconv.Itoa(i), Source: repoManifest, Decision: approver.RuleAllow, Reason: "added by " + args.Prefix}
 		if _, err := f.Add(r); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			return 1

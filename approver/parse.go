@@ -7,40 +7,45 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/configfile"
 )
 
-// RulesSchema is the version of the rules file format this package reads
-// and writes.
-const RulesSchema = 1
+// RulesSchema is the version of the rules file format this package
+// writes. It reads schema 1 too: rules with "allow": true|false instead of
+// "decision", and no alternatives or examples.
+const RulesSchema = 2
 
 // ParseRules reads a rules file:
 //
-//	{"schema": 1, "rules": [{"tool": NAME, "source"?: PATH|"builtin"|"*",
-//	  "pattern"?: GLOB, "command"?: ["word", "*", ...], "allow": true|false,
-//	  "reason"?: TEXT}]}
+//	{"schema": 2, "rules": [{"tool": NAME, "source"?: PATH|"builtin"|"*",
+//	  "pattern"?: GLOB, "command"?: ["word", ["alt", "alt"], "*", ...],
+//	  "decision": "allow"|"ask"|"deny", "reason"?: TEXT,
+//	  "match"?: [EXAMPLE, ...], "not_match"?: [EXAMPLE, ...]}]}
+//
+// Schema 1 files are read too: "allow": true|false in place of "decision",
+// command words that are strings only, no examples.
 //
 // It is strict: a missing or unknown schema version, a missing "rules" list,
-// an unknown or repeated key anywhere, a missing "tool" or "allow", a value
+// an unknown or repeated key anywhere, a missing "tool" or decision, a value
 // of the wrong type, an invalid tool name or source, an empty pattern,
-// command or command word, and a rule with both "pattern" and "command" are
-// errors. Every problem in the file is reported, not only the first: the
-// error joins one *[RulesError] per problem (errors.As finds the first),
-// each wrapping [ErrInvalidRules] and naming the line and column (in
-// characters), the rule's position and tool and the key; no value from the
-// file is quoted, and an unknown key only when it looks like a key. A rule
-// without "source" is bound to nothing (see [Rule.Source]). Rules come back
-// in file order, numbered, with Scope [ScopeOperator]; loaders set the
-// scope and the file.
+// command or command word, a rule with both "pattern" and "command", and an
+// example the rule disagrees with are errors. Every problem in the file is
+// reported, not only the first: the error joins one *[RulesError] per
+// problem in file order (errors.As finds the first), each wrapping
+// [ErrInvalidRules] and naming the line and column (in characters), the
+// rule's position and tool and the key; no value from the file is quoted,
+// and an unknown key only when it looks like a key. An allow rule without
+// "source" is bound to nothing (see [Rule.Source]). Rules come back in file
+// order, numbered, with Scope [ScopeOperator]; loaders set the scope and
+// the file.
 func ParseRules(data []byte) ([]Rule, error) {
-	rules, problems := parseRules(data)
+	f, problems := parseRulesFile(data, false)
 	if len(problems) > 0 {
 		return nil, joinProblems(problems)
 	}
-	return rules, nil
+	return f.rules, nil
 }
 
 // joinProblems joins problems into one error whose message has one line per
@@ -53,21 +58,37 @@ func joinProblems(problems []*RulesError) error {
 	return errors.Join(errs...)
 }
 
-const wantShape = `{"schema": 1, "rules": [{"tool": "NAME", "source": "builtin", "allow": false}]}`
+const wantShape = `{"schema": 2, "rules": [{"tool": "NAME", "source": "builtin", "decision": "deny"}]}`
 
 // ruleParser collects the problems of one file.
 type ruleParser struct {
 	data     []byte
+	schema   int
 	problems []*RulesError
 }
 
 func (p *ruleParser) add(off, index int, tool, problem string) {
-	line, col := configfile.LineCol(p.data, off)
-	p.problems = append(p.problems, &RulesError{Line: line, Col: col, Index: index, Tool: tool, Problem: problem, Err: ErrInvalidRules})
+	p.addErr(off, index, tool, problem, ErrInvalidRules)
 }
 
-func parseRules(data []byte) ([]Rule, []*RulesError) {
+func (p *ruleParser) addErr(off, index int, tool, problem string, err error) {
+	line, col := configfile.LineCol(p.data, off)
+	p.problems = append(p.problems, &RulesError{Line: line, Col: col, Index: index, Tool: tool, Problem: problem, Err: err})
+}
+
+// parsedFile is what a rules file says.
+type parsedFile struct {
+	rules []Rule
+	// operatorAllows is the system file's "allow_operator_allow_rules";
+	// true when absent.
+	operatorAllows bool
+}
+
+// parseRulesFile reads a rules file; system allows the system file's own
+// key.
+func parseRulesFile(data []byte, system bool) (parsedFile, []*RulesError) {
 	p := &ruleParser{data: data}
+	out := parsedFile{operatorAllows: true}
 	doc, err := configfile.Parse(data)
 	if err != nil {
 		var syn *configfile.SyntaxError
@@ -80,11 +101,15 @@ func parseRules(data []byte) ([]Rule, []*RulesError) {
 		} else {
 			p.problems = append(p.problems, fileError(err.Error()))
 		}
-		return nil, p.problems
+		return out, p.problems
 	}
 	if doc.Kind() != "object" {
 		p.add(doc.Off, 0, "", "the file must be a JSON object: "+wantShape)
-		return nil, p.problems
+		return out, p.problems
+	}
+	topKeys := `the file has only "schema" and "rules"`
+	if system {
+		topKeys = `the system file has only "schema", "rules" and "allow_operator_allow_rules"`
 	}
 	var schema, rules *configfile.Value
 	members := doc.Members()
@@ -92,31 +117,40 @@ func parseRules(data []byte) ([]Rule, []*RulesError) {
 		if p.repeated(members[:i], m, 0, "") {
 			continue
 		}
-		switch m.Key {
-		case "schema":
+		switch {
+		case m.Key == "schema":
 			schema = &members[i].Value
-		case "rules":
+		case m.Key == "rules":
 			rules = &members[i].Value
+		case m.Key == "allow_operator_allow_rules" && system:
+			switch string(m.Value.Raw) {
+			case "true":
+			case "false":
+				out.operatorAllows = false
+			default:
+				p.add(m.Value.Off, 0, "", `"allow_operator_allow_rules" must be true or false`)
+			}
 		default:
-			p.add(m.KeyOff, 0, "", "unknown key "+describeKey(m.Key)+`; the file has only "schema" and "rules"`)
+			p.add(m.KeyOff, 0, "", "unknown key "+describeKey(m.Key)+"; "+topKeys)
 		}
 	}
 	switch {
 	case schema == nil:
-		p.add(doc.Off, 0, "", fmt.Sprintf(`"schema" is missing; write "schema": %d, the version this basis reads`, RulesSchema))
-	case string(schema.Raw) != strconv.Itoa(RulesSchema):
-		p.add(schema.Off, 0, "", fmt.Sprintf(`"schema" is not %d, the only version this basis reads (a file written by a newer basis needs that basis)`, RulesSchema))
+		p.add(doc.Off, 0, "", fmt.Sprintf(`"schema" is missing; write "schema": %d, the version this basis writes`, RulesSchema))
+	case string(schema.Raw) == "1" || string(schema.Raw) == "2":
+		p.schema = int(schema.Raw[0] - '0')
+	default:
+		p.add(schema.Off, 0, "", fmt.Sprintf(`"schema" is not 1 or %d, the versions this basis reads (a file written by a newer basis needs that basis)`, RulesSchema))
 	}
-	var out []Rule
 	switch {
 	case rules == nil:
 		p.add(doc.Off, 0, "", `"rules" is missing; write "rules": [] for a file with no rules`)
 	case rules.Kind() != "array":
 		p.add(rules.Off, 0, "", `"rules" must be a list of rule objects`)
-	default:
+	case p.schema != 0:
 		for i, item := range rules.Elements() {
 			if r, ok := p.rule(item, i+1); ok {
-				out = append(out, r)
+				out.rules = append(out.rules, r)
 			}
 		}
 	}
@@ -125,10 +159,10 @@ func parseRules(data []byte) ([]Rule, []*RulesError) {
 		slices.SortStableFunc(p.problems, func(a, b *RulesError) int {
 			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
 		})
-		return nil, p.problems
+		return out, p.problems
 	}
-	if out == nil {
-		out = []Rule{}
+	if out.rules == nil {
+		out.rules = []Rule{}
 	}
 	return out, nil
 }
@@ -146,11 +180,18 @@ func (p *ruleParser) repeated(before []configfile.Member, m configfile.Member, i
 	return false
 }
 
+func (p *ruleParser) ruleKeys() string {
+	if p.schema == 1 {
+		return `a schema 1 rule has "tool", "source", "pattern", "command", "allow" and "reason"`
+	}
+	return `a rule has "tool", "source", "pattern", "command", "decision", "reason", "match" and "not_match"`
+}
+
 func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 	var r Rule
 	r.Number = index
 	if item.Kind() != "object" {
-		p.add(item.Off, index, "", `the rule is not a JSON object; write {"tool": "NAME", "source": "builtin", "allow": false}`)
+		p.add(item.Off, index, "", `the rule is not a JSON object; write {"tool": "NAME", "source": "builtin", "decision": "deny"}`)
 		return r, false
 	}
 	before := len(p.problems)
@@ -176,15 +217,16 @@ func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 		p.add(item.Off, index, "", `"tool" is missing`)
 	}
 	tool := r.Tool
-	var allowSeen bool
+	var decisionSeen bool
+	var examples [2][]configfile.Value // match, not_match
 	for i, m := range members {
 		if p.repeated(members[:i], m, index, tool) {
 			continue
 		}
 		v := m.Value
-		switch m.Key {
-		case "tool":
-		case "source":
+		switch {
+		case m.Key == "tool":
+		case m.Key == "source":
 			text, ok := v.Text()
 			if !ok {
 				p.add(v.Off, index, tool, `"source" must be a string`)
@@ -195,16 +237,23 @@ func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 			} else {
 				r.Source = text
 			}
-		case "allow":
-			allowSeen = true
+		case m.Key == "allow" && p.schema == 1:
+			decisionSeen = true
 			switch string(v.Raw) {
 			case "true":
-				r.Allow = true
+				r.Decision = RuleAllow
 			case "false":
+				r.Decision = RuleDeny
 			default:
 				p.add(v.Off, index, tool, `"allow" must be true or false`)
 			}
-		case "pattern":
+		case m.Key == "decision" && p.schema == 2:
+			decisionSeen = true
+			text, _ := v.Text()
+			if err := r.Decision.UnmarshalText([]byte(text)); err != nil || v.Kind() != "string" {
+				p.add(v.Off, index, tool, `"decision" must be "allow", "ask" or "deny"`)
+			}
+		case m.Key == "pattern":
 			text, ok := v.Text()
 			switch {
 			case !ok:
@@ -214,38 +263,95 @@ func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 			default:
 				r.Pattern = text
 			}
-		case "command":
-			words, ok := stringList(v)
-			switch {
-			case !ok:
-				p.add(v.Off, index, tool, `"command" must be a list of strings, such as ["go", "test", "*"]`)
-			case len(words) == 0:
-				p.add(v.Off, index, tool, `"command" is empty; leave it out for a rule about every call of the tool`)
-			default:
-				if err := checkCommandWords(words); err != nil {
-					p.add(v.Off, index, tool, `"command" `+err.Error())
-				} else {
-					r.Command = words
-				}
+		case m.Key == "command":
+			words, problem := p.commandWords(v)
+			if problem != "" {
+				p.add(v.Off, index, tool, `"command" `+problem)
+			} else {
+				r.Command = words
 			}
-		case "reason":
+		case m.Key == "reason":
 			text, ok := v.Text()
 			if !ok {
 				p.add(v.Off, index, tool, `"reason" must be a string`)
 			} else {
 				r.Reason = text
 			}
+		case (m.Key == "match" || m.Key == "not_match") && p.schema == 2:
+			which := 0
+			if m.Key == "not_match" {
+				which = 1
+			}
+			list, ok := stringList(v)
+			if !ok || len(list) == 0 {
+				p.add(v.Off, index, tool, fmt.Sprintf("%q must be a non-empty list of strings: command lines for a command rule, subject JSON for a pattern rule", m.Key))
+				continue
+			}
+			examples[which] = v.Elements()
+			if which == 0 {
+				r.Match = list
+			} else {
+				r.NotMatch = list
+			}
 		default:
-			p.add(m.KeyOff, index, tool, "unknown key "+describeKey(m.Key)+`; a rule has "tool", "source", "pattern", "command", "allow" and "reason"`)
+			p.add(m.KeyOff, index, tool, "unknown key "+describeKey(m.Key)+"; "+p.ruleKeys())
 		}
 	}
-	if !allowSeen {
-		p.add(item.Off, index, tool, `"allow" is missing; say true to allow or false to deny`)
+	if !decisionSeen {
+		if p.schema == 1 {
+			p.add(item.Off, index, tool, `"allow" is missing; say true to allow or false to deny`)
+		} else {
+			p.add(item.Off, index, tool, `"decision" is missing; say "allow", "ask" or "deny"`)
+		}
 	}
 	if r.Pattern != "" && len(r.Command) > 0 {
 		p.add(item.Off, index, tool, `"pattern" and "command" are both set; a rule has at most one, so write two rules`)
 	}
+	if len(p.problems) == before {
+		for _, ee := range r.exampleErrors() {
+			off := item.Off
+			if list := examples[ee.which()]; ee.Index-1 < len(list) {
+				off = list[ee.Index-1].Off
+			}
+			p.addErr(off, index, tool, ee.Error(), ee)
+		}
+	}
 	return r, len(p.problems) == before
+}
+
+// commandWords reads "command": a list whose items are words (strings) or,
+// from schema 2, lists of alternative words.
+func (p *ruleParser) commandWords(v configfile.Value) ([]CommandWord, string) {
+	want := `must be a list of words, such as ["git", ["push", "fetch"], "*"]`
+	if p.schema == 1 {
+		want = `must be a list of strings, such as ["go", "test", "*"]`
+	}
+	if v.Kind() != "array" {
+		return nil, want
+	}
+	elems := v.Elements()
+	if len(elems) == 0 {
+		return nil, "is empty; leave it out for a rule about every call of the tool"
+	}
+	words := make([]CommandWord, 0, len(elems))
+	for _, e := range elems {
+		if text, ok := e.Text(); ok {
+			words = append(words, CommandWord{text})
+			continue
+		}
+		alts, ok := stringList(e)
+		if !ok || p.schema == 1 {
+			return nil, want
+		}
+		if len(alts) == 0 {
+			return nil, "has an empty list of alternatives; list at least one word"
+		}
+		words = append(words, alts)
+	}
+	if err := checkCommandWords(words); err != nil {
+		return nil, err.Error()
+	}
+	return words, ""
 }
 
 func fileError(problem string) *RulesError {
@@ -254,30 +360,35 @@ func fileError(problem string) *RulesError {
 
 // fileRule is a rule as rules files hold it.
 type fileRule struct {
-	Tool    string   `json:"tool"`
-	Source  string   `json:"source,omitempty"`
-	Pattern string   `json:"pattern,omitempty"`
-	Command []string `json:"command,omitempty"`
-	Allow   bool     `json:"allow"`
-	Reason  string   `json:"reason,omitempty"`
+	Tool     string        `json:"tool"`
+	Source   string        `json:"source,omitempty"`
+	Pattern  string        `json:"pattern,omitempty"`
+	Command  []CommandWord `json:"command,omitempty"`
+	Decision RuleDecision  `json:"decision"`
+	Reason   string        `json:"reason,omitempty"`
+	Match    []string      `json:"match,omitempty"`
+	NotMatch []string      `json:"not_match,omitempty"`
 }
 
-// FormatRules encodes rules as a rules file, one rule per line, that
-// [ParseRules] reads back. Scope is not written. A rule that fails
-// [Rule.Validate], or that matches an exact subject (which only a session
-// may hold), is an error.
+// FormatRules encodes rules as a rules file of the current schema, one rule
+// per line, that [ParseRules] reads back. Scope, File and Number are not
+// written. A rule that fails [Rule.Validate], or that matches an exact
+// subject (which only a session may hold), is an error.
 func FormatRules(rules []Rule) ([]byte, error) {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "{\n  \"schema\": %d,\n  \"rules\": [", RulesSchema)
 	for i, r := range rules {
 		if err := r.Validate(); err != nil {
-			err.(*RulesError).Index = i + 1
+			var re *RulesError
+			if errors.As(err, &re) {
+				re.Index = i + 1
+			}
 			return nil, err
 		}
 		if r.Subject != "" {
 			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: "matches one exact subject, which only a session can remember; use a pattern", Err: ErrInvalidRules}
 		}
-		line, err := marshalNoEscape(fileRule{Tool: r.Tool, Source: r.Source, Pattern: r.Pattern, Command: r.Command, Allow: r.Allow, Reason: r.Reason})
+		line, err := marshalNoEscape(fileRule{Tool: r.Tool, Source: r.Source, Pattern: r.Pattern, Command: r.Command, Decision: r.Decision, Reason: r.Reason, Match: r.Match, NotMatch: r.NotMatch})
 		if err != nil {
 			return nil, err
 		}

@@ -48,13 +48,14 @@ func LoadRules(ctx context.Context, path string, scope Scope) ([]Rule, []Warning
 	if err != nil {
 		return nil, nil, fileReadError(path, err)
 	}
-	rules, problems := parseRules(data)
+	f, problems := parseRulesFile(data, false)
 	if len(problems) > 0 {
 		for _, p := range problems {
 			p.File = path
 		}
 		return nil, nil, joinProblems(problems)
 	}
+	rules := f.rules
 	for i := range rules {
 		rules[i].Scope = scope
 		rules[i].File = path
@@ -89,7 +90,7 @@ var ErrLooseFile = fmt.Errorf("%w: a rules file others can write may not allow",
 // checkLoose refuses allow rules from a file its group or others can
 // write, as ssh refuses a loose authorized_keys.
 func checkLoose(path string, rules []Rule) error {
-	if !slices.ContainsFunc(rules, func(r Rule) bool { return r.Allow }) {
+	if !slices.ContainsFunc(rules, func(r Rule) bool { return r.Decision == RuleAllow }) {
 		return nil
 	}
 	info, err := os.Stat(path)
@@ -131,6 +132,7 @@ func unboundWarnings(rules []Rule) []Warning {
 			continue
 		}
 		bound := r
+		bound.Match, bound.NotMatch = nil, nil
 		if contract.IsSpawnName(r.Tool) {
 			bound.Source = BuiltinSource
 		}
@@ -145,7 +147,7 @@ func unboundWarnings(rules []Rule) []Warning {
 
 // LoadWorkspaceRules reads a workspace's rules file (normally
 // <root>/.basis/rules.json) with [ScopeWorkspace], as [LoadRules] does. It
-// may hold deny rules only: an allow rule is an error wrapping
+// may hold deny and ask rules only: an allow rule is an error wrapping
 // [ErrWorkspaceAllow] that names the file, the rule's position and its
 // tool, because a repository that could allow its own tools could approve
 // whatever it ships. Its rules need no source: they speak only for their
@@ -157,7 +159,7 @@ func LoadWorkspaceRules(ctx context.Context, path string) ([]Rule, error) {
 	}
 	var problems []*RulesError
 	for _, r := range rules {
-		if r.Allow {
+		if r.Decision == RuleAllow {
 			problems = append(problems, &RulesError{File: path, Index: r.Number, Tool: r.Tool, Problem: workspaceAllowProblem, Err: ErrWorkspaceAllow})
 		}
 	}
@@ -251,9 +253,9 @@ type RuleFilter struct {
 	// Tool, Source and Pattern must equal the rule's when set.
 	Tool, Source, Pattern string
 	// Command, when set, must equal the rule's word for word.
-	Command []string
-	// Allow, when set, must equal the rule's answer.
-	Allow *bool
+	Command []CommandWord
+	// Decision, when set, must equal the rule's.
+	Decision *RuleDecision
 }
 
 // Match reports whether r, numbered number, is selected.
@@ -262,13 +264,16 @@ func (q RuleFilter) Match(number int, r Rule) bool {
 		(q.Tool == "" || q.Tool == r.Tool) &&
 		(q.Source == "" || q.Source == r.Source) &&
 		(q.Pattern == "" || q.Pattern == r.Pattern) &&
-		(len(q.Command) == 0 || slices.Equal(q.Command, r.Command)) &&
-		(q.Allow == nil || *q.Allow == r.Allow)
+		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y CommandWord) bool { return slices.Equal(x, y) })) &&
+		(q.Decision == nil || *q.Decision == r.Decision)
 }
 
+// sameRule reports whether a and b match the same calls with the same
+// answer; reasons and examples aside.
 func sameRule(a, b Rule) bool {
-	return a.Tool == b.Tool && a.Source == b.Source && a.Pattern == b.Pattern && slices.Equal(a.Command, b.Command) &&
-		a.Allow == b.Allow
+	return a.Tool == b.Tool && a.Source == b.Source && a.Pattern == b.Pattern &&
+		slices.EqualFunc(a.Command, b.Command, func(x, y CommandWord) bool { return slices.Equal(x, y) }) &&
+		a.Decision == b.Decision
 }
 
 // update runs change on the file's current rules under the lock and writes

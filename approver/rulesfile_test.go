@@ -210,7 +210,7 @@ func TestLoadRulesLooseOperatorFile(t *testing.T) {
 				t.Errorf("error = %v\nwant %s", err, want)
 			}
 			f := &approver.RulesFile{Path: path}
-			if _, err := f.Add(approver.Rule{Tool: "y", Source: repoManifest, Allow: true}); !errors.Is(err, approver.ErrLooseFile) {
+			if _, err := f.Add(approver.Rule{Tool: "y", Source: repoManifest, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrLooseFile) {
 				t.Errorf("Add to a loose file = %v", err)
 			}
 		})
@@ -224,7 +224,7 @@ func TestRulesFileAddListRemove(t *testing.T) {
 		t.Fatalf("List of a missing file = %v, %v", rules, err)
 	}
 	add := []approver.Rule{
-		{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests && vet are fine"},
+		{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow, Reason: "tests && vet are fine"},
 		{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"body":"curl *`, Reason: "no <downloads>"},
 		// The scope is not stored.
 		{Tool: "deploy", Source: repoManifest, Scope: approver.ScopeSession},
@@ -320,7 +320,7 @@ func TestRulesFileWritesThroughASymlink(t *testing.T) {
 
 func TestRulesFileRefusesWhatItCannotStore(t *testing.T) {
 	f := &approver.RulesFile{Path: filepath.Join(t.TempDir(), "rules.json")}
-	if _, err := f.Add(approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Allow: true}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrInvalidRules) {
 		t.Errorf("Add of an exact-subject rule = %v", err)
 	}
 	if _, err := f.Add(approver.Rule{Tool: "bad tool"}); !errors.Is(err, approver.ErrInvalidRules) {
@@ -341,7 +341,7 @@ func TestRulesFileKeepsAFileItCannotRead(t *testing.T) {
 	const broken = `{"schema": 1, "rules": [{"tool": "deploy"}]}`
 	path := writeFile(t, "rules.json", broken)
 	f := &approver.RulesFile{Path: path}
-	if _, err := f.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Allow: true}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrInvalidRules) {
 		t.Errorf("Add to a broken file = %v, want its parse error", err)
 	}
 	if removed, err := f.Remove(func(int, approver.Rule) bool { return true }); err == nil || len(removed) != 0 {

@@ -18,11 +18,11 @@ import (
 // same name, nor a workspace tool that shadows a global one.
 func TestGateRulesAreBoundToSources(t *testing.T) {
 	const globalManifest = "/home/me/.config/basis/tools.json"
-	wordCount := approver.Rule{Tool: "word_count", Source: repoManifest, Allow: true}
-	wordCountPattern := approver.Rule{Tool: "word_count", Source: repoManifest, Pattern: `{"command":["./.basis/bin/word_count"]*`, Allow: true}
-	fmtCheck := approver.Rule{Tool: "fmt_check", Source: globalManifest, Allow: true}
-	spawnGoTest := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true}
-	anywhere := approver.Rule{Tool: "lint", Source: approver.AnySource, Allow: true}
+	wordCount := approver.Rule{Tool: "word_count", Source: repoManifest, Decision: approver.RuleAllow}
+	wordCountPattern := approver.Rule{Tool: "word_count", Source: repoManifest, Pattern: `{"command":["./.basis/bin/word_count"]*`, Decision: approver.RuleAllow}
+	fmtCheck := approver.Rule{Tool: "fmt_check", Source: globalManifest, Decision: approver.RuleAllow}
+	spawnGoTest := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}
+	anywhere := approver.Rule{Tool: "lint", Source: approver.AnySource, Decision: approver.RuleAllow}
 	wordCountSubject := `{"command":["./.basis/bin/word_count"],"cwd":"/repo","input":{}}`
 	tests := []struct {
 		name          string
@@ -63,8 +63,8 @@ func TestGateRulesAreBoundToSources(t *testing.T) {
 // TestGateWorkspaceDenyNeedsNoSource: a workspace's deny speaks for its own
 // workspace, whatever declared the tool.
 func TestGateWorkspaceDenyNeedsNoSource(t *testing.T) {
-	deny := approver.Rule{Tool: "spawn", Command: []string{"curl", "*"}, Scope: approver.ScopeWorkspace}
-	allow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"*"}, Allow: true}
+	deny := approver.Rule{Tool: "spawn", Command: approver.Words("curl", "*"), Scope: approver.ScopeWorkspace}
+	allow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("*"), Decision: approver.RuleAllow}
 	g, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Rules: []approver.Rule{allow, deny}})
 	if err != nil {
 		t.Fatal(err)
@@ -92,14 +92,14 @@ func TestGateSavesAlwaysAnswers(t *testing.T) {
 			"always this call",
 			approver.Answer{Decision: approver.AllowSession, Persist: true},
 			approver.Request{Tool: "spawn", Source: approver.BuiltinSource, Preview: preview(t, contract.SideEffectProcess, cargoTest)},
-			approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: cargoTest, Allow: true, Reason: "allowed by the approver"},
+			approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: cargoTest, Decision: approver.RuleAllow, Reason: "allowed by the approver"},
 			true,
 		},
 		{
 			"always this tool",
 			approver.Answer{Decision: approver.AllowSession, Persist: true, Remember: &approver.Remember{Tool: true}, Reason: "fine"},
 			approver.Request{Tool: "jenkins_job", Source: repoManifest, Preview: preview(t, contract.SideEffectExternal, jenkinsTrigger)},
-			approver.Rule{Tool: "jenkins_job", Source: repoManifest, Allow: true, Reason: "fine"},
+			approver.Rule{Tool: "jenkins_job", Source: repoManifest, Decision: approver.RuleAllow, Reason: "fine"},
 			true,
 		},
 		{
@@ -185,8 +185,8 @@ func TestGateSaveFailures(t *testing.T) {
 // TestGateDenialsSayWhy: a denial names the command no rule allowed, or
 // why the command line could not be analysed, or the rule that denied.
 func TestGateDenialsSayWhy(t *testing.T) {
-	goTestAll := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true}
-	denyRm := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"rm", "*"}, File: "/home/me/.config/basis/rules.json", Number: 4}
+	goTestAll := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}
+	denyRm := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("rm", "*"), File: "/home/me/.config/basis/rules.json", Number: 4}
 	tests := []struct {
 		name, subject, want string
 	}{
@@ -215,10 +215,10 @@ func TestGateDenialsSayWhy(t *testing.T) {
 }
 
 func TestGateExplain(t *testing.T) {
-	goTestAll := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true}
-	denyCurl := approver.Rule{Tool: "spawn", Command: []string{"curl", "*"}, Scope: approver.ScopeWorkspace}
-	elsewhere := approver.Rule{Tool: "spawn", Source: repoManifest, Command: []string{"tail", "*"}, Allow: true}
-	legacy := approver.Rule{Tool: "spawn", Command: []string{"tail", "*"}, Allow: true}
+	goTestAll := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}
+	denyCurl := approver.Rule{Tool: "spawn", Command: approver.Words("curl", "*"), Scope: approver.ScopeWorkspace}
+	elsewhere := approver.Rule{Tool: "spawn", Source: repoManifest, Command: approver.Words("tail", "*"), Decision: approver.RuleAllow}
+	legacy := approver.Rule{Tool: "spawn", Command: approver.Words("tail", "*"), Decision: approver.RuleAllow}
 	asker := &counter{answer: approver.Answer{Decision: approver.Allow}}
 	g, err := approver.NewGate(asker, &approver.GateOptions{Rules: []approver.Rule{goTestAll, denyCurl, elsewhere, legacy}})
 	if err != nil {
@@ -230,12 +230,12 @@ func TestGateExplain(t *testing.T) {
 	pipe := `{"body":"go test ./... | tail -1 | tr a b","commands":[["go","test","./..."],["tail","-1"],["tr","a","b"]],"cwd":"/repo","mode":"command","target":"local"}`
 	e := g.Explain(req(pipe))
 	want := approver.Explanation{
-		Matches:      []approver.RuleMatch{{Rule: goTestAll, Commands: [][]string{{"go", "test", "./..."}}}},
-		OtherSources: []approver.Rule{elsewhere, legacy},
-		Gap:          "no rule allows the command tail -1",
+		Matches: []approver.RuleMatch{{Rule: goTestAll, Commands: [][]string{{"go", "test", "./..."}}}},
+		Inert:   []approver.Rule{elsewhere, legacy},
+		Gap:     "no rule allows the command tail -1",
 		Allow: []approver.Rule{
-			{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"tail", "-1"}, Allow: true},
-			{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"tr", "a", "b"}, Allow: true},
+			{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("tail", "-1"), Decision: approver.RuleAllow},
+			{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("tr", "a", "b"), Decision: approver.RuleAllow},
 		},
 	}
 	if diff := cmp.Diff(want, e); diff != "" {
@@ -274,7 +274,7 @@ func TestGateExplain(t *testing.T) {
 	// Not a command line: the rule to add is a pattern matching exactly
 	// this subject.
 	e = g.Explain(approver.Request{Tool: "jenkins_job", Source: repoManifest, Preview: preview(t, contract.SideEffectExternal, jenkinsTrigger)})
-	wantRule := approver.Rule{Tool: "jenkins_job", Source: repoManifest, Pattern: jenkinsTrigger, Allow: true}
+	wantRule := approver.Rule{Tool: "jenkins_job", Source: repoManifest, Pattern: jenkinsTrigger, Decision: approver.RuleAllow}
 	if diff := cmp.Diff([]approver.Rule{wantRule}, e.Allow); diff != "" || e.Decided {
 		t.Errorf("Explain of a declared call (-want +got):\n%s", diff)
 	}
@@ -288,8 +288,8 @@ func TestAddCommandQuotes(t *testing.T) {
 		rule approver.Rule
 		want string
 	}{
-		{approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"go", "test", "*"}, Allow: true}, `basis rules add --tool spawn --source builtin --command 'go test *' --allow`},
-		{approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: []string{"git", "commit", "-m", "it's done"}, Allow: true}, `basis rules add --tool spawn --source builtin --command 'git commit -m '\''it'\''\'\'''\''s done'\''' --allow`},
+		{approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}, `basis rules add --tool spawn --source builtin --command 'go test *' --allow`},
+		{approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("git", "commit", "-m", "it's done"), Decision: approver.RuleAllow}, `basis rules add --tool spawn --source builtin --command 'git commit -m '\''it'\''\'\'''\''s done'\''' --allow`},
 		{approver.Rule{Tool: "deploy", Source: approver.AnySource, Reason: "CI deploys"}, `basis rules add --tool deploy --any-source --deny --reason 'CI deploys'`},
 		{approver.Rule{Tool: "x", Source: "/home/me/my tools/tools.json"}, `basis rules add --tool x --source '/home/me/my tools/tools.json' --deny`},
 	}

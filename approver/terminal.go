@@ -21,7 +21,9 @@ const DefaultTTY = "/dev/tty"
 // raw mode:
 //
 //	y  allow once
-//	a  allow this exact call for the rest of the session
+//	a  allow this exact call for the rest of the session — or, when the
+//	   gate proposed command rules (Request.Proposed, shown in the
+//	   question), allow what they cover
 //	t  allow every call of this tool for the rest of the session
 //	n  deny once
 //	d  deny this exact call for the rest of the session
@@ -104,7 +106,7 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 		}
 		return denyFor(fmt.Errorf("%w: reading a key: %w", ErrNoTerminal, err))
 	}
-	answer, said := keyAnswer(key, req.Tool, t.SaveTo)
+	answer, said := keyAnswer(key, req, t.SaveTo)
 	_, _ = tty.WriteString(said + "\r\n")
 	return answer, nil
 }
@@ -165,6 +167,11 @@ func question(req Request) string {
 	if len(req.Preview.Subject) > 0 {
 		fmt.Fprintf(&b, "  subject: %s\r\n", printable(string(req.Preview.Subject)))
 	}
+	if len(req.Proposed) > 0 {
+		fmt.Fprintf(&b, "  always would allow: %s\r\n", printable(proposedText(req.Proposed)))
+		b.WriteString("  [y] allow once  [a] always (the rule above)  [t] always this tool  [n] deny  [d] deny always: ")
+		return b.String()
+	}
 	b.WriteString("  [y] allow once  [a] always this call  [t] always this tool  [n] deny  [d] deny always: ")
 	return b.String()
 }
@@ -172,7 +179,8 @@ func question(req Request) string {
 // keyAnswer maps a key to an answer and the words echoed after it. With
 // saveTo set, the "always" answers are kept there; otherwise for the
 // session.
-func keyAnswer(key byte, tool, saveTo string) (Answer, string) {
+func keyAnswer(key byte, req Request, saveTo string) (Answer, string) {
+	tool := req.Tool
 	kept, persist := "for the rest of this session", false
 	if saveTo != "" {
 		kept, persist = "from now on (saved to "+printable(saveTo)+")", true
@@ -181,6 +189,10 @@ func keyAnswer(key byte, tool, saveTo string) (Answer, string) {
 	case 'y', 'Y':
 		return Answer{Decision: Allow, Reason: "allowed once at the terminal"}, "y: allowed once"
 	case 'a', 'A':
+		if len(req.Proposed) > 0 {
+			return Answer{Decision: AllowSession, Persist: persist, Reason: "allowed at the terminal", Remember: &Remember{Proposed: true}},
+				"a: allowed; commands matching " + printable(proposedText(req.Proposed)) + " will not be asked about again " + kept
+		}
 		return Answer{Decision: AllowSession, Persist: persist, Reason: "allowed at the terminal"},
 			"a: allowed; this exact call will not be asked about again " + kept
 	case 't', 'T':
@@ -193,4 +205,13 @@ func keyAnswer(key byte, tool, saveTo string) (Answer, string) {
 			"d: denied; this exact call will be denied without asking " + kept
 	}
 	return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: the key pressed at the terminal was not an answer", tool)}, "denied (not one of y a t n d)"
+}
+
+// proposedText lists proposed rules' commands: "go test *; tail *".
+func proposedText(rules []Rule) string {
+	parts := make([]string, len(rules))
+	for i, r := range rules {
+		parts[i] = FormatCommand(r.Command)
+	}
+	return strings.Join(parts, "; ")
 }
