@@ -12,31 +12,41 @@ import (
 )
 
 // benchRules makes total rules, 20 for each of total/20 tools: 8 patterns,
-// 10 command rules and 2 bare rules, allows and denies mixed. Tool names
-// repeat across sources, as they do across repositories: each name has its
-// rules bound to four different manifests.
+// 10 command rules and 2 bare rules; allow, ask and deny mixed, and a
+// quarter of the command rules with alternatives. Tool names repeat across
+// sources, as they do across repositories: each name has its rules bound to
+// four different manifests.
 func benchRules(total int) []approver.Rule {
 	rules := make([]approver.Rule, 0, total)
 	for tool := range total / 20 {
 		name := fmt.Sprintf("tool_%d", tool/4)
 		source := benchSource(tool % 4)
 		for i := range 8 {
-			rules = append(rules, approver.Rule{Tool: name, Pattern: fmt.Sprintf(`*"body":"make target-%d-%d*`, tool, i), Decision: ruleDecision(i%2 == 0)})
+			rules = append(rules, approver.Rule{Tool: name, Pattern: fmt.Sprintf(`*"body":"make target-%d-%d*`, tool, i), Decision: benchDecision(i)})
 		}
 		for i := range 8 {
-			rules = append(rules, approver.Rule{Tool: name, Command: approver.Words("make", fmt.Sprintf("target-%d", i), "*"), Decision: ruleDecision(i%3 != 0)})
+			r := approver.Rule{Tool: name, Command: approver.Words("make", fmt.Sprintf("target-%d", i), "*"), Decision: benchDecision(i + 1)}
+			if i%4 == 0 {
+				r.Command[1] = approver.CommandWord{fmt.Sprintf("target-%d", i), fmt.Sprintf("build-%d", i), "check-*"}
+			}
+			rules = append(rules, r)
 		}
 		rules = append(rules,
-			approver.Rule{Tool: name, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow},
+			approver.Rule{Tool: name, Command: []approver.CommandWord{{"go"}, {"test", "tool"}, {"*"}}, Decision: approver.RuleAllow},
 			approver.Rule{Tool: name, Command: approver.Words("go", "vet", "*"), Decision: approver.RuleAllow},
 			approver.Rule{Tool: name, Reason: "everything else is denied"},
-			approver.Rule{Tool: name, Decision: approver.RuleAllow},
+			approver.Rule{Tool: name, Decision: approver.RuleAsk},
 		)
 		for i := range rules[len(rules)-20:] {
 			rules[len(rules)-20+i].Source = source
 		}
 	}
 	return rules
+}
+
+// benchDecision cycles through allow, ask and deny.
+func benchDecision(i int) approver.RuleDecision {
+	return []approver.RuleDecision{approver.RuleAllow, approver.RuleAsk, approver.RuleDeny}[i%3]
 }
 
 func benchSource(i int) string { return fmt.Sprintf("/repo%d/.basis/tools.json", i) }
@@ -135,12 +145,4 @@ func BenchmarkGateAskOverDirect(b *testing.B) {
 	b.ReportMetric(float64(mg.Nanoseconds()), "gate-ns")
 	b.ReportMetric(float64(md.Nanoseconds()), "direct-ns")
 	b.ReportMetric(float64(mg-md), "added-ns")
-}
-
-// ruleDecision is allow when allow is set, deny otherwise.
-func ruleDecision(allow bool) approver.RuleDecision {
-	if allow {
-		return approver.RuleAllow
-	}
-	return approver.RuleDeny
 }

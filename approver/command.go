@@ -193,6 +193,9 @@ func (w *shellWord) commandWord() (CommandWord, error) {
 		}
 		return alts, nil
 	}
+	if len(w.b) == 0 {
+		return nil, errors.New("it is empty; use * for any word")
+	}
 	for i, c := range w.b {
 		if !w.quoted[i] && (c == '{' || c == '}') {
 			return nil, errors.New("braces list alternatives only as a whole word, such as {push,fetch}; quote a literal brace")

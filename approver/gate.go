@@ -436,7 +436,9 @@ func (g *Gate) persist(v *Verdict, rules []Rule) {
 func sessionRules(req Request, subject string, a Answer, reason string) []Rule {
 	decision := RuleDeny
 	if a.Decision.Allows() {
-		decision = RuleAllow
+		// An allow's reason is only kept when the approver gave one: the
+		// default words would be saved into rules files as noise.
+		decision, reason = RuleAllow, a.Reason
 	}
 	r := Rule{Tool: req.Tool, Source: req.Source, Decision: decision, Reason: reason, Scope: ScopeSession}
 	switch {

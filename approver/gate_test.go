@@ -309,7 +309,7 @@ func TestGateSessionAnswers(t *testing.T) {
 		if v := authorize(t, g, "spawn", goTestThenRm); v.Source != approver.SourceApprover {
 			t.Errorf("rm after remembering go *: %+v", v)
 		}
-		want := []approver.Rule{{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "*"), Decision: approver.RuleAllow, Reason: "allowed by the approver", Scope: approver.ScopeSession}}
+		want := []approver.Rule{{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "*"), Decision: approver.RuleAllow, Scope: approver.ScopeSession}}
 		if diff := cmp.Diff(want, g.SessionRules()); diff != "" {
 			t.Errorf("session rules (-want +got):\n%s", diff)
 		}

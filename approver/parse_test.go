@@ -185,6 +185,8 @@ func FuzzParseRules(f *testing.F) {
 	f.Add([]byte(`{"schema": 1, "rules": []}`))
 	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "allow": true, "allow": false}]}`))
 	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "source": "/x/tools.json", "allow": true}]}`))
+	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "spawn", "source": "builtin", "command": ["git", ["push", "fetch"], "*"], "decision": "ask", "match": ["git push x"], "not_match": ["git status"]}]}`))
+	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "j", "pattern": "*\"job\":\"d\"*", "decision": "deny", "match": ["{\"job\":\"d\"}"]}]}`))
 	for _, tt := range parseErrorCases {
 		f.Add([]byte(tt.data))
 	}

@@ -92,7 +92,7 @@ func TestGateSavesAlwaysAnswers(t *testing.T) {
 			"always this call",
 			approver.Answer{Decision: approver.AllowSession, Persist: true},
 			approver.Request{Tool: "spawn", Source: approver.BuiltinSource, Preview: preview(t, contract.SideEffectProcess, cargoTest)},
-			approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: cargoTest, Decision: approver.RuleAllow, Reason: "allowed by the approver"},
+			approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: cargoTest, Decision: approver.RuleAllow},
 			true,
 		},
 		{
