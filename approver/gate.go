@@ -75,7 +75,9 @@ type Verdict struct {
 	Reason string `json:"reason"`
 	// Source is where the verdict came from.
 	Source Source `json:"source"`
-	// Rule is the deciding rule when Source is SourceRule: a copy.
+	// Rule is the deciding rule when Source is SourceRule, or the ask rule
+	// that sent the call to the approver (Source SourceApprover or
+	// SourceFailClosed): a copy.
 	Rule *Rule `json:"rule,omitempty"`
 	// Err is why a SourceFailClosed verdict was reached: the approver's
 	// error, a *[PanicError], [ErrInvalidAnswer], [ErrNoApprover],
