@@ -11,9 +11,9 @@ var (
 	// file that cannot be used.
 	ErrInvalidRules = errors.New("invalid rules")
 	// ErrWorkspaceAllow is wrapped by the error for an allow rule in a
-	// workspace's rules file: a repository may deny its own tools but never
-	// pre-approve them. It also wraps ErrInvalidRules.
-	ErrWorkspaceAllow = fmt.Errorf("%w: a workspace rules file may only deny", ErrInvalidRules)
+	// workspace's rules file: a repository may deny its own tools, or ask
+	// about them, but never pre-approve them. It also wraps ErrInvalidRules.
+	ErrWorkspaceAllow = fmt.Errorf("%w: a workspace rules file may only deny or ask", ErrInvalidRules)
 )
 
 // RulesError says why a rule or a rules file cannot be used. Its message

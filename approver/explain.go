@@ -35,8 +35,8 @@ type Explanation struct {
 	Gap string
 	// Allow lists rules which, added to the operator's rules, would allow
 	// the call (one per command no rule covers); empty when the rules
-	// already allow it, when a deny rule would still win, or when the
-	// call's tool has no source to bind a rule to.
+	// already allow it, when a deny or ask rule would still win, or when
+	// the call's tool has no source to bind a rule to.
 	Allow []Rule
 }
 

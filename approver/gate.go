@@ -476,4 +476,4 @@ func failClosed(tool, why string, err error) Verdict {
 	return Verdict{Allow: false, Source: SourceFailClosed, Reason: fmt.Sprintf("tool %s denied: %s", tool, why), Err: err}
 }
 
-const workspaceAllowProblem = `"allow": true is refused here: a workspace may only deny, so that a repository cannot pre-approve its own tools; allow rules belong in the operator's rules file`
+const workspaceAllowProblem = `an allow rule is refused here: a workspace may only deny or ask, so that a repository cannot pre-approve its own tools; allow rules belong in the operator's rules file`

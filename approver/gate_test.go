@@ -548,7 +548,7 @@ func TestNewGateChecksRules(t *testing.T) {
 		is    error
 		says  string
 	}{
-		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Decision: approver.RuleAllow, Scope: approver.ScopeWorkspace}}, approver.ErrWorkspaceAllow, "rule 2 (tool deploy): \"allow\": true is refused here"},
+		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Decision: approver.RuleAllow, Scope: approver.ScopeWorkspace}}, approver.ErrWorkspaceAllow, "rule 2 (tool deploy): an allow rule is refused here"},
 		{"invalid tool", []approver.Rule{{Tool: "bad name"}}, approver.ErrInvalidRules, "rule 1: \"tool\" is not a valid tool name"},
 		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: approver.Words("x")}}, approver.ErrInvalidRules, "rule 1 (tool spawn): a rule has at most one"},
 	}

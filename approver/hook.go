@@ -25,7 +25,7 @@ const hookStdoutLimit = 64 << 10
 //
 //	{"decision": "allow" | "deny" | "allow_session" | "deny_session",
 //	 "reason": "...",            // optional; what the model reads on a denial
-//	 "remember": {"tool": true} | {"command": ["go", "test", "*"]}}  // optional, session answers only
+//	 "remember": {"tool": true} | {"command": ["go", "test", "*"]} | {"proposed": true}}  // optional, session answers only
 //
 // Anything else is not an answer: a non-zero exit, death by a signal, a
 // program that cannot start, running past the timeout, and output that is

@@ -163,17 +163,17 @@ func TestLoadWorkspaceRulesRefusesAllow(t *testing.T) {
 		t.Fatalf("LoadWorkspaceRules = %v, %v; want ErrWorkspaceAllow", rules, err)
 	}
 	for _, want := range []string{
-		"rules file " + path + ": rule 2 (tool jenkins_job): \"allow\": true is refused here: a workspace may only deny",
-		"rules file " + path + ": rule 3 (tool spawn): \"allow\": true is refused here",
+		"rules file " + path + ": rule 2 (tool jenkins_job): an allow rule is refused here: a workspace may only deny or ask",
+		"rules file " + path + ": rule 3 (tool spawn): an allow rule is refused here",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error = %v\nwant it to hold %q", err, want)
 		}
 	}
 
-	denyOnly := writeFile(t, "deny.json", `{"schema": 1, "rules": [{"tool": "spawn", "pattern": "*curl*", "allow": false}]}`)
+	denyOnly := writeFile(t, "deny.json", `{"schema": 2, "rules": [{"tool": "spawn", "pattern": "*curl*", "decision": "deny"}, {"tool": "spawn", "command": ["git", "push", "*"], "decision": "ask"}]}`)
 	rules, err = approver.LoadWorkspaceRules(ctx, denyOnly)
-	if err != nil || len(rules) != 1 || rules[0].Scope != approver.ScopeWorkspace {
+	if err != nil || len(rules) != 2 || rules[0].Scope != approver.ScopeWorkspace || rules[1].Decision != approver.RuleAsk {
 		t.Errorf("deny-only workspace file = %v, %v", rules, err)
 	}
 }
