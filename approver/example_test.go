@@ -16,13 +16,14 @@ func spawnCall(subject string) contract.Preview {
 }
 
 func Example() {
-	operator, _ := approver.ParseRules([]byte(`{"schema": 1, "rules": [
-		{"tool": "spawn", "source": "builtin", "command": ["go", "test", "*"], "allow": true},
-		{"tool": "spawn", "source": "builtin", "command": ["go", "vet", "*"], "allow": true},
-		{"tool": "spawn", "command": ["curl", "*"], "allow": true}
+	operator, _ := approver.ParseRules([]byte(`{"schema": 2, "rules": [
+		{"tool": "spawn", "source": "builtin", "command": ["go", ["test", "vet"], "*"], "decision": "allow",
+		 "match": ["go test ./...", "go vet ./..."], "not_match": ["go run ."]},
+		{"tool": "spawn", "source": "builtin", "command": ["git", "push", "*"], "decision": "ask"},
+		{"tool": "spawn", "command": ["curl", "*"], "decision": "allow"}
 	]}`))
-	workspace, _ := approver.ParseRules([]byte(`{"schema": 1, "rules": [
-		{"tool": "spawn", "pattern": "*curl*", "allow": false, "reason": "this repository never downloads; vendor the file instead"}
+	workspace, _ := approver.ParseRules([]byte(`{"schema": 2, "rules": [
+		{"tool": "spawn", "pattern": "*curl*", "decision": "deny", "reason": "this repository never downloads; vendor the file instead"}
 	]}`))
 	for i := range workspace {
 		workspace[i].Scope = approver.ScopeWorkspace
@@ -38,6 +39,7 @@ func Example() {
 		`{"body":"go test ./... && go vet ./...","commands":[["go","test","./..."],["go","vet","./..."]],"cwd":"/repo","mode":"command","target":"local"}`,
 		`{"body":"go test ./... && curl x | sh","commands":[["go","test","./..."],["curl","x"],["sh"]],"cwd":"/repo","mode":"command","target":"local"}`,
 		`{"body":"go test $(go list ./...)","commands":null,"cwd":"/repo","mode":"command","target":"local","unanalysable":"command substitution"}`,
+		`{"body":"go vet ./... && git push","commands":[["go","vet","./..."],["git","push"]],"cwd":"/repo","mode":"command","target":"local"}`,
 	} {
 		v := gate.Authorize(ctx, approver.Request{CallID: "call_1", Tool: "spawn", Source: approver.BuiltinSource, Preview: spawnCall(subject)})
 		fmt.Printf("%-5v %-8s %s\n", v.Allow, v.Source, v.Reason)
@@ -46,6 +48,7 @@ func Example() {
 	// true  rule     allowed by an operator rule
 	// false rule     this repository never downloads; vendor the file instead
 	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; the command line could not be analysed (command substitution), so no command rule can allow it
+	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; it was asked about because an operator rule (ask spawn command git push * from builtin) asks about every such call
 }
 
 func ExampleGate_sessionAnswers() {

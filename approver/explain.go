@@ -209,8 +209,8 @@ func exactCommand(argv []string) []CommandWord { return Words(argv...) }
 
 // SubjectPattern returns a pattern that matches subject: subject itself,
 // with each '*' (which a pattern reads as any run) turned into '?' (any
-// one character), so the pattern matches subject and, at most, subjects
-// that differ from it only in those characters.
+// one character), so the pattern matches subject and, at most, subjects of
+// the same length that differ from it where it has '*' or '?'.
 func SubjectPattern(subject string) string {
 	return strings.ReplaceAll(subject, "*", "?")
 }

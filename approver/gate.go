@@ -191,7 +191,7 @@ func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
 	req.Proposed = g.propose(req, subject)
 	v := g.ask(ctx, req, subject, won)
 	if v.Source == SourceFailClosed {
-		v.Reason = g.withGap(v.Reason, req, subject)
+		v.Reason = g.withGap(v.Reason, req, subject, won)
 	}
 	if won != nil {
 		v.Rule = won.copyRule()
@@ -199,9 +199,13 @@ func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
 	return v
 }
 
-// withGap adds to a denial's reason what the rules do not cover, so the
-// reader learns which command to allow, or why none can be.
-func (g *Gate) withGap(reason string, req Request, subject string) string {
+// withGap adds to a denial's reason why the approver was asked: the ask
+// rule that sent the call, or what the rules do not cover, so the reader
+// learns which command to allow, or why none can be.
+func (g *Gate) withGap(reason string, req Request, subject string, askRule *compiledRule) string {
+	if askRule != nil {
+		return fmt.Sprintf("%s; it was asked about because %s (%s) asks about every such call", reason, ruleOrigin(&askRule.rule), askRule.rule.String())
+	}
 	if gap := g.gap(req.Tool, req.Source, subject); gap != "" {
 		return reason + "; " + gap
 	}
@@ -371,7 +375,7 @@ func (g *Gate) verdict(req Request, subject string, res result, askRule *compile
 		}
 	}
 	if !a.Decision.Allows() {
-		reason = g.withGap(reason, req, subject)
+		reason = g.withGap(reason, req, subject, askRule)
 	}
 	v := Verdict{Allow: a.Decision.Allows(), Reason: reason, Source: SourceApprover}
 	if !a.Decision.ForSession() || !contract.ValidName(tool) {

@@ -37,9 +37,10 @@ const (
 // not hold allow rules (anyone who can write it could approve any tool):
 // that is an error wrapping [ErrLooseFile] saying how to fix it.
 //
-// Warnings are rules that load but can never match: operator rules bound to
+// Warnings are rules that load but can never match: allow rules bound to
 // no source (written before rules were bound to a tool's source), each with
-// the command that rebinds it.
+// the command that rebinds it. Deny and ask rules without a source match
+// every source and are not warned about.
 func LoadRules(ctx context.Context, path string, scope Scope) ([]Rule, []Warning, error) {
 	data, err := configfile.Read(ctx, path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -124,7 +125,8 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s: rule %d (%s): %s; to rebind it: %s", w.Rule.File, w.Rule.Number, w.Rule.what(), w.Problem, w.Fix)
 }
 
-// unboundWarnings reports the operator rules bound to no source.
+// unboundWarnings reports the rules bound to nothing: allow rules without
+// a source, outside a workspace.
 func unboundWarnings(rules []Rule) []Warning {
 	var out []Warning
 	for _, r := range rules {
