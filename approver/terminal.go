@@ -21,7 +21,9 @@ const DefaultTTY = "/dev/tty"
 // raw mode:
 //
 //	y  allow once
-//	a  allow this exact call for the rest of the session
+//	a  allow this exact call for the rest of the session — or, when the
+//	   gate proposed command rules (Request.Proposed, shown in the
+//	   question), allow what they cover
 //	t  allow every call of this tool for the rest of the session
 //	n  deny once
 //	d  deny this exact call for the rest of the session
@@ -47,6 +49,11 @@ type Terminal struct {
 	// Path is the device opened for each question when TTY is nil; empty
 	// means DefaultTTY.
 	Path string
+	// SaveTo, when set, names where "always" answers are kept (the
+	// operator's rules file): the a, t and d keys then answer with
+	// [Answer.Persist], so a gate with [GateOptions.Save] writes them as
+	// rules, and the echo says where. Empty keeps them for the session.
+	SaveTo string
 
 	mu sync.Mutex
 }
@@ -99,7 +106,7 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 		}
 		return denyFor(fmt.Errorf("%w: reading a key: %w", ErrNoTerminal, err))
 	}
-	answer, said := keyAnswer(key, req.Tool)
+	answer, said := keyAnswer(key, req, t.SaveTo)
 	_, _ = tty.WriteString(said + "\r\n")
 	return answer, nil
 }
@@ -160,25 +167,51 @@ func question(req Request) string {
 	if len(req.Preview.Subject) > 0 {
 		fmt.Fprintf(&b, "  subject: %s\r\n", printable(string(req.Preview.Subject)))
 	}
+	if len(req.Proposed) > 0 {
+		fmt.Fprintf(&b, "  always would allow: %s\r\n", printable(proposedText(req.Proposed)))
+		b.WriteString("  [y] allow once  [a] always (the rule above)  [t] always this tool  [n] deny  [d] deny always: ")
+		return b.String()
+	}
 	b.WriteString("  [y] allow once  [a] always this call  [t] always this tool  [n] deny  [d] deny always: ")
 	return b.String()
 }
 
-// keyAnswer maps a key to an answer and the words echoed after it.
-func keyAnswer(key byte, tool string) (Answer, string) {
+// keyAnswer maps a key to an answer and the words echoed after it. With
+// saveTo set, the "always" answers are kept there; otherwise for the
+// session.
+func keyAnswer(key byte, req Request, saveTo string) (Answer, string) {
+	tool := req.Tool
+	kept, persist := "for the rest of this session", false
+	if saveTo != "" {
+		kept, persist = "from now on (saved to "+printable(saveTo)+")", true
+	}
 	switch key {
 	case 'y', 'Y':
 		return Answer{Decision: Allow, Reason: "allowed once at the terminal"}, "y: allowed once"
 	case 'a', 'A':
-		return Answer{Decision: AllowSession, Reason: "allowed at the terminal for this session"}, "a: allowed; this exact call will not be asked about again"
+		if len(req.Proposed) > 0 {
+			return Answer{Decision: AllowSession, Persist: persist, Reason: "allowed at the terminal", Remember: &Remember{Proposed: true}},
+				"a: allowed; commands matching " + printable(proposedText(req.Proposed)) + " will not be asked about again " + kept
+		}
+		return Answer{Decision: AllowSession, Persist: persist, Reason: "allowed at the terminal"},
+			"a: allowed; this exact call will not be asked about again " + kept
 	case 't', 'T':
-		return Answer{Decision: AllowSession, Reason: fmt.Sprintf("every call of %s allowed at the terminal for this session", tool), Remember: &Remember{Tool: true}},
-			"t: allowed; calls of this tool will not be asked about again"
+		return Answer{Decision: AllowSession, Persist: persist, Reason: fmt.Sprintf("every call of %s allowed at the terminal", tool), Remember: &Remember{Tool: true}},
+			"t: allowed; calls of this tool will not be asked about again " + kept
 	case 'n', 'N':
 		return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied by the operator at the terminal", tool)}, "n: denied"
 	case 'd', 'D':
-		return Answer{Decision: DenySession, Reason: fmt.Sprintf("tool %s denied by the operator at the terminal for the rest of this session; do not ask for this call again", tool)},
-			"d: denied; this exact call will be denied without asking"
+		return Answer{Decision: DenySession, Persist: persist, Reason: fmt.Sprintf("tool %s denied by the operator at the terminal; do not ask for this call again", tool)},
+			"d: denied; this exact call will be denied without asking " + kept
 	}
 	return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: the key pressed at the terminal was not an answer", tool)}, "denied (not one of y a t n d)"
+}
+
+// proposedText lists proposed rules' commands: "go test *; tail *".
+func proposedText(rules []Rule) string {
+	parts := make([]string, len(rules))
+	for i, r := range rules {
+		parts[i] = FormatCommand(r.Command)
+	}
+	return strings.Join(parts, "; ")
 }

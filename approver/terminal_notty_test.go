@@ -47,7 +47,7 @@ func TestTerminalWithoutATerminal(t *testing.T) {
 			}
 			g := newGate(t, term)
 			v := authorize(t, g, "spawn", cargoTest)
-			if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != "tool spawn denied: no answer from the approver: no terminal to ask at" {
+			if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != "tool spawn denied: no answer from the approver: no terminal to ask at; no rule allows the command cargo test" {
 				t.Errorf("%s: verdict %+v", name, v)
 			}
 		}

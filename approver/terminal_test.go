@@ -130,25 +130,32 @@ func askAsync(ctx context.Context, term *approver.Terminal, req approver.Request
 }
 
 func TestTerminalKeys(t *testing.T) {
+	const saveTo = "/home/me/.config/basis/rules.json"
 	tests := []struct {
-		key  string
-		want approver.Answer
-		says string
+		key, saveTo string
+		want        approver.Answer
+		says        string
 	}{
-		{"y", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
-		{"Y", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
-		{"a", approver.Answer{Decision: approver.AllowSession, Reason: "allowed at the terminal for this session"}, "a: allowed; this exact call"},
-		{"t", approver.Answer{Decision: approver.AllowSession, Reason: "every call of spawn allowed at the terminal for this session", Remember: &approver.Remember{Tool: true}}, "t: allowed; calls of this tool"},
-		{"n", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied by the operator at the terminal"}, "n: denied"},
-		{"d", approver.Answer{Decision: approver.DenySession, Reason: "tool spawn denied by the operator at the terminal for the rest of this session; do not ask for this call again"}, "d: denied; this exact call"},
-		{"\r", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
-		{"\x03", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
+		{"y", "", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
+		{"Y", "", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
+		{"a", "", approver.Answer{Decision: approver.AllowSession, Reason: "allowed at the terminal"}, "a: allowed; this exact call will not be asked about again for the rest of this session"},
+		{"t", "", approver.Answer{Decision: approver.AllowSession, Reason: "every call of spawn allowed at the terminal", Remember: &approver.Remember{Tool: true}}, "t: allowed; calls of this tool will not be asked about again for the rest of this session"},
+		{"n", "", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied by the operator at the terminal"}, "n: denied"},
+		{"d", "", approver.Answer{Decision: approver.DenySession, Reason: "tool spawn denied by the operator at the terminal; do not ask for this call again"}, "d: denied; this exact call will be denied without asking for the rest of this session"},
+		{"\r", "", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
+		{"\x03", "", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
+		// With somewhere to save them, "always" answers are kept, and the
+		// echo says where.
+		{"a", saveTo, approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "allowed at the terminal"}, "a: allowed; this exact call will not be asked about again from now on (saved to " + saveTo + ")"},
+		{"t", saveTo, approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "every call of spawn allowed at the terminal", Remember: &approver.Remember{Tool: true}}, "t: allowed; calls of this tool will not be asked about again from now on (saved to " + saveTo + ")"},
+		{"d", saveTo, approver.Answer{Decision: approver.DenySession, Persist: true, Reason: "tool spawn denied by the operator at the terminal; do not ask for this call again"}, "d: denied; this exact call will be denied without asking from now on (saved to " + saveTo + ")"},
+		{"y", saveTo, approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%q", tt.key), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%q saving to %q", tt.key, tt.saveTo), func(t *testing.T) {
 			p := openPTY(t)
 			before := p.lflag(t)
-			term := &approver.Terminal{TTY: p.slave}
+			term := &approver.Terminal{TTY: p.slave, SaveTo: tt.saveTo}
 			got := askAsync(context.Background(), term, terminalRequest(t))
 			p.waitFor(t, promptEnd, 1)
 			if p.lflag(t)&(unix.ICANON|unix.ECHO) != 0 {
