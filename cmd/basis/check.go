@@ -1,8 +1,12 @@
 package main
 
 import (
+	"strconv"
+
 	"context"
 	"fmt"
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
 	"os"
 
 	"github.com/basis-go/basis/declared"
@@ -22,10 +26,15 @@ file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	rules, errs := w.loadRules()
+	p, errs := w.loadPolicy(ctx)
+	rules := p.rules()
 	rt, buildErrs := w.build(ctx, nil)
 	errs = append(errs, buildErrs...)
 	var warnings []string
+	for _, wn := range p.warnings {
+		warnings = append(warnings, "warning: "+wn.String())
+	}
+	warnings = append(warnings, w.rulesForMissingTools(rt, rules)...)
 	for _, t := range w.declared {
 		if err := t.Unavailable(); err != nil {
 			errs = append(errs, err)
@@ -74,4 +83,31 @@ func them(n int) string {
 		return "it"
 	}
 	return "them"
+}
+
+// rulesForMissingTools warns about operator and workspace rules that name
+// a tool this workspace does not have: a typo, or a rule for another
+// repository, which is harmless but worth knowing about.
+func (w *workspace) rulesForMissingTools(rt *runtime.Runtime, rules []approver.Rule) []string {
+	if rt == nil {
+		return nil
+	}
+	var names []string
+	have := map[string]bool{}
+	for _, d := range rt.Tools() {
+		have[d.Name] = true
+		names = append(names, d.Name)
+	}
+	var out []string
+	for _, r := range rules {
+		if have[r.Tool] || r.Scope == approver.ScopeSystem {
+			continue
+		}
+		where := r.File
+		if r.Number > 0 {
+			where += " rule " + strconv.Itoa(r.Number)
+		}
+		out = append(out, "warning: "+where+": "+r.String()+": no tool named "+r.Tool+" here"+didYouMean(r.Tool, names))
+	}
+	return out
 }

@@ -272,6 +272,43 @@ func TestCLI(t *testing.T) {
 			{args: []string{"rules", "remove", "7"}, want: exitUsage},
 			{args: []string{"rules", "remove", "--tool", "nothing"}, want: exitUsage},
 		}},
+		// Issue: an allow written in one repository ran another
+		// repository's tool of the same name. Rules are bound to sources.
+		{name: "rules_bound_to_source", setup: otherRepo, steps: []step{
+			{args: []string{"rules", "add", "--tool", "greet", "--allow"}, want: exitOK},
+			{args: []string{"call", "greet", `{"name": "Ada"}`, "--approve", "deny"}, want: exitOK},
+			{args: []string{"-C", "other", "call", "greet", `{"name": "Ada"}`, "--approve", "deny"}, want: exitRefused},
+			{args: []string{"rules", "add", "--tool", "greet", "--allow"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "gret", "--allow"}, want: exitUsage},
+			{args: []string{"rules", "add", "--tool", "greet", "--any-source", "--deny", "--reason", "no greeting anywhere"}, want: exitOK},
+			{args: []string{"-C", "other", "call", "greet", `{"name": "Ada"}`, "--approve", "allow"}, want: exitRefused},
+			{args: []string{"rules", "list"}, want: exitOK},
+			{args: []string{"rules", "remove", "--tool", "greet"}, want: exitOK},
+		}},
+		{name: "rules_ask_alternatives_examples", steps: []step{
+			{args: []string{"rules", "add", "--tool", "spawn", "--command", "echo *", "--allow"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "spawn", "--command", "echo {secret,token} *", "--ask", "--match", "echo token x", "--not-match", "echo hi"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "spawn", "--command", "echo *", "--deny", "--match", "ls"}, want: exitUsage},
+			{args: []string{"call", "spawn", `{"input": "!echo hi"}`, "--approve", "deny"}, want: exitOK},
+			{args: []string{"call", "spawn", `{"input": "!echo token x"}`, "--approve", "deny"}, want: exitRefused},
+			{args: []string{"rules", "remove", "--tool", "spawn", "--ask"}, want: exitOK},
+			{args: []string{"rules", "list"}, want: exitOK},
+		}},
+		{name: "explain", steps: []step{
+			{args: []string{"explain", "greet", `{"name": "Ada"}`}, want: exitRefused},
+			{args: []string{"rules", "add", "--tool", "greet", "--pattern", `*"name":"Ada"*`, "--allow"}, want: exitOK},
+			{args: []string{"explain", "greet", `{"name": "Ada"}`}, want: exitOK},
+			{args: []string{"explain", "spawn", `{"input": "!go test ./... | tail -1"}`}, want: exitRefused},
+			{args: []string{"explain", "spawn", `{"input": "!ls $(pwd)"}`}, want: exitRefused},
+			{args: []string{"explain", "greet", `{"name": 7}`}, want: exitRefused},
+		}},
+		{name: "system_rules_beat_the_operator", setup: func(t *testing.T, ws, _ string) {
+			write(t, filepath.Join(ws, "etc-basis", "rules.json"), `{"schema": 2, "rules": [{"tool": "greet", "decision": "deny", "reason": "the administrator says no"}]}`)
+		}, steps: []step{
+			{args: []string{"rules", "add", "--tool", "greet", "--allow"}, env: []string{"BASIS_SYSTEM_CONFIG_DIR=etc-basis"}, want: exitOK},
+			{args: []string{"call", "greet", `{"name": "Ada"}`, "--approve", "allow"}, env: []string{"BASIS_SYSTEM_CONFIG_DIR=etc-basis"}, want: exitRefused},
+			{args: []string{"rules", "list"}, env: []string{"BASIS_SYSTEM_CONFIG_DIR=etc-basis"}, want: exitOK},
+		}},
 		{name: "rules_list_with_workspace_rules", setup: func(t *testing.T, ws, _ string) {
 			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reason": "use the release train"}]}`)
 		}, steps: one(exitOK, "rules", "list")},
@@ -482,6 +519,14 @@ func unsetVariableTool(t *testing.T, ws, _ string) {
     }
   }
 }`)
+}
+
+// otherRepo is a second repository inside the workspace directory, with a
+// tool of the same name as one of the workspace's.
+func otherRepo(t *testing.T, ws, _ string) {
+	write(t, filepath.Join(ws, "other", ".basis", "tools.json"), `{"schema": 1, "tools": {
+		"greet": {"description": "Another repository's greet.", "input_schema": {"type": "object"}, "command": ["echo", "not the greet you allowed"]}
+	}}`)
 }
 
 func globalManifest(t *testing.T, _, config string) {

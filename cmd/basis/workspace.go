@@ -34,6 +34,9 @@ type workspace struct {
 	// declared holds the declared tools the last build loaded, for the
 	// commands that report on them (tools, check).
 	declared []*declared.Tool
+	// cwd is the directory basis was started in, for relative paths given
+	// on the command line.
+	cwd string
 }
 
 // openWorkspace resolves the root, the config directory, the starting
@@ -43,7 +46,7 @@ func openWorkspace(g *globals, e *env) (*workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot tell the current directory (%v); pass the workspace with -C DIR", err)
 	}
-	w := &workspace{g: g, e: e}
+	w := &workspace{g: g, e: e, cwd: cwd}
 	if g.dir != "" {
 		// -C names the root exactly: no walking up, and the operator's
 		// naming it is the trust a foreign owner would otherwise need.
@@ -108,20 +111,6 @@ func (w *workspace) operatorRules() *approver.RulesFile {
 
 func (w *workspace) workspaceRulesPath() string {
 	return filepath.Join(w.root, approver.WorkspaceRulesFile)
-}
-
-// loadRules reads the operator's rules and the workspace's deny rules.
-func (w *workspace) loadRules() ([]approver.Rule, []error) {
-	var errs []error
-	operator, err := w.operatorRules().List()
-	if err != nil {
-		errs = append(errs, err)
-	}
-	ws, err := approver.LoadWorkspaceRules(w.workspaceRulesPath())
-	if err != nil {
-		errs = append(errs, err)
-	}
-	return append(operator, ws...), errs
 }
 
 // spawnTool builds the spawn tool this invocation offers.
