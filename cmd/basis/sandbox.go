@@ -145,15 +145,16 @@ func (o sandboxOf) String() string {
 }
 
 func describePolicy(p sandbox.Policy) sandboxOf {
-	o := sandboxOf{Mode: cmpMode(p.Mode), Network: "none"}
+	o := sandboxOf{Mode: effectiveMode(p.Mode), Network: "none"}
 	if p.Network || o.Mode == sandbox.Off {
 		o.Network = "allowed"
 	}
 	return o
 }
 
-// cmpMode is the mode a policy enforces: its zero value is the default.
-func cmpMode(m sandbox.Mode) sandbox.Mode {
+// effectiveMode is the mode a policy enforces: its zero value is the
+// default, workspace-write.
+func effectiveMode(m sandbox.Mode) sandbox.Mode {
 	if m == "" {
 		return sandbox.WorkspaceWrite
 	}
@@ -195,7 +196,7 @@ func (w *workspace) sandboxProblems() []error {
 	byReason := map[string][]string{}
 	var reasons []string
 	for name, p := range w.toolPolicies() {
-		if cmpMode(p.Mode) == sandbox.Off {
+		if effectiveMode(p.Mode) == sandbox.Off {
 			continue
 		}
 		if err := checkSandbox(p); err != nil {

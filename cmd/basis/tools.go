@@ -50,12 +50,12 @@ tool, then the workspace's declared tools, then the global ones.
 	}
 	tools := rt.Tools()
 	status := w.toolStatus()
-	sandboxOf := w.toolSandboxes()
+	sandboxFor := w.toolSandboxes()
 	if *asJSON {
 		out := make([]toolJSON, len(tools))
 		for i, d := range tools {
 			out[i] = toolJSON{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, SideEffect: d.SideEffect, Binding: d.Binding, Source: d.Source, Status: status(d.Name)}
-			if sb, ok := sandboxOf(d.Name); ok {
+			if sb, ok := sandboxFor(d.Name); ok {
 				out[i].Sandbox = &sb
 			}
 		}
@@ -78,7 +78,7 @@ tool, then the workspace's declared tools, then the global ones.
 			source = "basis"
 		}
 		sb := "-"
-		if o, ok := sandboxOf(d.Name); ok {
+		if o, ok := sandboxFor(d.Name); ok {
 			sb = o.String()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Binding, d.SideEffect, source, status(d.Name), sb, oneLine(d.Description))
