@@ -8,15 +8,20 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"os"
+	"path/filepath"
 
 	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/sandbox"
 )
 
 func cmdCheck(ctx context.Context, g *globals, args []string, e *env) int {
 	c := newCommand("check", "check", `Validates every configuration file basis would read — the workspace's and the
 global tools.json, the operator's rules.json and the workspace's
-.basis/rules.json — and the roster they make together. Every problem in every
-file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
+.basis/rules.json, the operator's sandbox.json and the workspace's
+.basis/sandbox.json — and the roster they make together, and whether this
+machine can sandbox the tools' programs as those files ask. Every problem in
+every file is printed, one per line. Exit status 0 when there is none, 2
+otherwise.
 `)
 	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
@@ -30,6 +35,9 @@ file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
 	rules := p.rules()
 	rt, buildErrs := w.build(ctx, nil)
 	errs = append(errs, buildErrs...)
+	if rt != nil {
+		errs = append(errs, w.sandboxProblems()...)
+	}
 	var warnings []string
 	for _, wn := range p.warnings {
 		warnings = append(warnings, "warning: "+wn.String())
@@ -61,7 +69,8 @@ file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
 	// rules files are counted when they exist.
 	manifests, _ := declared.Discover(w.declaredConfig())
 	files := len(manifests)
-	for _, p := range []string{w.operatorRules().Path, w.workspaceRulesPath()} {
+	for _, p := range []string{w.operatorRules().Path, w.workspaceRulesPath(),
+		filepath.Join(w.configDir, sandbox.ConfigFile), filepath.Join(w.root, workspaceSandboxFile)} {
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			files++
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,10 +99,23 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 		t.Errorf("call ids %q: want two different ones", ids)
 	}
 	source := filepath.Join(ws, ".basis", "tools.json")
+	// The sandbox is part of what was approved: the default one, with
+	// however this machine cuts the network.
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writable := []any{"${TMPDIR}"}
+	for _, dir := range slices.Sorted(slices.Values([]string{cache, ws})) {
+		writable = append(writable, dir)
+	}
+	subject, _ := recs[0]["subject"].(map[string]any)
+	sb, _ := subject["sandbox"].(map[string]any)
 	want := []map[string]any{
 		{"tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
 			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".",
-				"env": []any{"DEPLOY_TOKEN"}, "input": map[string]any{"service": "api"}, "program": filepath.Join(ws, ".basis", "tools", "deploy.sh"), "tool": "deploy"},
+				"env": []any{"DEPLOY_TOKEN"}, "input": map[string]any{"service": "api"}, "program": filepath.Join(ws, ".basis", "tools", "deploy.sh"), "tool": "deploy",
+				"sandbox": map[string]any{"mode": "workspace-write", "network": "none", "network_cut": sb["network_cut"], "write": writable}},
 			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]},
 			"outcome": "ok"},
 		{"tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
@@ -424,6 +438,10 @@ func normalize(s, ws, home string) string {
 	s = strings.ReplaceAll(s, ws, "$WORK")
 	s = strings.ReplaceAll(s, home, "$HOME")
 	s = strings.ReplaceAll(s, testdata, "$TESTDATA")
+	// The sandbox lets programs write to this process's cache directory.
+	if cache, err := os.UserCacheDir(); err == nil {
+		s = strings.ReplaceAll(s, cache, "$CACHE")
+	}
 	s = anyCallID.ReplaceAllString(s, "cli-$$CALLID")
 	s = durationMS.ReplaceAllString(s, `"duration_ms":$$MS`)
 	s = strings.ReplaceAll(s, eraseLine, "<erase>")

@@ -37,6 +37,9 @@ type workspace struct {
 	// cwd is the directory basis was started in, for relative paths given
 	// on the command line.
 	cwd string
+	// sandboxes confines the programs of spawn and the declared tools;
+	// set by build.
+	sandboxes *sandboxes
 }
 
 // openWorkspace resolves the root, the config directory, the starting
@@ -116,6 +119,9 @@ func (w *workspace) workspaceRulesPath() string {
 // spawnTool builds the spawn tool this invocation offers.
 func (w *workspace) spawnTool() (*spawn.Tool, error) {
 	cfg := spawn.Config{Root: w.root, Environ: w.e.environ, NoShell: w.g.noShell}
+	if w.sandboxes != nil {
+		cfg.Sandbox = w.sandboxes.confine
+	}
 	if len(w.delegate) > 0 {
 		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
 	}
@@ -125,12 +131,16 @@ func (w *workspace) spawnTool() (*spawn.Tool, error) {
 // declaredConfig says where the manifests are and what their programs'
 // environment is made of.
 func (w *workspace) declaredConfig() *declared.Config {
-	return &declared.Config{
+	cfg := &declared.Config{
 		Root:      w.root,
 		ConfigDir: w.configDir,
 		Environ:   w.e.environ,
 		Reserved:  []string{contract.SpawnName},
 	}
+	if w.sandboxes != nil {
+		cfg.Sandbox = w.sandboxes.confine
+	}
+	return cfg
 }
 
 // declaredTools loads the workspace's and the config directory's manifests.
@@ -141,9 +151,13 @@ func (w *workspace) declaredTools(ctx context.Context) ([]*declared.Tool, error)
 // build loads everything and builds the runtime. Every problem found is
 // returned, not only the first, so `check` can list them all. A declared
 // tool that is unavailable here (an unset ${VAR}) is registered all the
-// same: it is listed, and a call to it is refused with the reason.
+// same: it is listed, and a call to it is refused with the reason. The
+// programs of spawn and the declared tools run sandboxed as the
+// sandbox.json files say (workspace-write without the network when there
+// are none).
 func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.Runtime, []error) {
-	var errs []error
+	sandboxes, errs := w.loadSandboxes(ctx)
+	w.sandboxes = sandboxes
 	b := runtime.NewBuilder()
 	sp, err := w.spawnTool()
 	if err != nil {
