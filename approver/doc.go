@@ -10,7 +10,7 @@
 //  2. Rules answer next: the operator's, the workspace's, and those
 //     remembered from for-session answers.
 //  3. Otherwise the [Approver] is asked — [AllowAll], [DenyAll], a
-//     [BySideEffect] policy, a person at a [Terminal], a [Hook] program, or
+//     [BySideEffect] policy, a person at a terminal (the module github.com/basis-go/basis/approver/terminal), a [Hook] program, or
 //     any [ApproverFunc] — under an optional timeout, with panics
 //     recovered.
 //

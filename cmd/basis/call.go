@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/approver/terminal"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/subprocess"
@@ -260,14 +261,14 @@ func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error
 	}
 	switch mode {
 	case "prompt":
-		return &approver.Terminal{Path: e.tty}, nil
+		return &terminal.Terminal{Path: e.tty}, nil
 	case "allow":
 		return approver.AllowAll(), nil
 	case "deny":
 		return approver.DenyAll(), nil
 	case "":
 		if e.interactive() {
-			return &approver.Terminal{Path: e.tty}, nil
+			return &terminal.Terminal{Path: e.tty}, nil
 		}
 		return approver.ApproverFunc(func(_ context.Context, req approver.Request) (approver.Answer, error) {
 			// The advice is the narrowest rule that would allow the call,

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/basis-go/basis/approver v0.1.0
+	github.com/basis-go/basis/approver/terminal v0.1.0
 	github.com/basis-go/basis/cmd/basis/runtime v0.1.0
 	github.com/basis-go/basis/contract v0.1.0
 	github.com/basis-go/basis/declared v0.1.0
@@ -27,6 +28,7 @@ require (
 
 replace (
 	github.com/basis-go/basis/approver => ../../approver
+	github.com/basis-go/basis/approver/terminal => ../../approver/terminal
 	github.com/basis-go/basis/cmd/basis/runtime => ./runtime
 	github.com/basis-go/basis/contract => ../../contract
 	github.com/basis-go/basis/declared => ../../declared

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/approver/terminal"
 )
 
 // policy is every rule a call is judged by, in its layers: the system's
@@ -68,7 +69,7 @@ func (w *workspace) newGate(ctx context.Context, appr approver.Approver) (*appro
 		return nil, nil, errs
 	}
 	file := w.operatorRules()
-	if t, ok := appr.(*approver.Terminal); ok {
+	if t, ok := appr.(*terminal.Terminal); ok {
 		t.SaveTo = file.Path
 	}
 	gate, err := approver.NewGate(appr, &approver.GateOptions{

@@ -16,11 +16,11 @@ func TestTerminalOffersProposedRules(t *testing.T) {
 			{Tool: "spawn", Source: BuiltinSource, Command: Words("go", "test", "*"), Decision: RuleAllow},
 			{Tool: "spawn", Source: BuiltinSource, Command: Words("tail", "*"), Decision: RuleAllow},
 		}}
-	q := question(req)
+	q := TerminalQuestion(req)
 	if !strings.Contains(q, "  always would allow: go test *; tail *\r\n") || !strings.Contains(q, "[a] always (the rule above)") {
 		t.Errorf("question:\n%s", q)
 	}
-	answer, said := keyAnswer('a', req, "/home/me/.config/basis/rules.json")
+	answer, said := TerminalAnswer('a', req, "/home/me/.config/basis/rules.json")
 	want := Answer{Decision: AllowSession, Persist: true, Reason: "allowed at the terminal", Remember: &Remember{Proposed: true}}
 	if diff := cmp.Diff(want, answer); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
@@ -30,7 +30,7 @@ func TestTerminalOffersProposedRules(t *testing.T) {
 	}
 	// Without proposals, "a" is the exact call.
 	req.Proposed = nil
-	if answer, _ := keyAnswer('a', req, ""); answer.Remember != nil || answer.Persist {
+	if answer, _ := TerminalAnswer('a', req, ""); answer.Remember != nil || answer.Persist {
 		t.Errorf("answer without proposals: %+v", answer)
 	}
 }
