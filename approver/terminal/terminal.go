@@ -156,7 +156,6 @@ func readKey(ctx context.Context, tty *os.File) (byte, error) {
 	}
 }
 
-
 // denyFor is a denial whose reason is err's text, and err.
 func denyFor(err error) (approver.Answer, error) {
 	return approver.Answer{Decision: approver.Deny, Reason: err.Error()}, err
