@@ -362,12 +362,12 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 			return pc.result()
 		}
 		pc.mu.Lock()
-		pc.att, pc.outstanding = nil, q
-		pc.mu.Unlock()
-		pc.asked.Add(1)
 		q.timer = time.AfterFunc(s.opts.AnswerTimeout, func() {
 			q.answer(answer{err: fmt.Errorf("%w within %s", ErrNoAnswer, s.opts.AnswerTimeout)})
 		})
+		pc.att, pc.outstanding = nil, q
+		pc.mu.Unlock()
+		pc.asked.Add(1)
 		if !newProtocol(req.Session) {
 			// On older protocols the SDK asks the client and retries
 			// within this same request; when the request ends without
@@ -398,6 +398,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) *mcp.Call
 	q := pc.outstanding
 	if q != nil && pc.att == nil {
 		pc.outstanding = nil
+		q.timer.Stop()
 	} else {
 		q = nil
 	}

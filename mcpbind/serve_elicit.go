@@ -88,16 +88,11 @@ type question struct {
 	params *mcp.ElicitParams
 	once   sync.Once
 	reply  chan answer // buffered: the first answer wins, later ones are dropped
-	timer  *time.Timer
+	timer  *time.Timer // the answer timeout; set and stopped under the call's mu
 }
 
 func (q *question) answer(a answer) {
-	q.once.Do(func() {
-		if q.timer != nil {
-			q.timer.Stop()
-		}
-		q.reply <- a
-	})
+	q.once.Do(func() { q.reply <- a })
 }
 
 // Ask asks the user of the MCP client that made the call in ctx whether

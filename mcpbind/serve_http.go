@@ -103,9 +103,14 @@ func requireBearer(token string, next http.Handler) http.Handler {
 }
 
 // ListenAndServe serves streamable HTTP on o.Addr until ctx is done. Then
-// it cancels every call in flight, waits for their pipelines to end (so
-// their audit records are written), and closes the listener and its
-// connections.
+// it shuts the whole server down: it cancels every call in flight, waits
+// for their pipelines to end (so their audit records are written), closes
+// every session and the listener. A server is not served again after.
+//
+// Each HTTP client is a session of its own. The SDK's stateful streamable
+// transport speaks protocols up to 2025-11-25, so a client that asks for
+// 2026-07-28 over HTTP settles on 2025-11-25 (elicitation, progress and
+// list_changed all work there); stdio serves 2026-07-28 too.
 func (s *Server) ListenAndServe(ctx context.Context, o HTTPOptions) error {
 	if !o.AllowRemote {
 		if err := CheckLoopback(o.Addr); err != nil {
@@ -138,10 +143,14 @@ func (s *Server) ListenAndServe(ctx context.Context, o HTTPOptions) error {
 	case <-ctx.Done():
 	}
 	s.shutdown()
+	// Open event streams do not end on their own; closing the sessions
+	// ends them, so the shutdown below is quick.
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
 	graceCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(graceCtx); err != nil {
-		// Open event streams do not end on their own.
 		srv.Close()
 	}
 	return nil

@@ -526,8 +526,10 @@ func TestServeElicitationUnsupportedClient(t *testing.T) {
 func TestServeRetryIsBoundToTheCall(t *testing.T) {
 	h := newHarness(t, nil)
 	cs := h.connect(t, &mcp.ClientOptions{
-		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("not used") },
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("not used")
+		},
 	}, "", nil)
 	ctx := context.Background()
 	args := map[string]any{"env": "prod"}
@@ -591,8 +593,10 @@ func TestServeRetryIsBoundToTheCall(t *testing.T) {
 func TestServeUnansweredQuestionDenies(t *testing.T) {
 	h := newHarness(t, &mcpbind.ServerOptions{AnswerTimeout: 50 * time.Millisecond})
 	cs := h.connect(t, &mcp.ClientOptions{
-		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("not used") },
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("not used")
+		},
 	}, "", nil)
 	first, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "prod"}})
 	if err != nil || !first.NeedsInput() {
