@@ -704,3 +704,59 @@ func versionName(v string) string {
 	}
 	return v
 }
+
+// TestServeEndsCallsWhenItEnds serves over pipes, as stdio does: the
+// client going away (its end of the input closed) and the server being
+// stopped (a signal) both cancel the call in flight, and Serve returns only
+// after the call's pipeline has ended.
+func TestServeEndsCallsWhenItEnds(t *testing.T) {
+	tests := []struct {
+		name string
+		end  func(clientOut io.Closer, stopServe context.CancelFunc)
+	}{
+		{"client goes away", func(clientOut io.Closer, _ context.CancelFunc) { clientOut.Close() }},
+		{"server stopped", func(_ io.Closer, stopServe context.CancelFunc) { stopServe() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			toServerR, toServerW := io.Pipe()
+			toClientR, toClientW := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			served := make(chan error, 1)
+			go func() {
+				served <- h.server.Serve(ctx, &mcp.IOTransport{Reader: toServerR, Writer: toClientW})
+			}()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: toClientR, Writer: toServerW}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			callCtx, stopCall := context.WithCancel(context.Background())
+			defer stopCall()
+			go cs.CallTool(callCtx, &mcp.CallToolParams{Name: "slow"})
+			<-h.roster.started
+			tt.end(toServerW, cancel)
+			select {
+			case <-served:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Serve did not return")
+			}
+			// Serve returned only after the call's pipeline ended.
+			if n := h.roster.inFlight.Load(); n != 0 {
+				t.Errorf("%d calls still running after Serve returned", n)
+			}
+			select {
+			case err := <-h.roster.ended:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("the call ended with %v, want context.Canceled", err)
+				}
+			default:
+				t.Error("the call was not cancelled")
+			}
+			stopCall()
+			toClientW.Close()
+			cs.Close()
+		})
+	}
+}
