@@ -42,6 +42,7 @@ type Roster interface {
 // tools. The server sends a title when Title returns a non-empty string.
 type TitledRoster interface {
 	Roster
+	// Title returns the tool's human title, or "" for none.
 	Title(tool string) string
 }
 
@@ -163,7 +164,7 @@ func (s *Server) Refresh() {
 	s.served.Store(&next)
 }
 
-// Serving reports whether a tool of that name is served now.
+// serving reports whether a tool of that name is served now.
 func (s *Server) serving(name string) bool {
 	_, ok := (*s.served.Load())[name]
 	return ok

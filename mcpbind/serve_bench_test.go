@@ -6,7 +6,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
 	"os/exec"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,4 +109,65 @@ func BenchmarkServeCall(b *testing.B) {
 			b.ReportMetric(float64(served)/float64(viaSDK), "served/bare-sdk")
 		})
 	}
+}
+
+// BenchmarkServeHTTPConcurrentClients runs 16 HTTP clients, each its own
+// session, calling a Parallel tool that runs /bin/cat, and reports the
+// latency percentiles of a call. Every call must succeed.
+func BenchmarkServeHTTPConcurrentClients(b *testing.B) {
+	const clients = 16
+	server := mcpbind.NewServer(benchRoster{cat: true}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan net.Addr, 1)
+	served := make(chan error, 1)
+	go func() {
+		served <- server.ListenAndServe(ctx, mcpbind.HTTPOptions{Addr: "127.0.0.1:0", Token: testToken, Listening: func(a net.Addr) { addr <- a }})
+	}()
+	endpoint := "http://" + (<-addr).String() + "/mcp"
+	defer func() {
+		cancel()
+		<-served
+	}()
+	sessions := make([]*mcp.ClientSession, clients)
+	for i := range sessions {
+		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{testToken}}, MaxRetries: -1}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, tr, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		sessions[i] = cs
+	}
+	params := &mcp.CallToolParams{Name: "cat", Arguments: json.RawMessage(`{"text":"hello"}`)}
+	var mu sync.Mutex
+	var latencies []time.Duration
+	var failures atomic.Int64
+	var next atomic.Int64
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, cs := range sessions {
+		wg.Go(func() {
+			var mine []time.Duration
+			for next.Add(1) <= int64(b.N) {
+				t0 := time.Now()
+				res, err := cs.CallTool(ctx, params)
+				mine = append(mine, time.Since(t0))
+				if err != nil || res.IsError {
+					failures.Add(1)
+				}
+			}
+			mu.Lock()
+			latencies = append(latencies, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	if n := failures.Load(); n > 0 {
+		b.Fatalf("%d of %d calls failed", n, b.N)
+	}
+	slices.Sort(latencies)
+	at := func(p float64) float64 { return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) }
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
 }

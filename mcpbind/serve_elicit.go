@@ -39,10 +39,13 @@ type Question struct {
 	// Source is where the tool came from (a manifest path, an MCP config,
 	// "builtin"), shown so the user knows whose tool it is.
 	Source string
-	// SideEffect, Summary and Subject come from the call's preview.
+	// SideEffect is the preview's: what the call may touch.
 	SideEffect contract.SideEffect
-	Summary    string
-	Subject    json.RawMessage
+	// Summary is the preview's one human line.
+	Summary string
+	// Subject is the preview's canonical JSON of exactly what runs; it
+	// never carries a secret, so it is shown as it is.
+	Subject json.RawMessage
 }
 
 // Choice is the user's answer. The zero value denies: nothing that is not
@@ -72,6 +75,8 @@ func (c Choice) String() string {
 
 // Reply is the client's answer to a [Question].
 type Reply struct {
+	// Choice is what the user chose; anything but an explicit allow is
+	// ChoiceDeny.
 	Choice Choice
 	// Said is what happened, in words for a denial's reason: "the user
 	// chose deny", "the user declined the question", …
