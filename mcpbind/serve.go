@@ -88,6 +88,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall // by request state, while a call is in flight
+	closing bool                    // no new call starts; guards calls.Add against calls.Wait
 	seq     atomic.Uint64
 }
 
@@ -298,10 +299,15 @@ func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall 
 // start runs a new call and waits for its result or its first question.
 func (s *Server) start(ctx context.Context, pc *pendingCall, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		pc.cancel()
+		return errorResult("basis: the server is shutting down; the call was not run"), nil
+	}
 	s.pending[pc.id] = pc
+	s.calls.Add(1)
 	s.mu.Unlock()
 	pc.attach(ctx, req)
-	s.calls.Add(1)
 	go s.run(pc)
 	return s.wait(ctx, pc, req), nil
 }
@@ -456,6 +462,9 @@ func (pc *pendingCall) progress(line string) {
 // an answer) and waits for their pipelines to end, so their audit records
 // are written.
 func (s *Server) shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.stopAll()
 	s.calls.Wait()
 }

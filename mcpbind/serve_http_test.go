@@ -290,4 +290,13 @@ func TestHTTPShutdownCancelsCallsInFlight(t *testing.T) {
 	default:
 		t.Error("the call in flight was not cancelled")
 	}
+	// A shut-down server starts nothing more, on any transport.
+	late := h.connect(t, nil, "", nil)
+	res, err := late.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "late"}})
+	if err != nil || !res.IsError || textOf(t, res) != "basis: the server is shutting down; the call was not run" {
+		t.Errorf("a call after shutdown: %v %+v", err, res)
+	}
+	if n := h.roster.calls.Load(); n != 1 {
+		t.Errorf("the roster ran %d calls, want 1", n)
+	}
 }
