@@ -71,6 +71,26 @@ const (
 	StateClosed
 )
 
+// String returns "not started", "connected", "failed", "untrusted",
+// "unavailable" or "closed".
+func (s State) String() string {
+	switch s {
+	case StateNotStarted:
+		return "not started"
+	case StateConnected:
+		return "connected"
+	case StateFailed:
+		return "failed"
+	case StateUntrusted:
+		return "untrusted"
+	case StateUnavailable:
+		return "unavailable"
+	case StateClosed:
+		return "closed"
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
 // Status is one server's state, for "basis tools" and "basis check".
 type Status struct {
 	// Server is the server's name.
@@ -117,6 +137,9 @@ type Manager struct {
 	servers map[string]*server
 	names   []string // sorted
 	closed  atomic.Bool
+	// connectTo, when set (by tests), gives the transport for a server in
+	// place of the configured one.
+	connectTo func(ServerConfig) mcp.Transport
 }
 
 // NewManager returns a Manager for cfg's servers. It starts nothing.
@@ -320,6 +343,16 @@ type conn struct {
 	stdio   *stdioTransport // nil for http and sse
 	launch  *launch
 	done    chan struct{} // closed when the session has ended
+	stop    func()        // ends the context the session was connected with
+}
+
+// close ends the session and what it runs.
+func (c *conn) close() error {
+	err := c.session.Close()
+	if c.stop != nil {
+		c.stop()
+	}
+	return err
 }
 
 func (c *conn) ended() bool {
@@ -389,6 +422,13 @@ func reasonOf(err error) string {
 	if errors.As(err, &se) && se.Err != nil {
 		err = se.Err
 	}
+	var ce *ConfigError
+	if errors.As(err, &ce) && ce.Err != nil {
+		if ce.Field == "" {
+			return ce.Err.Error()
+		}
+		return ce.Field + ": " + ce.Err.Error()
+	}
 	text, _, _ := strings.Cut(err.Error(), "\n")
 	return text
 }
@@ -410,7 +450,7 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 		return c, nil
 	}
 	if c != nil {
-		_ = c.session.Close() // reap the dead one and its process group
+		_ = c.close() // reap the dead one and its process group
 	}
 	return s.start(ctx)
 }
@@ -445,7 +485,10 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	default:
 		transport = &mcp.StreamableClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}
 	}
-	session, err := client.Connect(ctx, transport, nil)
+	if s.m.connectTo != nil {
+		transport = s.m.connectTo(s.cfg)
+	}
+	session, err := connect(ctx, c, client, transport)
 	if err != nil {
 		if c.stdio != nil {
 			c.stdio.kill()
@@ -464,7 +507,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	}()
 	tools, toolsErr, err := s.listTools(ctx, c)
 	if err != nil {
-		_ = session.Close()
+		_ = c.close()
 		return nil, s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Stderr: c.stderr(500 * time.Millisecond),
 			Err: &problem{kind: ErrStart, cause: err, text: ErrStart.Error() + ": listing its tools failed: " + l.redact(err.Error())}})
 	}
@@ -478,6 +521,41 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: ErrClosed}
 	}
 	return c, nil
+}
+
+// connect connects client over transport under ctx's deadline. The SDK
+// ties an sse session's event stream to the context Connect is given, so
+// Connect gets a context that lives as long as the session (c.stop ends
+// it); ctx bounds only the waiting.
+func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Transport) (*mcp.ClientSession, error) {
+	life, stop := context.WithCancel(context.WithoutCancel(ctx))
+	type result struct {
+		session *mcp.ClientSession
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		session, err := client.Connect(life, transport, nil)
+		done <- result{session, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			stop()
+			return nil, r.err
+		}
+		c.stop = stop
+		return r.session, nil
+	case <-ctx.Done():
+		stop()
+		if c.stdio != nil {
+			c.stdio.kill()
+		}
+		if r := <-done; r.session != nil {
+			_ = r.session.Close()
+		}
+		return nil, ctx.Err()
+	}
 }
 
 // listTools reads every page of tools/list and binds the tools. Tools whose
@@ -544,6 +622,10 @@ func (s *server) progressLine(c *conn, p *mcp.ProgressNotificationParams) {
 	contract.Progress(v.(context.Context), line)
 }
 
+// progressLinger is how long a call's progress token stays registered
+// after the call returned.
+const progressLinger = time.Second
+
 // call runs one tool call. It is never retried: a call in flight when the
 // server died fails, and the next call restarts the server.
 func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (contract.Result, error) {
@@ -564,7 +646,10 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 	if contract.HasProgress(ctx) {
 		token := "basis-" + strconv.FormatInt(s.nextToken.Add(1), 10)
 		s.progress.Store(token, ctx)
-		defer s.progress.Delete(token)
+		// The SDK hands notifications to their handler on a queue of
+		// their own, so one sent just before the result may be handled
+		// just after it: the token lingers a moment to deliver it.
+		defer time.AfterFunc(progressLinger, func() { s.progress.Delete(token) })
 		params.SetProgressToken(token)
 	}
 	res, err := c.session.CallTool(callCtx, params)
@@ -620,7 +705,7 @@ func (s *server) close() error {
 	if c == nil {
 		return nil
 	}
-	if err := c.session.Close(); err != nil && !c.ended() {
+	if err := c.close(); err != nil && !c.ended() {
 		return &ServerError{Server: s.cfg.Name, Op: "close", Err: errors.New(c.launch.redact(err.Error()))}
 	}
 	return nil
