@@ -498,7 +498,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 			text = "it did not complete the MCP handshake within " + s.startupTimeout().String() + "; set startup_timeout_ms for a slower server"
 		}
 		return nil, s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Stderr: c.stderr(500 * time.Millisecond),
-			Err: &problem{kind: ErrStart, cause: err, text: ErrStart.Error() + ": " + text}})
+			Err: &problem{kind: ErrStart, cause: err, text: text}})
 	}
 	c.session = session
 	go func() {
@@ -509,7 +509,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	if err != nil {
 		_ = c.close()
 		return nil, s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Stderr: c.stderr(500 * time.Millisecond),
-			Err: &problem{kind: ErrStart, cause: err, text: ErrStart.Error() + ": listing its tools failed: " + l.redact(err.Error())}})
+			Err: &problem{kind: ErrStart, cause: err, text: "listing its tools failed: " + l.redact(err.Error())}})
 	}
 	s.mu.Lock()
 	s.conn, s.tools, s.toolsErr = c, tools, toolsErr
