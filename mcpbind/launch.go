@@ -5,6 +5,7 @@ package mcpbind
 import (
 	"cmp"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,6 +100,19 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 	}
 	slices.SortFunc(l.secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	return l, nil
+}
+
+// CheckVariables reports, without starting anything, whether every ${VAR}
+// the server uses is set or has a default: the error is the
+// [*ConfigError] (wrapping [ErrUnsetVariable]) that would make the server
+// unavailable at start, naming the variable and the field. lookup nil
+// means os.LookupEnv.
+func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	_, err := s.expand(lookup)
+	return err
 }
 
 // redact cuts every secret out of text shown to people: a server's stderr,

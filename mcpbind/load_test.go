@@ -268,6 +268,9 @@ func TestUnsetVariableMakesOnlyThatServerUnavailable(t *testing.T) {
 	bad := stdioServer("bad")
 	bad.Env = mcpbind.NewValues(map[string]string{"T": "${MCPBIND_TEST_UNSET_VAR}"})
 	m := newManager(t, mcpbind.Options{Lookup: func(string) (string, bool) { return "", false }}, bad, stdioServer("good"))
+	if st := m.Status()[0]; st.State != mcpbind.StateUnavailable {
+		t.Errorf("before any start, bad is %v; an unset variable is known without starting", st)
+	}
 	if err := m.StartAll(context.Background()); err != nil {
 		t.Fatalf("StartAll = %v; an unset variable is no start failure", err)
 	}

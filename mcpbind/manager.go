@@ -159,8 +159,15 @@ func NewManager(cfg *Config, opts Options) *Manager {
 	m := &Manager{opts: opts, servers: map[string]*server{}}
 	for _, sc := range cfg.Servers {
 		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc)}
-		if s.trust != Trusted {
+		switch {
+		case s.trust != Trusted:
 			s.state = StateUntrusted
+		default:
+			// An unset variable is known before anything starts, so
+			// "basis tools" can say so without starting the server.
+			if err := sc.CheckVariables(opts.Lookup); err != nil {
+				s.state, s.reason = StateUnavailable, reasonOf(err)
+			}
 		}
 		m.servers[sc.Name] = s
 		m.names = append(m.names, sc.Name)

@@ -56,7 +56,9 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// not wait for a copying goroutine that a grandchild holding stderr
 	// would keep alive.
 	t.cmd.Stderr = w
-	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: t.grace}
+	// The SDK's own escalation (SIGTERM, then SIGKILL to the child alone)
+	// waits longer than the grace, so the group kill comes first.
+	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: t.grace + time.Second}
 	conn, err := inner.Connect(ctx)
 	w.Close()
 	if err != nil {
@@ -139,7 +141,7 @@ func (c *groupConn) Close() error {
 		// A server that exits on its own, or is killed, has done what
 		// closing asks: its exit status is no failure of Close.
 		var exit *exec.ExitError
-		if errors.As(c.err, &exit) {
+		if errors.As(c.err, &exit) || errors.Is(c.err, os.ErrProcessDone) {
 			c.err = nil
 		}
 	})
