@@ -339,3 +339,43 @@ func TestLazyStartStartsOnlyTheServerNeeded(t *testing.T) {
 		t.Errorf("server b started: %v", err)
 	}
 }
+
+func TestTimeouts(t *testing.T) {
+	slow := stdioServer("slow", "-delay", "3s")
+	slow.StartupTimeout = 200 * time.Millisecond
+	quick := stdioServer("quick")
+	quick.CallTimeout = 100 * time.Millisecond
+	m := newManager(t, mcpbind.Options{}, slow, quick)
+
+	start := time.Now()
+	err := m.Start(context.Background(), "slow")
+	if !errors.Is(err, mcpbind.ErrStart) || !strings.Contains(err.Error(), "within 200ms") || !strings.Contains(err.Error(), "startup_timeout_ms") {
+		t.Errorf("Start(slow) = %v, want a startup timeout that says how to raise it", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("a 200ms startup timeout took %v", took)
+	}
+
+	_, err = call(t, tool(t, m, "quick", "sleep"), `{"MS": 2000}`)
+	if !errors.Is(err, mcpbind.ErrCallTimeout) || !strings.Contains(err.Error(), `MCP server "quick"`) {
+		t.Errorf("slow call = %v, want ErrCallTimeout naming the server", err)
+	}
+	// The server is still there for the next call.
+	if res, err := call(t, tool(t, m, "quick", "echo"), `{}`); err != nil || res.Text != "echo {}" {
+		t.Errorf("the call after a timeout: %q, %v", res.Text, err)
+	}
+}
+
+func TestCallsAfterCloseFail(t *testing.T) {
+	m := newManager(t, mcpbind.Options{}, stdioServer("ts"))
+	echo := tool(t, m, "ts", "echo")
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(t, echo, `{}`); !errors.Is(err, mcpbind.ErrClosed) {
+		t.Errorf("a call after Close = %v, want ErrClosed", err)
+	}
+	if st := m.Status()[0]; st.State != mcpbind.StateClosed {
+		t.Errorf("status after Close = %v", st)
+	}
+}
