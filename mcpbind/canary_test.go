@@ -33,7 +33,7 @@ func TestCanarySecretAppearsNowhere(t *testing.T) {
 		rand.Read(b)
 		return "canary-" + hex.EncodeToString(b)
 	}
-	expanded, literal := random(), random()
+	expanded, literal, inURL := random(), random(), random()
 	lookup := func(name string) (string, bool) {
 		if name == "MCPBIND_CANARY" {
 			return expanded, true
@@ -49,8 +49,9 @@ func TestCanarySecretAppearsNowhere(t *testing.T) {
 	writeFile(t, filepath.Join(conf, "mcp.json"), fmt.Sprintf(`{"mcpServers": {
 		"leaky": {"command": %q, "env": {"API_TOKEN": "${MCPBIND_CANARY}", "LITERAL": %q}},
 		"web": {"type": "http", "url": "%s/?key=${MCPBIND_CANARY}", "headers": {"Authorization": "Bearer ${MCPBIND_CANARY}", "X-Literal": %q}},
-		"nocmd": {"command": "/nonexistent/${MCPBIND_CANARY}"}
-	}}`, serverBin, literal, web.URL, literal))
+		"nocmd": {"command": "/nonexistent/${MCPBIND_CANARY}"},
+		"deadurl": {"url": "http://user:%s@127.0.0.1:1/mcp?token=%s", "startup_timeout_ms": 2000}
+	}}`, serverBin, literal, web.URL, literal, inURL, inURL))
 
 	var out bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -94,13 +95,14 @@ func TestCanarySecretAppearsNowhere(t *testing.T) {
 		fmt.Fprintf(&out, "%s %v %+v\n", res.Text, err, err)
 	}
 	fmt.Fprintln(&out, m.Start(context.Background(), "nocmd"))
+	fmt.Fprintln(&out, m.Start(context.Background(), "deadurl"))
 	fmt.Fprintln(&out, m.Close())
 
 	text := out.String()
 	if testing.Verbose() {
 		t.Log(text)
 	}
-	for _, secret := range []string{expanded, literal} {
+	for _, secret := range []string{expanded, literal, inURL} {
 		if strings.Contains(text, secret) {
 			i := strings.Index(text, secret)
 			t.Errorf("a secret appears in the output: ...%s...", text[max(i-200, 0):i])

@@ -55,6 +55,9 @@ func (o Origin) String() string {
 	return "Origin(" + strconv.Itoa(int(o)) + ")"
 }
 
+// MarshalText implements [encoding.TextMarshaler]: JSON shows the word.
+func (o Origin) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
 // ServerConfig is one configured MCP server, as written: strings hold their
 // ${VAR} placeholders unexpanded, and env and header values are kept in
 // [*Values], which never print their values.

@@ -5,7 +5,9 @@ package mcpbind_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -226,4 +228,32 @@ func TestToolName(t *testing.T) {
 	if a == b || len(a) != 64 || a != mcpbind.ToolName("s", long+"a") {
 		t.Errorf("shortened names are not distinct and deterministic: %s %s", a, b)
 	}
+}
+
+func TestConfigPrintsWithoutCredentials(t *testing.T) {
+	s := mcpbind.ServerConfig{Name: "api", Type: "http", URL: "https://me:pw-123456@h.example/mcp?key=k-123456",
+		Headers: mcpbind.NewValues(map[string]string{"Authorization": "Bearer b-123456"}), Origin: mcpbind.OriginOperator}
+	tests := []struct {
+		name, got, want string
+	}{
+		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator}`},
+		{"%s", fmt.Sprintf("%s", s), s.String()},
+		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:1}`},
+		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator}`},
+		{"JSON", mustJSON(t, s), `{"Name":"api","Type":"http","Command":"","Args":null,"Env":null,"Cwd":"","URL":"https://h.example/mcp?[redacted]","Headers":{"Authorization":"[redacted]"},"StartupTimeout":0,"CallTimeout":0,"TrustAnnotations":false,"File":"","Origin":"operator"}`},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

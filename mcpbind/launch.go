@@ -5,6 +5,7 @@ package mcpbind
 import (
 	"cmp"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,6 +92,19 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 			l.cwd = filepath.Join(filepath.Dir(s.File), l.cwd)
 		case l.cwd == "" && s.Origin == OriginWorkspace && s.File != "":
 			l.cwd = filepath.Dir(s.File)
+		}
+	}
+	// A URL may carry credentials as written, not only through a
+	// placeholder: its query values and its user info.
+	if u, err := url.Parse(l.url); err == nil && l.url != "" {
+		for _, vs := range u.Query() {
+			secrets = append(secrets, vs...)
+		}
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw)
+		}
+		if u.User != nil {
+			secrets = append(secrets, u.User.Username())
 		}
 	}
 	for _, v := range secrets {

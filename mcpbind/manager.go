@@ -91,6 +91,9 @@ func (s State) String() string {
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
 
+// MarshalText implements [encoding.TextMarshaler]: JSON shows the word.
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 // Status is one server's state, for "basis tools" and "basis check".
 type Status struct {
 	// Server is the server's name.
@@ -339,9 +342,8 @@ type server struct {
 	tools    []*Tool
 	toolsErr error
 
-	progress   sync.Map // progress token → the calling context
-	nextToken  atomic.Int64
-	closedOnce atomic.Bool
+	progress  sync.Map // progress token → the calling context
+	nextToken atomic.Int64
 }
 
 // conn is one session with a running server.

@@ -122,9 +122,10 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 	// Trusting a file basis cannot read as an MCP config would only hide
 	// the problem until the next start.
 	if _, err := ParseConfig(path, data, OriginWorkspace); err != nil {
-		var ce *ConfigError
-		if errors.As(err, &ce) && (errors.Is(err, ErrSyntax) || errors.Is(err, ErrMissingField) && ce.Server == "") {
-			return TrustRecord{}, err
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			if ce, ok := e.(*ConfigError); ok && ce.Server == "" {
+				return TrustRecord{}, err // the file as a whole is unreadable
+			}
 		}
 	}
 	rec := TrustRecord{Path: path, SHA256: contentHash(data)}

@@ -15,8 +15,8 @@ import (
 // credentials. The values are reachable only through [Values.Lookup] and
 // [Values.Each]; every way of printing a Values — String, GoString, any
 // fmt verb, slog, JSON — shows the names with "[redacted]" in place of
-// each value. A [ServerConfig] keeps Values behind a pointer, so printing
-// the config with %#v shows an address, not even the names.
+// each value. A [ServerConfig] keeps Values behind a pointer, and prints
+// itself the same way.
 //
 // The values are as written in the config file, ${VAR} placeholders
 // unexpanded; expansion happens when the server starts.
@@ -123,3 +123,51 @@ func (v *Values) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return []byte(b.String()), nil
 }
+
+// configView is a ServerConfig with its URL's credentials cut out, for
+// printing. It is a type of its own so that printing it does not call
+// ServerConfig's methods again.
+type configView ServerConfig
+
+func (s ServerConfig) view() configView {
+	v := configView(s)
+	v.URL = redactURL(s.URL)
+	return v
+}
+
+// redactURL cuts the places credentials are written in a URL — user
+// info, query and fragment — keeping a mark that something was there.
+func redactURL(u string) string {
+	shown := displayURL(u)
+	if shown != u {
+		if strings.ContainsAny(u, "?#") {
+			return shown + "?" + redacted
+		}
+		return shown + " (user info " + redacted + ")"
+	}
+	return shown
+}
+
+// String prints the config with env and header values and the URL's
+// query and user info redacted.
+func (s ServerConfig) String() string { return fmt.Sprintf("%+v", s.view()) }
+
+// GoString is like String, for %#v.
+func (s ServerConfig) GoString() string { return fmt.Sprintf("%#v", s.view()) }
+
+// Format implements [fmt.Formatter] with the same redaction: %v, %+v and
+// %#v print the fields, any other verb prints String.
+func (s ServerConfig) Format(f fmt.State, verb rune) {
+	if verb != 'v' {
+		fmt.Fprint(f, s.String())
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), s.view())
+}
+
+// LogValue implements [slog.LogValuer] with the same redaction.
+func (s ServerConfig) LogValue() slog.Value { return slog.AnyValue(s.view()) }
+
+// MarshalJSON encodes the config with the same redaction, so a config
+// printed as JSON carries no credential.
+func (s ServerConfig) MarshalJSON() ([]byte, error) { return json.Marshal(s.view()) }
