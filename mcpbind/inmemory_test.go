@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
@@ -170,5 +172,49 @@ func TestHTTPServers(t *testing.T) {
 	_, err := call(t, tool(t, m, "web", "header"), `{"Name":"X-Team"}`)
 	if err == nil || !strings.Contains(err.Error(), "got [redacted]") {
 		t.Errorf("header call = %v, want the server to have received the header", err)
+	}
+}
+
+// TestRestartWithOtherTools: a server that ended is started again for the
+// next call, and when it comes back with other tools the host hears of it.
+func TestRestartWithOtherTools(t *testing.T) {
+	changed := make(chan []string, 2)
+	m := newManager(t, mcpbind.Options{OnToolsChanged: func(_ string, tools []contract.ExecutableTool) {
+		changed <- toolNames(tools)
+	}}, mcpbind.ServerConfig{Name: "s", Command: "x"})
+	var mu sync.Mutex
+	var sessions []*mcp.ServerSession
+	mcpbind.SetConnectTo(m, func(mcpbind.ServerConfig) mcp.Transport {
+		mu.Lock()
+		defer mu.Unlock()
+		client, server := mcp.NewInMemoryTransports()
+		ss, err := testserver.New(testserver.Options{Extra: len(sessions)}).Connect(context.Background(), server, nil)
+		if err != nil {
+			t.Errorf("server Connect: %v", err)
+		}
+		sessions = append(sessions, ss)
+		return client
+	})
+	echo := tool(t, m, "s", "echo")
+	mu.Lock()
+	sessions[0].Close() // the server goes away between calls
+	mu.Unlock()
+	res, err := call(t, echo, `{"n":1}`)
+	for i := 0; err != nil && i < 50; i++ {
+		// The client may not have seen the end yet: this call fails
+		// (it is never retried) and the next one restarts.
+		time.Sleep(20 * time.Millisecond)
+		res, err = call(t, echo, `{"n":1}`)
+	}
+	if err != nil || res.Text != `echo {"n":1}` {
+		t.Fatalf("the call after the server went away: %q, %v", res.Text, err)
+	}
+	select {
+	case names := <-changed:
+		if !slices.Contains(names, "mcp__s__extra00") {
+			t.Errorf("the restarted server's tools %v lack mcp__s__extra00", names)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnToolsChanged was not called after the restart")
 	}
 }

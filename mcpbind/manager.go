@@ -31,12 +31,13 @@ type Options struct {
 	// Env is the environment a stdio server starts with, before its own
 	// env entries; nil means os.Environ().
 	Env []string
-	// OnToolsChanged is called, from a goroutine of its own, after a
-	// server announced that its tools changed (notifications/tools/
-	// list_changed) and they were read again, with every tool the server
-	// now has. The host replaces that server's tools with these (the
-	// runtime checks them for collisions and reserved names as it does at
-	// startup). Calls for one server are never concurrent.
+	// OnToolsChanged is called, from a goroutine of its own, with every
+	// tool a server now has: after the server announced that its tools
+	// changed (notifications/tools/list_changed) and they were read again,
+	// and after a restarted server came back with other tools. The host
+	// replaces that server's tools with these (the runtime checks them for
+	// collisions and reserved names as it does at startup). Calls for one
+	// server are never concurrent.
 	OnToolsChanged func(server string, tools []contract.ExecutableTool)
 	// HTTPClient is the client http and sse servers are reached with (its
 	// Transport gains each server's headers); nil means a client with
@@ -521,15 +522,36 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 			Err: &problem{kind: ErrStart, cause: err, text: "listing its tools failed: " + l.redact(err.Error())}})
 	}
 	s.mu.Lock()
+	restarted, before := s.conn != nil || s.tools != nil, toolNamesOf(s.tools)
 	s.conn, s.tools, s.toolsErr = c, tools, toolsErr
 	s.state, s.reason = StateConnected, ""
 	s.mu.Unlock()
-	if s.m.closed.Load() {
-		// Close ran while this start was under way and found no session.
-		_ = s.close()
-		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: ErrClosed}
+	// A Manager closed meanwhile closes this session too: its close waits
+	// for startMu, which the caller holds until this returns.
+	if restarted && !slices.Equal(before, toolNamesOf(tools)) {
+		// A restarted server may offer other tools than it did.
+		go s.notify(tools)
 	}
 	return c, nil
+}
+
+func toolNamesOf(tools []*Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.desc.Name
+	}
+	return names
+}
+
+// notify tells the host the server's tools changed.
+func (s *server) notify(tools []*Tool) {
+	cb := s.m.opts.OnToolsChanged
+	if cb == nil {
+		return
+	}
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	cb(s.cfg.Name, asExecutable(tools))
 }
 
 // connect connects client over transport under ctx's deadline. The SDK
@@ -606,7 +628,7 @@ func (s *server) refresh(c *conn) {
 		s.m.opts.Logger.Warn("an MCP server's tools collide", "server", s.cfg.Name, "error", toolsErr.Error())
 	}
 	if cb := s.m.opts.OnToolsChanged; cb != nil {
-		cb(s.cfg.Name, asExecutable(tools))
+		cb(s.cfg.Name, asExecutable(tools)) // refreshMu is held
 	}
 }
 
