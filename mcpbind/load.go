@@ -105,9 +105,17 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 			errs = append(errs, err)
 			return
 		}
-		data, err := readConfigFile(ctx, path)
+		data, mode, err := readConfigFileMode(ctx, path)
 		if err != nil {
 			errs = append(errs, err)
+			return
+		}
+		if origin == OriginOperator && mode.Perm()&0o022 != 0 {
+			// Its servers start without asking and may have their
+			// annotations trusted: another user must not be able to add
+			// one.
+			errs = append(errs, &ConfigError{File: path, Err: newProblem(ErrUnreadable,
+				"is writable by other users, so its servers are not used; chmod go-w it")})
 			return
 		}
 		file := ConfigFile{Path: path, Origin: origin, Trust: Trusted}

@@ -291,3 +291,19 @@ func TestUnsetVariableMakesOnlyThatServerUnavailable(t *testing.T) {
 		t.Errorf("Start(bad) = %v (%+v)", err, ce)
 	}
 }
+
+func TestOperatorFileWritableByOthersIsNotUsed(t *testing.T) {
+	conf := realDir(t, t.TempDir())
+	path := filepath.Join(conf, "mcp.json")
+	writeFile(t, path, `{"mcpServers": {"a": {"command": "x", "trust_annotations": true}}}`)
+	if err := os.Chmod(path, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	if !errors.Is(err, mcpbind.ErrUnreadable) || !strings.Contains(err.Error(), "chmod go-w") {
+		t.Errorf("Load = %v, want a refusal saying how to fix it", err)
+	}
+	if len(cfg.Servers) != 0 {
+		t.Errorf("servers = %v, want none from a group-writable file", cfg.Servers)
+	}
+}
