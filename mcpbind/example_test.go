@@ -64,7 +64,7 @@ func Example() {
 	// Output:
 	// mcp__tickets__echo mcp external
 	// echo {"id":42} <nil>
-	// connected, 11 tools
+	// connected, 12 tools
 }
 
 func ExampleParseConfig() {

@@ -69,6 +69,15 @@ func TestDescriptorAndPreview(t *testing.T) {
 		wantDesc:    "Always reports an error.",
 		wantSubject: `{"annotations":null,"arguments":{},"server":{"name":"api","type":"http","url":"https://api.example/mcp"},"tool":"fail"}`,
 		wantSummary: `call tool "fail" of MCP server "api" (https://api.example/mcp)`,
+	}, {
+		name:        "no description",
+		server:      mcpbind.ServerConfig{Name: "s", Command: "srv"},
+		remote:      "quiet",
+		input:       `{}`,
+		wantEffect:  contract.SideEffectExternal,
+		wantDesc:    "Tool quiet of MCP server s.",
+		wantSubject: `{"annotations":null,"arguments":{},"server":{"command":["srv"],"name":"s","type":"stdio"},"tool":"quiet"}`,
+		wantSummary: `call tool "quiet" of MCP server "s" (srv)`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,7 +166,7 @@ func TestHTTPServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range m.Status() {
-		if st.String() != "connected, 11 tools" {
+		if st.String() != "connected, 12 tools" {
 			t.Errorf("%s: %s", st.Server, st)
 		}
 	}

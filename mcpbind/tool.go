@@ -148,6 +148,10 @@ func (s *server) newTool(name string, rt *mcp.Tool) (*Tool, error) {
 			desc = title + ": " + desc
 		}
 	}
+	if strings.TrimSpace(desc) == "" {
+		// A model choosing among tools needs some words about each.
+		desc = "Tool " + rt.Name + " of MCP server " + s.cfg.Name + "."
+	}
 	effect := contract.SideEffectExternal
 	if s.cfg.TrustAnnotations && rt.Annotations != nil && rt.Annotations.ReadOnlyHint {
 		effect = contract.SideEffectNone

@@ -120,6 +120,7 @@ func New(opts Options) *mcp.Server {
 	for i := range opts.Extra {
 		add(fmt.Sprintf("extra%02d", i), "An extra tool.", nil, echo)
 	}
+	add("quiet", "", nil, echo)
 	if opts.LongName {
 		add(LongToolName, "A tool with a 200-character name.", nil, echo)
 	}
