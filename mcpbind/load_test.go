@@ -307,3 +307,33 @@ func TestOperatorFileWritableByOthersIsNotUsed(t *testing.T) {
 		t.Errorf("servers = %v, want none from a group-writable file", cfg.Servers)
 	}
 }
+
+func TestTrustRefusesAFileThatIsNoMCPConfig(t *testing.T) {
+	root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+	store := mcpbind.NewTrustStore(conf)
+	tests := []struct {
+		name, content string
+		want          error
+	}{
+		{"not JSON", `{"mcpServers": `, mcpbind.ErrSyntax},
+		{"no mcpServers", `{"servers": {}}`, mcpbind.ErrMissingField},
+	}
+	for _, tt := range tests {
+		file := filepath.Join(root, ".mcp.json")
+		writeFile(t, file, tt.content)
+		if _, err := store.Trust(context.Background(), file); !errors.Is(err, tt.want) {
+			t.Errorf("%s: Trust = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	// A server-level problem is no reason to refuse: that server is
+	// reported when the file loads, and the others work.
+	file := filepath.Join(root, ".mcp.json")
+	writeFile(t, file, `{"mcpServers": {"a": {"type": "bogus"}, "b": {"command": "x"}}}`)
+	if _, err := store.Trust(context.Background(), file); err != nil {
+		t.Errorf("Trust of a file with one bad server = %v", err)
+	}
+	list, err := store.List(context.Background())
+	if err != nil || len(list) != 1 || list[0].Path != file {
+		t.Errorf("List = %v, %v; want only the last file", list, err)
+	}
+}

@@ -122,7 +122,11 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 	// Trusting a file basis cannot read as an MCP config would only hide
 	// the problem until the next start.
 	if _, err := ParseConfig(path, data, OriginWorkspace); err != nil {
-		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		problems := []error{err}
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			problems = joined.Unwrap()
+		}
+		for _, e := range problems {
 			if ce, ok := e.(*ConfigError); ok && ce.Server == "" {
 				return TrustRecord{}, err // the file as a whole is unreadable
 			}
