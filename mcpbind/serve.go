@@ -140,12 +140,12 @@ func (s *Server) Refresh() {
 	for _, d := range s.roster.Tools() {
 		t, err := s.toolFor(d)
 		if err != nil {
-			s.logf("tool %s is not served: %v", printableName(d.Name), err)
+			s.logf("tool %s is not served: %v", printableToolName(d.Name), err)
 			continue
 		}
 		wire, err := json.Marshal(t)
 		if err != nil {
-			s.logf("tool %s is not served: %v", printableName(d.Name), err)
+			s.logf("tool %s is not served: %v", printableToolName(d.Name), err)
 			continue
 		}
 		next[d.Name] = wire
@@ -347,7 +347,7 @@ func (s *Server) run(pc *pendingCall) {
 	if n := pc.asked.Load(); n > 0 {
 		asked = fmt.Sprintf(", asked the client %d time(s)", n)
 	}
-	s.logf("call %d %s: %s in %s%s", pc.seq, printableName(pc.name), status, time.Since(began).Round(time.Millisecond), asked)
+	s.logf("call %d %s: %s in %s%s", pc.seq, printableToolName(pc.name), status, time.Since(began).Round(time.Millisecond), asked)
 }
 
 // wait waits on behalf of one request: for the call's result, or for a
@@ -519,9 +519,9 @@ func (s *Server) logf(format string, args ...any) {
 	fmt.Fprintf(s.opts.Log, "basis serve: "+format+"\n", args...)
 }
 
-// printableName renders a tool name from the client for a log line: as it
+// printableToolName renders a tool name from the client for a log line: as it
 // is when valid, quoted and shortened otherwise.
-func printableName(name string) string {
+func printableToolName(name string) string {
 	if contract.ValidName(name) {
 		return name
 	}
