@@ -64,6 +64,13 @@ func TestReadFollowsLinksAndHonoursContext(t *testing.T) {
 	if err != nil || string(data) != `{"a":1}` {
 		t.Fatalf("Read(link) = %q, %v", data, err)
 	}
+	if err := os.Chmod(real, 0o620); err != nil {
+		t.Fatal(err)
+	}
+	data, info, err := configfile.ReadInfo(context.Background(), link, 0)
+	if err != nil || string(data) != `{"a":1}` || info.Mode() != 0o620 || info.Size() != 7 {
+		t.Fatalf("ReadInfo(link) = %q, %v, %v; want the target's content and mode 0620", data, info, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := configfile.Read(ctx, real, 0); !errors.Is(err, context.Canceled) {

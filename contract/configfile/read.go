@@ -34,26 +34,35 @@ const chunk = 256 << 10
 // Errors name no content; they wrap [ErrNotRegular], [ErrTooLarge],
 // [fs.ErrNotExist], the operating system's error, or ctx's error.
 func Read(ctx context.Context, path string, limit int64) ([]byte, error) {
+	data, _, err := ReadInfo(ctx, path, limit)
+	return data, err
+}
+
+// ReadInfo is [Read] that also returns what it found on the open
+// descriptor, for a caller that checks the file's permissions: checking
+// them with a separate stat would examine whatever is at the path then,
+// not necessarily the file read.
+func ReadInfo(ctx context.Context, path string, limit int64) ([]byte, fs.FileInfo, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (it is %s)", path, ErrNotRegular, describeMode(info.Mode()))
+		return nil, nil, fmt.Errorf("%s: %w (it is %s)", path, ErrNotRegular, describeMode(info.Mode()))
 	}
 	if info.Size() > limit {
-		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, info.Size(), limit)
+		return nil, nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, info.Size(), limit)
 	}
 	// The size can change between Stat and the reads (a file being
 	// written): the read stays bounded whatever it grows to.
@@ -62,7 +71,7 @@ func Read(ctx context.Context, path string, limit int64) ([]byte, error) {
 	buf := make([]byte, chunk)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n, err := r.Read(buf)
 		data = append(data, buf[:n]...)
@@ -70,13 +79,13 @@ func Read(ctx context.Context, path string, limit int64) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, limit)
+		return nil, nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, limit)
 	}
-	return data, nil
+	return data, info, nil
 }
 
 func describeMode(m fs.FileMode) string {
