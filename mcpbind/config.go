@@ -156,7 +156,7 @@ func (p *configParser) parse() []ServerConfig {
 	}
 	if doc.Kind() != "object" {
 		p.report(doc.Off, "", "", "", newProblem(ErrWrongType,
-			`an MCP config is a JSON object such as {"mcpServers": {}}, not `+article(doc.Kind())))
+			`an MCP config is a JSON object such as {"mcpServers": {}}, not `+doc.KindPhrase()))
 		return nil
 	}
 	var servers *configfile.Member
@@ -175,9 +175,9 @@ func (p *configParser) parse() []ServerConfig {
 			`missing; an MCP config is {"mcpServers": {"NAME": {"command": "..."}}}`))
 		return nil
 	}
-	if k := servers.Value.Kind(); k != "object" {
+	if servers.Value.Kind() != "object" {
 		p.report(servers.Value.Off, "", "mcpServers", "", newProblem(ErrWrongType,
-			"must be an object of servers by name, not "+article(k)))
+			"must be an object of servers by name, not "+servers.Value.KindPhrase()))
 		return nil
 	}
 	var out []ServerConfig
@@ -232,17 +232,6 @@ func quotable(word string, known []string) bool {
 	return len(contract.ClosestNames(word, known, 1)) > 0 || len(word) <= 20 && !strings.ContainsAny(word, "0123456789")
 }
 
-// article puts "a" or "an" before a kind of JSON value, for messages.
-func article(kind string) string {
-	switch kind {
-	case "object", "array":
-		return "an " + kind
-	case "null", "nothing":
-		return kind
-	}
-	return "a " + kind
-}
-
 // printableName is a server name fit for a message: server names are
 // keys, not credentials, but a control character would break the line.
 func printableName(name string) string {
@@ -259,8 +248,8 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 		p.report(m.KeyOff, "", "", "", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
 		return ServerConfig{}, false
 	}
-	if k := m.Value.Kind(); k != "object" {
-		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType, "a server is an object such as {\"command\": \"...\"}, not "+article(k)))
+	if m.Value.Kind() != "object" {
+		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType, "a server is an object such as {\"command\": \"...\"}, not "+m.Value.KindPhrase()))
 		return ServerConfig{}, false
 	}
 	s := ServerConfig{Name: m.Key, File: p.file, Origin: p.origin}
@@ -358,7 +347,7 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 			s.TrustAnnotations = p.origin != OriginWorkspace
 		case "false":
 		default:
-			p.report(f.Off, name, "trust_annotations", "", newProblem(ErrWrongType, "must be true or false, not "+article(f.Kind())))
+			p.report(f.Off, name, "trust_annotations", "", newProblem(ErrWrongType, "must be true or false, not "+f.KindPhrase()))
 		}
 	}
 	return s, len(p.problems) == before
@@ -368,7 +357,7 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 func (p *configParser) str(v configfile.Value, server, field string) (string, bool) {
 	s, ok := v.Text()
 	if !ok {
-		p.report(v.Off, server, field, "", newProblem(ErrWrongType, "must be a string, not "+article(v.Kind())))
+		p.report(v.Off, server, field, "", newProblem(ErrWrongType, "must be a string, not "+v.KindPhrase()))
 		return "", false
 	}
 	if strings.IndexByte(s, 0) >= 0 {
@@ -390,8 +379,8 @@ func (p *configParser) template(off int, server, field, s string) bool {
 }
 
 func (p *configParser) args(v configfile.Value, server string) []string {
-	if k := v.Kind(); k != "array" {
-		p.report(v.Off, server, "args", "", newProblem(ErrWrongType, "must be an array of strings, not "+article(k)))
+	if v.Kind() != "array" {
+		p.report(v.Off, server, "args", "", newProblem(ErrWrongType, "must be an array of strings, not "+v.KindPhrase()))
 		return nil
 	}
 	var out []string
@@ -407,8 +396,8 @@ func (p *configParser) args(v configfile.Value, server string) []string {
 
 // values reads "env" or "headers": an object of strings.
 func (p *configParser) values(obj configfile.Value, server, field string) *Values {
-	if k := obj.Kind(); k != "object" {
-		p.report(obj.Off, server, field, "", newProblem(ErrWrongType, "must be an object of strings, not "+article(k)))
+	if obj.Kind() != "object" {
+		p.report(obj.Off, server, field, "", newProblem(ErrWrongType, "must be an object of strings, not "+obj.KindPhrase()))
 		return nil
 	}
 	m := map[string]string{}
@@ -463,8 +452,8 @@ func (p *configParser) timeout(fields map[string]configfile.Value, server, field
 	if !ok {
 		return 0
 	}
-	if k := f.Kind(); k != "number" {
-		p.report(f.Off, server, field, "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+article(k)))
+	if f.Kind() != "number" {
+		p.report(f.Off, server, field, "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+f.KindPhrase()))
 		return 0
 	}
 	var ms json.Number

@@ -185,13 +185,14 @@ func readConfigFile(ctx context.Context, path string) ([]byte, fs.FileMode, erro
 		return data, info.Mode(), nil
 	}
 	var text string
+	var notRegular *configfile.NotRegularError
 	switch {
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		text = "was not read: " + err.Error()
 	case errors.Is(err, fs.ErrNotExist):
 		text = "does not exist"
-	case errors.Is(err, configfile.ErrNotRegular):
-		text = "is not a regular file; an MCP config must be one"
+	case errors.As(err, &notRegular):
+		text = "is not a regular file (it is " + notRegular.Found() + "); an MCP config must be one"
 	case errors.Is(err, configfile.ErrTooLarge):
 		text = "is larger than " + strconv.Itoa(maxConfigSize>>20) + " MiB"
 	default:

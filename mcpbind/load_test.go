@@ -199,17 +199,17 @@ func TestReadConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 			if err := syscall.Mkfifo(path, 0o600); err != nil {
 				t.Skip("mkfifo:", err)
 			}
-		}, "is not a regular file; an MCP config must be one"},
+		}, "is not a regular file (it is a named pipe); an MCP config must be one"},
 		{"directory", func(t *testing.T, path string) {
 			if err := os.Mkdir(path, 0o700); err != nil {
 				t.Fatal(err)
 			}
-		}, "is not a regular file; an MCP config must be one"},
+		}, "is not a regular file (it is a directory); an MCP config must be one"},
 		{"link to /dev/zero", func(t *testing.T, path string) {
 			if err := os.Symlink("/dev/zero", path); err != nil {
 				t.Fatal(err)
 			}
-		}, "is not a regular file; an MCP config must be one"},
+		}, "is not a regular file (it is a character device); an MCP config must be one"},
 		{"too large", func(t *testing.T, path string) {
 			f, err := os.Create(path)
 			if err != nil {

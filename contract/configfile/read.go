@@ -24,6 +24,28 @@ var (
 	ErrTooLarge = errors.New("file too large")
 )
 
+// NotRegularError is the refusal of a path that is, after symlinks, not
+// a regular file. It wraps [ErrNotRegular].
+type NotRegularError struct {
+	// Path is the path as given.
+	Path string
+	// Mode is the mode of what was found there.
+	Mode fs.FileMode
+}
+
+// Error returns a message such as "/repo/x.json: not a regular file (it
+// is a named pipe)".
+func (e *NotRegularError) Error() string {
+	return e.Path + ": " + ErrNotRegular.Error() + " (it is " + e.Found() + ")"
+}
+
+// Unwrap returns [ErrNotRegular].
+func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
+
+// Found names what is at the path, for a message: "a directory", "a
+// named pipe", "a socket", "a character device", "a device".
+func (e *NotRegularError) Found() string { return describeMode(e.Mode) }
+
 // chunk is how much Read reads between looks at the context.
 const chunk = 256 << 10
 
@@ -31,8 +53,9 @@ const chunk = 256 << 10
 // symlinks, of at most limit bytes (0 means [DefaultLimit]). The file is
 // opened with O_NONBLOCK, so a FIFO planted in its place cannot block, and
 // examined on the open descriptor, so what is checked is what is read.
-// Errors name no content; they wrap [ErrNotRegular], [ErrTooLarge],
-// [fs.ErrNotExist], the operating system's error, or ctx's error.
+// Errors name no content; they are a [*NotRegularError] (wrapping
+// [ErrNotRegular]) or wrap [ErrTooLarge], [fs.ErrNotExist], the operating
+// system's error, or ctx's error.
 func Read(ctx context.Context, path string, limit int64) ([]byte, error) {
 	data, _, err := ReadInfo(ctx, path, limit)
 	return data, err
@@ -59,7 +82,7 @@ func ReadInfo(ctx context.Context, path string, limit int64) ([]byte, fs.FileInf
 		return nil, nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: %w (it is %s)", path, ErrNotRegular, describeMode(info.Mode()))
+		return nil, nil, &NotRegularError{Path: path, Mode: info.Mode()}
 	}
 	if info.Size() > limit {
 		return nil, nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, info.Size(), limit)
