@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,13 +18,13 @@ import (
 // fails here instead of in a reader's editor.
 func TestREADMECodeIsCompiled(t *testing.T) {
 	root := repoRoot(t)
-	var goFiles []string
+	var goFiles []goFile
 	for _, f := range gitFiles(t, root, "*.go") {
 		data, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		goFiles = append(goFiles, "\n"+strings.Join(normalizedLines(string(data)), "\n")+"\n")
+		goFiles = append(goFiles, goFile{path: f, text: "\n" + strings.Join(normalizedLines(string(data)), "\n") + "\n"})
 	}
 	for _, readme := range gitFiles(t, root, "*.md") {
 		data, err := os.ReadFile(filepath.Join(root, readme))
@@ -31,19 +32,46 @@ func TestREADMECodeIsCompiled(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, block := range goBlocks(string(data)) {
-			want := "\n" + strings.Join(normalizedLines(block.code), "\n") + "\n"
-			found := false
-			for _, src := range goFiles {
-				if strings.Contains(src, want) {
-					found = true
-					break
-				}
+			lines := normalizedLines(block.code)
+			if len(lines) == 0 {
+				t.Errorf("%s:%d: this Go block is empty; give it code from a runnable Example, or remove it", readme, block.line)
+				continue
 			}
-			if !found {
-				t.Errorf("%s:%d: this Go block is in no Go file of the repository; make it a runnable Example (or copy it from one):\n%s", readme, block.line, block.code)
+			if n, where := longestPrefix(lines, goFiles); n < len(lines) {
+				t.Errorf("%s:%d: this Go block is in no Go file of the repository; make it a runnable Example (or copy it from one)%s:\n%s",
+					readme, block.line, divergence(lines, n, where), block.code)
 			}
 		}
 	}
+}
+
+type goFile struct {
+	path string
+	// text is the file's normalized lines, each between newlines.
+	text string
+}
+
+// longestPrefix returns how many of lines, from the first, appear together
+// in one Go file, and that file: all of them when the block is there.
+func longestPrefix(lines []string, files []goFile) (int, string) {
+	for n := len(lines); n > 0; n-- {
+		want := "\n" + strings.Join(lines[:n], "\n") + "\n"
+		for _, f := range files {
+			if strings.Contains(f.text, want) {
+				return n, f.path
+			}
+		}
+	}
+	return 0, ""
+}
+
+// divergence says where a block that is in no Go file parts from the
+// closest one, so the fix is one look away.
+func divergence(lines []string, n int, where string) string {
+	if n == 0 {
+		return fmt.Sprintf("; not even its first line, %q, is in one", lines[0])
+	}
+	return fmt.Sprintf("; its first %d lines are in %s, but then it has %q", n, where, lines[n])
 }
 
 type codeBlock struct {
