@@ -254,6 +254,8 @@ func (w *workspace) ruleSource(ctx context.Context, tool, explicit string, any b
 		}
 		return p, nil
 	}
+	w.mcpStart, w.mcpTool = mcpForTool, tool
+	defer w.closeMCP()
 	rt, errs := w.build(ctx, nil)
 	if len(errs) > 0 {
 		return "", fmt.Errorf("cannot read this workspace's tools to find where %s comes from (%v); fix that, or name the source with --source PATH", tool, errs[0])
