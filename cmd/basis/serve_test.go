@@ -224,7 +224,12 @@ func TestServeListsAndCallsOverStdio(t *testing.T) {
 			}
 		})
 	}
-	// One log line per call goes to stderr.
+	// One log line per call goes to stderr, written as the result goes
+	// out.
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(s.stderr.String(), "basis serve: call ") < len(tests) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := strings.Count(s.stderr.String(), "basis serve: call "); n != len(tests) {
 		t.Errorf("%d call lines on stderr, want %d:\n%s", n, len(tests), s.stderr.String())
 	}
