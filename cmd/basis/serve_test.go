@@ -113,7 +113,7 @@ type served struct {
 }
 
 // serve starts basis serve with args and connects a client to it.
-func (r *serveRig) serve(t *testing.T, copts *mcp.ClientOptions, args ...string) *served {
+func (r *serveRig) serve(t testing.TB, copts *mcp.ClientOptions, args ...string) *served {
 	t.Helper()
 	cmd := exec.Command(basisBinary, append([]string{"-C", r.ws, "serve"}, args...)...)
 	cmd.Env = r.env
