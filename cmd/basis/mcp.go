@@ -132,9 +132,12 @@ func (c *mcpClient) source(server string, tools []contract.ExecutableTool) (stri
 }
 
 // closeMCP stops every MCP server this invocation started.
-func (w *workspace) closeMCP() {
-	if w.mcp != nil {
-		w.mcp.manager.Close()
+func (w *workspace) closeMCP() { w.mcp.close() }
+
+// close stops the client's servers; a nil client has none.
+func (c *mcpClient) close() {
+	if c != nil {
+		c.manager.Close()
 	}
 }
 

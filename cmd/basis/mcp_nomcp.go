@@ -35,6 +35,8 @@ func (w *workspace) addMCP(context.Context, *runtime.Builder) []error { return n
 
 func (w *workspace) closeMCP() {}
 
+func (c *mcpClient) close() {}
+
 func (w *workspace) mcpStartError() (error, bool) { return nil, false }
 
 func (w *workspace) mcpServerRows() []mcpServerRow { return nil }

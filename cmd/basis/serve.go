@@ -105,9 +105,11 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return configErr(e, errs)
 	}
 	defer func() {
+		// Closed outside the lock: a server's changed tools wait for it.
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		w.closeMCP()
+		c := w.mcp
+		s.mu.Unlock()
+		c.close()
 	}()
 	s.roster.rt.Store(rt)
 	for _, row := range w.mcpServerRows() {
@@ -261,6 +263,10 @@ func (s *serving) watch(ctx context.Context) {
 // proxied MCP server keeps running unless the MCP config files changed.
 // A broken edit keeps the last good roster and says why on stderr.
 func (s *serving) reloadIfChanged(ctx context.Context) {
+	// A replaced MCP client is closed after the lock is given up: its
+	// servers' changed tools wait for the lock.
+	var stale *mcpClient
+	defer func() { stale.close() }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.configStamps()
@@ -295,14 +301,13 @@ func (s *serving) reloadIfChanged(ctx context.Context) {
 		}
 		fmt.Fprintln(s.log, "basis serve: the configuration has problems (basis check lists them); still serving the tools from before the edit")
 		if mcpChanged {
-			s.w.closeMCP()
-			s.w.mcp = old
+			stale, s.w.mcp = s.w.mcp, old
 		}
 		return
 	}
 	s.roster.rt.Store(rt)
-	if mcpChanged && old != nil {
-		old.manager.Close()
+	if mcpChanged {
+		stale = old
 	}
 	fmt.Fprintf(s.log, "basis serve: reloaded: %d tools\n", len(rt.Tools()))
 	s.srv.Refresh()

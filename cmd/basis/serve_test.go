@@ -581,3 +581,44 @@ func TestServeRefusesWhatItCannotServeSafely(t *testing.T) {
 		})
 	}
 }
+
+// A proxied server's own tools/list_changed, and an edit of the MCP
+// config, both reach the client as tools/list_changed, with the new tools
+// callable.
+func TestServeFollowsProxiedToolChanges(t *testing.T) {
+	r := newServeRig(t)
+	changed := make(chan struct{}, 10)
+	s := r.serve(t, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}, "--approve", "allow")
+	waitChanged := func(what string) {
+		t.Helper()
+		select {
+		case <-changed:
+		case <-time.After(15 * time.Second):
+			t.Fatalf("no tools/list_changed after %s; stderr:\n%s", what, s.stderr.String())
+		}
+	}
+	// The operator adds a server while basis serves.
+	write(t, filepath.Join(r.config, "mcp.json"), fmt.Sprintf(`{"mcpServers": {"t": {"command": %q}}}`, mcpTestServerBinary))
+	waitChanged("the MCP config was edited")
+	if text, isErr := s.call(t, "mcp__t__grow", map[string]any{}); isErr {
+		t.Fatalf("grow: %s", text)
+	}
+	waitChanged("the proxied server's tools changed")
+	if text, isErr := s.call(t, "mcp__t__grown", map[string]any{"said": "hi"}); isErr || !strings.Contains(text, "hi") {
+		t.Errorf("the grown tool: isError %v, %q", isErr, text)
+	}
+	// The workspace's server is still served after the reload restarted it.
+	if text, isErr := s.call(t, "mcp__stockroom__stock_level", map[string]any{"name": "bracket"}); isErr {
+		t.Errorf("the workspace's server after the reload: %s", text)
+	}
+	// The server removed from the config is gone from the list.
+	list, err := s.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if strings.HasPrefix(tool.Name, "mcp__shelf__") {
+			t.Errorf("%s is still listed after its server left the config", tool.Name)
+		}
+	}
+}
