@@ -23,7 +23,9 @@ import (
 // made through basis serve over stdio by a go-sdk client and the same
 // call made through the runtime in this process, and reports each one's
 // median time per call and the ratio of the medians: what serving costs a
-// call, against a baseline measured in the same run.
+// call, against a baseline measured in the same run. It also reports the
+// median of a served call of a tool that does not exist, which is refused
+// before anything runs: the MCP round trip alone.
 func BenchmarkServeCall(b *testing.B) {
 	ws := b.TempDir()
 	manifest := `{"schema": 1, "tools": {"cat": {"description": "Echoes its input.", "input_schema": {"type": "object"}, "command": ["/bin/cat"]}}}`
@@ -60,6 +62,7 @@ func BenchmarkServeCall(b *testing.B) {
 	raw, _ := json.Marshal(input)
 	direct := make([]time.Duration, 0, b.N)
 	served := make([]time.Duration, 0, b.N)
+	roundTrip := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
 		start := time.Now()
@@ -74,12 +77,19 @@ func BenchmarkServeCall(b *testing.B) {
 		if err != nil || res.IsError {
 			b.Fatalf("served call %d: %v %s", i, err, resultText(res))
 		}
+		start = time.Now()
+		res, err = s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool", Arguments: input})
+		roundTrip = append(roundTrip, time.Since(start))
+		if err != nil || !res.IsError {
+			b.Fatalf("unknown tool %d: %v", i, err)
+		}
 	}
 	b.StopTimer()
 	d, sv := median(direct), median(served)
 	b.ReportMetric(float64(d.Nanoseconds()), "direct-ns/call")
 	b.ReportMetric(float64(sv.Nanoseconds()), "served-ns/call")
 	b.ReportMetric(float64(sv)/float64(d), "ratio")
+	b.ReportMetric(float64(median(roundTrip).Nanoseconds()), "roundtrip-ns/call")
 }
 
 func median(ds []time.Duration) time.Duration {
