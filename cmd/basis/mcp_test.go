@@ -42,6 +42,10 @@ func TestCLIMCP(t *testing.T) {
 			{args: []string{"check", "--start"}, want: exitOK},
 			{args: stock, want: exitOK},
 			{args: []string{"call", "mcp__stockroom__reserve_stock", `{"name": "bracket", "count": 2}`}, want: exitRefused},
+			// A rule for an MCP tool is bound to the workspace's .mcp.json.
+			{args: []string{"rules", "add", "--tool", "mcp__stockroom__reserve_stock", "--allow"}, want: exitOK},
+			{args: []string{"explain", "mcp__stockroom__reserve_stock", `{"name": "bracket", "count": 2}`}, want: exitOK},
+			{args: []string{"call", "mcp__stockroom__reserve_stock", `{"name": "bracket", "count": 2}`}, want: exitOK},
 			{args: []string{"--no-mcp", "tools"}, want: exitOK},
 			{args: []string{"mcp", "untrust"}, want: exitOK},
 			{args: []string{"mcp", "untrust"}, want: exitOK},
