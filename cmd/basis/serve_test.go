@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -44,6 +43,22 @@ const serveManifest = `{"schema": 1, "tools": {
 type serveRig struct {
 	ws, config string
 	env        []string
+	// http serves streamable HTTP on a loopback port instead of stdio.
+	http bool
+}
+
+// serveToken is the bearer token of the tests' basis serve --http.
+const serveToken = "a-test-token-long-enough-1234"
+
+// eachTransport runs test once over stdio and once over HTTP.
+func eachTransport(t *testing.T, test func(t *testing.T, overHTTP bool)) {
+	for _, overHTTP := range []bool{false, true} {
+		name := "stdio"
+		if overHTTP {
+			name = "http"
+		}
+		t.Run(name, func(t *testing.T) { test(t, overHTTP) })
+	}
 }
 
 func newServeRig(t *testing.T) *serveRig {
@@ -103,23 +118,55 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// served is one client of basis serve over stdio: the session, the basis
-// process, its stderr and every message exchanged.
+// served is one client of basis serve: the session, the basis process,
+// its stderr, every message exchanged and, over HTTP, the URL.
 type served struct {
 	cs     *mcp.ClientSession
 	cmd    *exec.Cmd
 	stderr *syncBuffer
 	wire   *syncBuffer
+	url    string
 }
 
-// serve starts basis serve with args and connects a client to it.
+var servingAt = regexp.MustCompile(`serving MCP at (http://\S+/)`)
+
+// serve starts basis serve with args, over stdio or HTTP as the rig
+// says, and connects a client to it.
 func (r *serveRig) serve(t testing.TB, copts *mcp.ClientOptions, args ...string) *served {
 	t.Helper()
+	if r.http {
+		args = append(args, "--http", "127.0.0.1:0")
+	}
 	cmd := exec.Command(basisBinary, append([]string{"-C", r.ws, "serve"}, args...)...)
-	cmd.Env = r.env
+	cmd.Env = append(r.env, "BASIS_SERVE_TOKEN="+serveToken)
 	s := &served{cmd: cmd, stderr: &syncBuffer{}, wire: &syncBuffer{}}
 	cmd.Stderr = s.stderr
-	transport := &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: s.wire}
+	var transport mcp.Transport = &mcp.CommandTransport{Command: cmd}
+	if r.http {
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		})
+		deadline := time.Now().Add(20 * time.Second)
+		for s.url == "" && time.Now().Before(deadline) {
+			if m := servingAt.FindStringSubmatch(s.stderr.String()); m != nil {
+				s.url = m[1]
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if s.url == "" {
+			t.Fatalf("basis serve --http never said where it listens; stderr:\n%s", s.stderr.String())
+		}
+		// Not wrapped in a LoggingTransport, which would hide from the
+		// client the connection's hook that opens the stream server
+		// notifications come on: the HTTP client copies the wire instead.
+		transport = &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{serveToken, s.wire}}, MaxRetries: -1}
+	} else {
+		transport = &mcp.LoggingTransport{Transport: transport, Writer: s.wire}
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts).Connect(context.Background(), transport, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr:\n%s", err, s.stderr.String())
@@ -129,6 +176,9 @@ func (r *serveRig) serve(t testing.TB, copts *mcp.ClientOptions, args ...string)
 		cs.Close()
 		if strings.Contains(s.wire.String(), canary) {
 			t.Errorf("a message the client received holds the canary secret")
+		}
+		if strings.Contains(s.stderr.String(), canary) {
+			t.Errorf("basis serve's stderr holds the canary secret")
 		}
 	})
 	return s
@@ -170,8 +220,11 @@ func hintsOf(a *mcp.ToolAnnotations) hints {
 	return h
 }
 
-func TestServeListsAndCallsOverStdio(t *testing.T) {
+func TestServeListsAndCalls(t *testing.T) { eachTransport(t, testServeListsAndCalls) }
+
+func testServeListsAndCalls(t *testing.T, overHTTP bool) {
 	r := newServeRig(t)
+	r.http = overHTTP
 	s := r.serve(t, nil, "--approve", "allow")
 	list, err := s.cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -224,6 +277,11 @@ func TestServeListsAndCallsOverStdio(t *testing.T) {
 			}
 		})
 	}
+	// The canary check at cleanup reads the wire log: it must hold what
+	// the client received.
+	if !strings.Contains(s.wire.String(), "deployed (token") {
+		t.Error("the wire log does not hold the results the client received")
+	}
 	// One log line per call goes to stderr, written as the result goes
 	// out.
 	deadline := time.Now().Add(5 * time.Second)
@@ -235,8 +293,11 @@ func TestServeListsAndCallsOverStdio(t *testing.T) {
 	}
 }
 
-func TestServeProgressNotifications(t *testing.T) {
+func TestServeProgressNotifications(t *testing.T) { eachTransport(t, testServeProgressNotifications) }
+
+func testServeProgressNotifications(t *testing.T, overHTTP bool) {
 	r := newServeRig(t)
+	r.http = overHTTP
 	var mu sync.Mutex
 	var got []string
 	s := r.serve(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -289,7 +350,9 @@ func (a *elicitAnswer) count() int {
 	return a.asked
 }
 
-func TestServeApprovalByElicitation(t *testing.T) {
+func TestServeApprovalByElicitation(t *testing.T) { eachTransport(t, testServeApprovalByElicitation) }
+
+func testServeApprovalByElicitation(t *testing.T, overHTTP bool) {
 	tests := []struct {
 		name    string
 		result  *mcp.ElicitResult // nil: the client cannot elicit
@@ -306,6 +369,7 @@ func TestServeApprovalByElicitation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newServeRig(t)
+			r.http = overHTTP
 			answer := &elicitAnswer{result: tt.result}
 			copts := &mcp.ClientOptions{}
 			if tt.result != nil {
@@ -334,7 +398,12 @@ func TestServeApprovalByElicitation(t *testing.T) {
 }
 
 func TestServeAlwaysIsRememberedForTheWorkspace(t *testing.T) {
+	eachTransport(t, testServeAlwaysIsRememberedForTheWorkspace)
+}
+
+func testServeAlwaysIsRememberedForTheWorkspace(t *testing.T, overHTTP bool) {
 	r := newServeRig(t)
+	r.http = overHTTP
 	answer := &elicitAnswer{result: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_always"}}}
 	s := r.serve(t, &mcp.ClientOptions{ElicitationHandler: answer.handle})
 	for i := range 2 {
@@ -361,6 +430,7 @@ func TestServeAlwaysIsRememberedForTheWorkspace(t *testing.T) {
 		t.Errorf("after a restart: isError %v (%s), asked %d times", isErr, text, answer.count())
 	}
 	other := newServeRig(t)
+	other.http = overHTTP
 	other.config, other.env = r.config, r.env
 	other.basis(t, 0, "mcp", "trust")
 	elsewhere := other.serve(t, &mcp.ClientOptions{ElicitationHandler: answer.handle})
@@ -370,7 +440,12 @@ func TestServeAlwaysIsRememberedForTheWorkspace(t *testing.T) {
 }
 
 func TestServeClientCancellationKillsTheProcessGroup(t *testing.T) {
+	eachTransport(t, testServeClientCancellationKillsTheProcessGroup)
+}
+
+func testServeClientCancellationKillsTheProcessGroup(t *testing.T, overHTTP bool) {
 	r := newServeRig(t)
+	r.http = overHTTP
 	s := r.serve(t, nil, "--approve", "allow")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -403,8 +478,11 @@ func requireGone(t *testing.T, pids []int) {
 	}
 }
 
-func TestServeSIGTERMMidCall(t *testing.T) {
+func TestServeSIGTERMMidCall(t *testing.T) { eachTransport(t, testServeSIGTERMMidCall) }
+
+func testServeSIGTERMMidCall(t *testing.T, overHTTP bool) {
 	r := newServeRig(t)
+	r.http = overHTTP
 	audit := filepath.Join(r.ws, "audit.jsonl")
 	s := r.serve(t, nil, "--approve", "allow", "--audit", audit)
 	go s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tree", Arguments: map[string]any{}})
@@ -436,7 +514,12 @@ func TestServeSIGTERMMidCall(t *testing.T) {
 }
 
 func TestServeReloadsAnEditedManifest(t *testing.T) {
+	eachTransport(t, testServeReloadsAnEditedManifest)
+}
+
+func testServeReloadsAnEditedManifest(t *testing.T, overHTTP bool) {
 	r := newServeRig(t)
+	r.http = overHTTP
 	changed := make(chan struct{}, 10)
 	s := r.serve(t, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}, "--approve", "allow")
 	manifest := filepath.Join(r.ws, ".basis/tools.json")
@@ -464,57 +547,33 @@ func TestServeReloadsAnEditedManifest(t *testing.T) {
 	}
 }
 
-var servingAt = regexp.MustCompile(`serving MCP at (http://\S+/)`)
-
-// serveHTTP starts basis serve --http on a free loopback port and
-// returns its URL.
-func (r *serveRig) serveHTTP(t *testing.T, token string) (string, *syncBuffer) {
-	t.Helper()
-	cmd := exec.Command(basisBinary, "-C", r.ws, "serve", "--approve", "allow", "--http", "127.0.0.1:0")
-	cmd.Env = append(r.env, "BASIS_SERVE_TOKEN="+token)
-	stderr := &syncBuffer{}
-	pr, pw := io.Pipe()
-	cmd.Stderr = io.MultiWriter(stderr, pw)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-		pw.Close()
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if m := servingAt.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-				break
-			}
-		}
-		io.Copy(io.Discard, pr)
-	}()
-	select {
-	case url := <-found:
-		return url, stderr
-	case <-time.After(20 * time.Second):
-		t.Fatalf("basis serve --http never said where it listens; stderr:\n%s", stderr.String())
-	}
-	return "", nil
+// bearer adds the token to every request and copies every response body,
+// the SSE streams included, to wire.
+type bearer struct {
+	token string
+	wire  io.Writer
 }
 
-type bearer struct{ token string }
+type teeBody struct {
+	io.Reader
+	io.Closer
+}
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil && b.wire != nil {
+		resp.Body = teeBody{io.TeeReader(resp.Body, b.wire), resp.Body}
+	}
+	return resp, err
 }
 
-func TestServeHTTP(t *testing.T) {
+func TestServeHTTPNeedsTheToken(t *testing.T) {
 	r := newServeRig(t)
-	const token = "a-test-token-long-enough-1234"
-	url, stderr := r.serveHTTP(t, token)
+	r.http = true
+	s := r.serve(t, nil, "--approve", "allow")
+	url := s.url
 	// Without the token, or with a wrong one: 401, and nothing ran.
 	call := `{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "spawn", "arguments": {"input": "!touch ran"}}}`
 	for _, auth := range []string{"", "Bearer wrong-token-wrong-token"} {
@@ -536,22 +595,12 @@ func TestServeHTTP(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.ws, "ran")); err == nil {
 		t.Error("a request without the right token ran a tool")
 	}
-	transport := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v0"}, nil).Connect(context.Background(), transport, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr.String())
+	// With it, the call runs.
+	if text, isErr := s.call(t, "spawn", map[string]any{"input": "!touch ran"}); isErr {
+		t.Fatalf("with the token: %s", text)
 	}
-	defer cs.Close()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "look", Arguments: map[string]any{"name": "over http"}})
-	if err != nil || res.IsError || resultText(res) != `{"name":"over http"}` {
-		t.Errorf("call over HTTP: %v %+v", err, res)
-	}
-	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}})
-	if err != nil || res.IsError || strings.Contains(resultText(res), canary) {
-		t.Errorf("deploy over HTTP: %v %+v", err, res)
-	}
-	if strings.Contains(stderr.String(), canary) {
-		t.Error("stderr holds the canary secret")
+	if _, err := os.Stat(filepath.Join(r.ws, "ran")); err != nil {
+		t.Errorf("the call with the token did not run: %v", err)
 	}
 }
 
@@ -586,7 +635,12 @@ func TestServeRefusesWhatItCannotServeSafely(t *testing.T) {
 // config, both reach the client as tools/list_changed, with the new tools
 // callable.
 func TestServeFollowsProxiedToolChanges(t *testing.T) {
+	eachTransport(t, testServeFollowsProxiedToolChanges)
+}
+
+func testServeFollowsProxiedToolChanges(t *testing.T, overHTTP bool) {
 	r := newServeRig(t)
+	r.http = overHTTP
 	changed := make(chan struct{}, 10)
 	s := r.serve(t, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}, "--approve", "allow")
 	waitChanged := func(what string) {
