@@ -89,6 +89,9 @@ refusal, denial), 128+N stopped by signal N.
 	}
 	if _, ok := rt.Tool(name); !ok {
 		// An MCP tool whose server did not start is not unknown: say why.
+		for _, n := range w.mcpNotes() {
+			fmt.Fprintf(e.stderr, "basis: note: %s\n", n)
+		}
 		if err, failed := w.mcpStartError(); err != nil {
 			fmt.Fprintf(e.stderr, "basis: %s: %v\n", name, err)
 			if failed {

@@ -27,6 +27,10 @@ type mcpClient struct {
 	manager *mcpbind.Manager
 	// startErr is why the server mcpForTool asked for gave no tools.
 	startErr error
+	// problems are what is wrong in the config files: each drops the
+	// server it is about (or the file, when it is about the whole file),
+	// and the others are used. basis check reports them as errors.
+	problems []error
 	mu       sync.Mutex
 	// sources maps a server to its tools' source, so that a server whose
 	// tools are all gone can still be replaced by nothing.
@@ -49,13 +53,15 @@ func (w *workspace) loadMCPConfig(ctx context.Context) (*mcpbind.Config, []error
 }
 
 // newMCPClient loads the config files and makes the manager of their
-// servers, starting nothing.
+// well-formed servers, starting nothing. The format is shared with other
+// agents, so a server basis cannot use is left out, not fatal: it is one
+// of the client's problems.
 func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 	cfg, errs := w.loadMCPConfig(ctx)
-	if errs != nil {
+	if cfg == nil {
 		return nil, errs
 	}
-	c := &mcpClient{cfg: cfg, sources: map[string]string{}}
+	c := &mcpClient{cfg: cfg, sources: map[string]string{}, problems: errs}
 	c.manager = mcpbind.NewManager(cfg, mcpbind.Options{
 		Lookup: w.lookupEnv,
 		Env:    w.e.environ,
@@ -70,9 +76,10 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 }
 
 // addMCP starts the MCP servers the command needs (workspace.mcpStart)
-// and registers their tools. A server that fails to start, or is
-// untrusted, is no configuration problem: it has no tools, and `basis
-// tools` says why. A config file that cannot be read is one.
+// and registers their tools. A server that fails to start, is untrusted,
+// or is written in a way basis cannot use is no configuration problem
+// here: it has no tools, and `basis tools` says why (basis check reports
+// the last kind as errors).
 func (w *workspace) addMCP(ctx context.Context, b *runtime.Builder) []error {
 	if w.g.noMCP || w.mcpStart == mcpNone {
 		return nil
@@ -171,8 +178,18 @@ func (w *workspace) mcpServerRows() []mcpServerRow {
 	return rows
 }
 
-// mcpNotes is nothing in a build with MCP: the servers are listed.
-func (w *workspace) mcpNotes() []string { return nil }
+// mcpNotes are the problems of the MCP config files that left a server
+// (or a file) out; `basis check` lists them as errors.
+func (w *workspace) mcpNotes() []string {
+	if w.mcp == nil {
+		return nil
+	}
+	var notes []string
+	for _, err := range w.mcp.problems {
+		notes = append(notes, fmt.Sprintf("%v; left out (basis check lists every problem)", err))
+	}
+	return notes
+}
 
 // mcpSandbox is what the SANDBOX column says of an MCP tool: its server
 // is a program basis starts unconfined (stdio), or no program at all.
@@ -217,9 +234,9 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	if !start || len(cfg.Servers) == 0 {
 		return errs, lines, files, 0
 	}
-	c, more := w.newMCPClient(ctx)
-	if more != nil {
-		return append(errs, more...), lines, files, 0
+	c, _ := w.newMCPClient(ctx) // its problems are errs already
+	if c == nil {
+		return errs, lines, files, 0
 	}
 	defer c.manager.Close()
 	if err := c.manager.StartAll(ctx); err != nil {

@@ -54,9 +54,13 @@ func TestCLIMCP(t *testing.T) {
 		{name: "mcp_bad_config", setup: func(t *testing.T, ws, config string) {
 			write(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {"a": {"type": "websocket", "url": "ws://x"}, "b": {"command": "b", "env": {"TOKEN": "${UNSET_MCP_TOKEN}"}}}}`)
 		}, steps: []step{
+			// The format is shared with other agents: a server basis
+			// cannot use is left out, with a note, and the rest works.
 			{args: []string{"check"}, want: exitUsage},
-			{args: []string{"tools"}, want: exitUsage},
+			{args: []string{"tools"}, want: exitOK},
 			{args: []string{"mcp", "trust"}, want: exitOK},
+			{args: []string{"tools"}, want: exitOK},
+			{args: []string{"call", "mcp__b__x", "--approve", "allow"}, want: exitRefused},
 		}},
 		{name: "mcp_usage", steps: []step{
 			{args: []string{"mcp"}, want: exitUsage},

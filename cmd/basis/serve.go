@@ -112,9 +112,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		c.close()
 	}()
 	s.roster.rt.Store(rt)
-	for _, row := range w.mcpServerRows() {
-		fmt.Fprintf(log, "basis serve: MCP server %s (%s): %s\n", row.Name, row.Source, oneLine(row.Status))
-	}
+	s.logMCP()
 	s.srv = mcpbind.NewServer(s.roster, &mcpbind.ServerOptions{Name: "basis", Version: serveVersion(), Log: log})
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
@@ -227,6 +225,17 @@ func (s *serving) buildLocked(ctx context.Context) (*runtime.Runtime, []error) {
 	return s.w.build(ctx, opts)
 }
 
+// logMCP says how each MCP server is doing, and which config problems
+// left servers out.
+func (s *serving) logMCP() {
+	for _, n := range s.w.mcpNotes() {
+		fmt.Fprintf(s.log, "basis serve: %s\n", n)
+	}
+	for _, row := range s.w.mcpServerRows() {
+		fmt.Fprintf(s.log, "basis serve: MCP server %s (%s): %s\n", row.Name, row.Source, oneLine(row.Status))
+	}
+}
+
 // mcpToolsChanged replaces a proxied server's tools in the served roster
 // when the server says they changed.
 func (s *serving) mcpToolsChanged(c *mcpClient, source string, tools []contract.ExecutableTool) {
@@ -310,6 +319,9 @@ func (s *serving) reloadIfChanged(ctx context.Context) {
 		stale = old
 	}
 	fmt.Fprintf(s.log, "basis serve: reloaded: %d tools\n", len(rt.Tools()))
+	if mcpChanged {
+		s.logMCP()
+	}
 	s.srv.Refresh()
 }
 
