@@ -36,6 +36,7 @@ func TestCLIMCP(t *testing.T) {
 			{args: []string{"check"}, want: exitOK},
 			{args: []string{"mcp", "list"}, want: exitOK},
 			{args: stock, want: exitRefused},
+			{args: []string{"rules", "add", "--tool", "mcp__stockroom__stock_level", "--allow"}, want: exitUsage},
 			{args: []string{"mcp", "trust"}, want: exitOK},
 			{args: []string{"mcp", "list"}, want: exitOK},
 			{args: []string{"tools"}, want: exitOK},

@@ -266,6 +266,9 @@ func (w *workspace) ruleSource(ctx context.Context, tool, explicit string, any b
 		}
 		return src, nil
 	}
+	if err, _ := w.mcpStartError(); err != nil {
+		return "", fmt.Errorf("%w: %s is not listed: %v; or name the source with --source PATH", errNoSuchTool, tool, err)
+	}
 	var names []string
 	for _, d := range rt.Tools() {
 		names = append(names, d.Name)
