@@ -676,3 +676,30 @@ func testServeFollowsProxiedToolChanges(t *testing.T, overHTTP bool) {
 		}
 	}
 }
+
+// Trusting the workspace's .mcp.json while basis serves starts its
+// servers and serves their tools; nothing of it is served before.
+func TestServeStartsAServerOnceTrusted(t *testing.T) { eachTransport(t, testServeStartsAServerOnceTrusted) }
+
+func testServeStartsAServerOnceTrusted(t *testing.T, overHTTP bool) {
+	r := newServeRig(t)
+	r.http = overHTTP
+	r.basis(t, 0, "mcp", "untrust")
+	changed := make(chan struct{}, 10)
+	s := r.serve(t, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} }}, "--approve", "allow")
+	if text, isErr := s.call(t, "mcp__stockroom__stock_level", map[string]any{"name": "bracket"}); !isErr {
+		t.Fatalf("an untrusted server's tool was served: %s", text)
+	}
+	if !strings.Contains(s.stderr.String(), "MCP server stockroom (.mcp.json): untrusted: run basis mcp trust") {
+		t.Errorf("stderr does not say the server is untrusted:\n%s", s.stderr.String())
+	}
+	r.basis(t, 0, "mcp", "trust")
+	select {
+	case <-changed:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("no tools/list_changed after the trust; stderr:\n%s", s.stderr.String())
+	}
+	if text, isErr := s.call(t, "mcp__stockroom__stock_level", map[string]any{"name": "bracket"}); isErr {
+		t.Errorf("after the trust: %s", text)
+	}
+}
