@@ -679,7 +679,9 @@ func testServeFollowsProxiedToolChanges(t *testing.T, overHTTP bool) {
 
 // Trusting the workspace's .mcp.json while basis serves starts its
 // servers and serves their tools; nothing of it is served before.
-func TestServeStartsAServerOnceTrusted(t *testing.T) { eachTransport(t, testServeStartsAServerOnceTrusted) }
+func TestServeStartsAServerOnceTrusted(t *testing.T) {
+	eachTransport(t, testServeStartsAServerOnceTrusted)
+}
 
 func testServeStartsAServerOnceTrusted(t *testing.T, overHTTP bool) {
 	r := newServeRig(t)
