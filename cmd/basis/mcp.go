@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -63,8 +64,9 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 	}
 	c := &mcpClient{cfg: cfg, sources: map[string]string{}, problems: errs}
 	c.manager = mcpbind.NewManager(cfg, mcpbind.Options{
-		Lookup: w.lookupEnv,
-		Env:    w.e.environ,
+		Lookup:  w.lookupEnv,
+		Env:     w.e.environ,
+		Confine: w.confineMCPServer,
 		OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
 			source, ok := c.source(server, tools)
 			if ok && w.onMCPChange != nil {
@@ -191,15 +193,42 @@ func (w *workspace) mcpNotes() []string {
 	return notes
 }
 
-// mcpSandbox is what the SANDBOX column says of an MCP tool: its server
-// is a program basis starts unconfined (stdio), or no program at all.
+// mcpSandboxName is the name a stdio MCP server's program goes by in
+// sandbox.json's "tools": "mcp__<server>", so an operator can tighten one
+// server as one tool.
+func mcpSandboxName(server string) string { return contract.MCPPrefix + server }
+
+// confineMCPServer sandboxes a stdio MCP server's program as it starts:
+// the operator configured the server, so it has the network (issue: an
+// MCP server talks to its service), but it writes only where the policy
+// says. A machine that cannot sandbox it as asked refuses to start it.
+func (w *workspace) confineMCPServer(server string, cmd *exec.Cmd) (func(), error) {
+	if w.sandboxes == nil {
+		return func() {}, nil
+	}
+	name := mcpSandboxName(server)
+	if err := checkSandbox(w.sandboxes.policy(name, true)); err != nil {
+		return nil, err
+	}
+	sb, err := w.sandboxes.sandbox(name, true)
+	if err != nil {
+		return nil, err
+	}
+	return sb.PrepareCommand(cmd)
+}
+
+// mcpSandbox is what the SANDBOX column says of an MCP tool: its stdio
+// server's sandbox, or "-" for a server that is no program basis starts.
 func (w *workspace) mcpSandbox(d contract.Descriptor) string {
 	if w.mcp == nil {
 		return "-"
 	}
 	for _, s := range w.mcp.cfg.Servers {
 		if strings.HasSuffix(d.Source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
-			return "off"
+			if w.sandboxes == nil {
+				return "off"
+			}
+			return describePolicy(w.sandboxes.policy(mcpSandboxName(s.Name), true)).String()
 		}
 	}
 	return "-"
