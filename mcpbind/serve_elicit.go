@@ -46,6 +46,10 @@ type Question struct {
 	// Subject is the preview's canonical JSON of exactly what runs; it
 	// never carries a secret, so it is shown as it is.
 	Subject json.RawMessage
+	// Always, when set, says what "always" would allow from now on, such
+	// as the command rule proposed for a spawn call ("go test *"); empty
+	// means this exact call.
+	Always string
 }
 
 // Choice is the user's answer. The zero value denies: nothing that is not
@@ -167,6 +171,11 @@ func elicitParams(q Question) *mcp.ElicitParams {
 	if q.Source != "" {
 		fmt.Fprintf(&b, "The tool comes from: %s\n", printable(q.Source))
 	}
+	always, alwaysSays := "Always allow this (in this workspace)", "allow calls with this same subject from now on in this workspace"
+	if q.Always != "" {
+		fmt.Fprintf(&b, "Always would allow: %s\n", printable(q.Always))
+		always, alwaysSays = "Always allow: "+printable(q.Always), "allow what the rule shown covers from now on"
+	}
 	b.WriteString("Allow it?")
 	schema := map[string]any{
 		"type": "object",
@@ -174,9 +183,9 @@ func elicitParams(q Question) *mcp.ElicitParams {
 			"decision": map[string]any{
 				"type":        "string",
 				"title":       "Decision",
-				"description": "Allow this call once, allow calls with this same subject from now on in this workspace, or deny it.",
+				"description": "Allow this call once, " + alwaysSays + ", or deny it.",
 				"enum":        []any{ChoiceAllowOnce.String(), ChoiceAllowAlways.String(), ChoiceDeny.String()},
-				"enumNames":   []any{"Allow once", "Always allow this (in this workspace)", "Deny"},
+				"enumNames":   []any{"Allow once", always, "Deny"},
 			},
 		},
 		"required": []any{"decision"},

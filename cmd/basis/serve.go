@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -424,6 +425,7 @@ func elicitApprover() approver.Approver {
 			SideEffect: req.Preview.SideEffect,
 			Summary:    req.Preview.Summary,
 			Subject:    req.Preview.Subject,
+			Always:     proposedCommands(req.Proposed),
 		})
 		switch {
 		case errors.Is(err, mcpbind.ErrNoElicitation), errors.Is(err, mcpbind.ErrNotServing):
@@ -445,4 +447,15 @@ func elicitApprover() approver.Approver {
 		}
 		return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("tool %s denied: %s", req.Tool, reply.Said)}, nil
 	})
+}
+
+// proposedCommands is what "always" would allow for a spawn call: the
+// command rules the gate proposed ("go test *; tail *"), or "" for this
+// exact call.
+func proposedCommands(rules []approver.Rule) string {
+	parts := make([]string, len(rules))
+	for i, r := range rules {
+		parts[i] = approver.FormatCommand(r.Command)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -1,0 +1,30 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The form shows what "always" would allow: the proposed command rule when
+// there is one, this exact call otherwise.
+func TestElicitFormShowsWhatAlwaysAllows(t *testing.T) {
+	q := Question{Tool: "spawn", Source: "builtin", Summary: "run go test ./pkg/...", Subject: []byte(`{"body":"go test ./pkg/..."}`)}
+	names := func(q Question) []any {
+		p := elicitParams(q)
+		return p.RequestedSchema.(map[string]any)["properties"].(map[string]any)["decision"].(map[string]any)["enumNames"].([]any)
+	}
+	if diff := cmp.Diff([]any{"Allow once", "Always allow this (in this workspace)", "Deny"}, names(q)); diff != "" {
+		t.Errorf("choices without a proposal (-want +got):\n%s", diff)
+	}
+	q.Always = "go test *"
+	if diff := cmp.Diff([]any{"Allow once", "Always allow: go test *", "Deny"}, names(q)); diff != "" {
+		t.Errorf("choices with a proposal (-want +got):\n%s", diff)
+	}
+	if msg := elicitParams(q).Message; !strings.Contains(msg, "Always would allow: go test *\n") {
+		t.Errorf("message does not show the proposed rule:\n%s", msg)
+	}
+}
