@@ -15,51 +15,10 @@ import (
 	"github.com/basis-go/basis/subprocess"
 )
 
-// resolveProgram finds the file a command's argv[0] runs, by subprocess's
-// rules: a name with a directory part is relative to root; a bare name is
-// looked up in the PATH of env (this process's PATH when env has none),
-// skipping empty and relative entries, and skipping files without an
-// execute bit. The preview shows what it returns and Execute runs exactly
-// that path, so what an approver saw is what starts.
-func resolveProgram(name, root string, env []string) (string, error) {
-	if strings.Contains(name, "/") {
-		if !filepath.IsAbs(name) && root != "" {
-			name = filepath.Join(root, name)
-		}
-		return filepath.Abs(name)
-	}
-	path, ok := subprocess.LookupEnv(env, "PATH")
-	if !ok {
-		path = os.Getenv("PATH")
-	}
-	var denied error
-	for _, dir := range filepath.SplitList(path) {
-		// An empty or relative entry would find programs relative to
-		// wherever the run happens to be: never a program anyone declared.
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		candidate := filepath.Join(dir, name)
-		info, err := os.Stat(candidate)
-		if err != nil || info.IsDir() {
-			continue
-		}
-		if info.Mode().Perm()&0o111 == 0 {
-			denied = syscall.EACCES
-			continue
-		}
-		return candidate, nil
-	}
-	if denied != nil {
-		return "", &subprocess.StartError{Op: "look up program", Err: denied}
-	}
-	return "", &subprocess.StartError{Op: "look up program", Err: subprocess.ErrNotFound}
-}
-
 // program is the absolute path this tool's command runs now.
 func (t *Tool) program() (string, error) {
 	run := t.spec.run()
-	return resolveProgram(run.argv[0], t.spec.Root, run.env)
+	return subprocess.ResolveProgram(run.argv[0], t.spec.Root, run.env)
 }
 
 // programFault says why a program could not be resolved, naming it as

@@ -27,6 +27,9 @@
 //     that prints forever ends with SIGPIPE instead of running on unread;
 //     past the stderr limit the rest is read and discarded. Memory stays
 //     bounded either way.
+//   - [Cmd.Confine] lets a sandbox confine the program without this
+//     package knowing about it: the hook may rewrite the command and start
+//     it, and a hook that refuses means the program does not run.
 //   - The [Outcome] says exactly one thing: exited with a code, killed by a
 //     signal, timed out, cancelled, or could not start (with the operating
 //     system's reason).

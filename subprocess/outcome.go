@@ -121,11 +121,11 @@ var (
 // program's path, which may carry a credential; the caller knows the path
 // it passed.
 type StartError struct {
-	// Op is the step that failed: "look up program", "start program" or
-	// "enter working directory".
+	// Op is the step that failed: "look up program", "start program",
+	// "enter working directory" or "confine program".
 	Op string
-	// Err is the reason: an [syscall.Errno], [ErrNotFound] or
-	// [ErrBadInterpreter].
+	// Err is the reason: an [syscall.Errno], [ErrNotFound],
+	// [ErrBadInterpreter], or what [Cmd.Confine] returned.
 	Err error
 }
 

@@ -25,10 +25,14 @@ func resolveDir(root, dir string) (string, error) {
 	return filepath.Abs(dir)
 }
 
-// resolveProgram finds the file to execute: a name with a directory part
-// is relative to root, a bare name is looked up in the PATH of env (or of
-// this process, when env has none).
-func resolveProgram(name, root string, env []string) (string, error) {
+// ResolveProgram finds the file Run would execute for argv[0] name: a
+// name with a directory part is relative to root; a bare name is looked up
+// in the PATH of env (this process's PATH when env has none), skipping
+// empty and relative entries and files without an execute bit. A caller
+// that shows an approver what will run resolves with it and passes the
+// absolute path it returns as argv[0], so what was shown is what starts.
+// The error is a *[StartError] that never quotes the name.
+func ResolveProgram(name, root string, env []string) (string, error) {
 	if strings.Contains(name, "/") {
 		if !filepath.IsAbs(name) && root != "" {
 			name = filepath.Join(root, name)

@@ -59,6 +59,19 @@ type Cmd struct {
 	// output as it arrives, without its newline. They are called from
 	// goroutines of Run and must not block for long.
 	OnStdoutLine, OnStderrLine func(line string)
+	// Confine, when set, confines the program (the sandbox module's
+	// Sandbox.Prepare has this signature). Run calls it after the program
+	// and working directory are resolved, with the command about to
+	// start; it may rewrite the command's Path, Args, Env and SysProcAttr
+	// and may return a start function that Run calls instead of
+	// cmd.Start — for a sandbox that must start the program from a thread
+	// it has restricted. Run keeps the process-group setting whatever
+	// Confine does, and calls release (when not nil) once the program, its
+	// group and its output are done. An error means the program must not
+	// run: the outcome is StartFailed with a [StartError] whose Op is
+	// "confine program", never an unconfined run; Confine releases what it
+	// made before returning an error.
+	Confine func(cmd *exec.Cmd) (start func() error, release func(), err error)
 }
 
 // Run runs the command and waits for it, its output and its process group
@@ -102,7 +115,7 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 	if err != nil {
 		return finish(Outcome{Kind: StartFailed, Err: asStartError("enter working directory", err)})
 	}
-	program, err := resolveProgram(c.Argv[0], c.Root, env)
+	program, err := ResolveProgram(c.Argv[0], c.Root, env)
 	if err != nil {
 		return finish(Outcome{Kind: StartFailed, Err: asStartError("look up program", err)})
 	}
@@ -123,11 +136,32 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 	if p.stdinR != nil {
 		cmd.Stdin = p.stdinR
 	}
-	err = cmd.Start()
+	startProgram := cmd.Start
+	if c.Confine != nil {
+		confinedStart, release, err := c.Confine(cmd)
+		if err != nil {
+			p.closeAll()
+			return finish(Outcome{Kind: StartFailed, Err: &StartError{Op: "confine program", Err: err}})
+		}
+		if release != nil {
+			defer release()
+		}
+		if confinedStart != nil {
+			startProgram = confinedStart
+		}
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setpgid = true // the group is how the run is stopped
+		if cmd.Env == nil {
+			cmd.Env = []string{} // nil would inherit this process's environment
+		}
+	}
+	err = startProgram()
 	p.closeChildEnds()
 	if err != nil {
 		p.closeParentEnds()
-		return finish(Outcome{Kind: StartFailed, Err: startError(program, err)})
+		return finish(Outcome{Kind: StartFailed, Err: startError(cmd.Path, err)})
 	}
 	pgid := cmd.Process.Pid
 

@@ -84,7 +84,7 @@ refusal, denial), 128+N stopped by signal N.
 		opts.Audit = f
 		opts.OnAuditError = func(err error) { fmt.Fprintf(e.stderr, "basis: writing the audit record failed: %v\n", err) }
 	}
-	rt, errs := w.build(opts)
+	rt, errs := w.build(ctx, opts)
 	if errs != nil {
 		return configErr(e, errs)
 	}

@@ -23,10 +23,26 @@ file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
 		return configErr(e, []error{err})
 	}
 	rules, errs := w.loadRules()
-	rt, buildErrs := w.build(nil)
+	rt, buildErrs := w.build(ctx, nil)
 	errs = append(errs, buildErrs...)
+	var warnings []string
+	for _, t := range w.declared {
+		if err := t.Unavailable(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := t.CheckStart(); err != nil {
+			errs = append(errs, err)
+		}
+		for _, w := range t.Warnings() {
+			warnings = append(warnings, "warning: "+w.String())
+		}
+	}
 	for _, err := range errs {
 		fmt.Fprintln(e.stdout, err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(e.stdout, w)
 	}
 	if len(errs) > 0 {
 		fmt.Fprintf(e.stderr, "basis: %d problem%s; fix %s and run basis check again\n", len(errs), plural(len(errs)), them(len(errs)))

@@ -100,7 +100,8 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 	source := filepath.Join(ws, ".basis", "tools.json")
 	want := []map[string]any{
 		{"tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
-			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".", "input": map[string]any{"service": "api"}, "tool": "deploy"},
+			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".",
+				"env": []any{"DEPLOY_TOKEN"}, "input": map[string]any{"service": "api"}, "program": filepath.Join(ws, ".basis", "tools", "deploy.sh"), "tool": "deploy"},
 			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]},
 			"outcome": "ok"},
 		{"tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
@@ -132,6 +133,14 @@ func TestCLI(t *testing.T) {
 		{name: "tools_unknown_flag", steps: one(exitUsage, "tools", "--all")},
 		{name: "tools_broken_manifest", setup: brokenManifest, steps: one(exitUsage, "tools")},
 		{name: "tools_global_manifest", setup: globalManifest, steps: one(exitOK, "tools")},
+		// One tool whose ${VAR} is unset breaks only itself.
+		{name: "unavailable_tool", setup: unsetVariableTool, steps: []step{
+			{args: []string{"tools"}, want: exitOK},
+			{args: []string{"call", "publish", `{}`, "--approve", "allow"}, want: exitRefused},
+			{args: []string{"call", "greet", `{"name": "Ada"}`, "--approve", "allow"}, want: exitOK},
+			{args: []string{"call", "spawn", `{"input": "!echo still here"}`, "--approve", "allow"}, want: exitOK},
+			{args: []string{"check"}, want: exitUsage},
+		}},
 
 		// check
 		{name: "check", steps: one(exitOK, "check")},
@@ -451,6 +460,25 @@ func brokenManifest(t *testing.T, ws, _ string) {
     "lint": {
       "input_schema": {"type": "array"},
       "command": []
+    }
+  }
+}`)
+}
+
+func unsetVariableTool(t *testing.T, ws, _ string) {
+	write(t, filepath.Join(ws, ".basis/tools.json"), `{
+  "schema": 1,
+  "tools": {
+    "publish": {
+      "description": "Publish a release.",
+      "input_schema": {"type": "object"},
+      "command": ["true"],
+      "env": {"GITHUB_TOKEN": "${UNSET_GITHUB_TOKEN}"}
+    },
+    "greet": {
+      "description": "Greet somebody by name.",
+      "input_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
+      "command": ["echo", "hello"]
     }
   }
 }`)

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/declared"
 )
 
 // toolJSON is one entry of `basis tools --json`.
@@ -17,6 +20,9 @@ type toolJSON struct {
 	SideEffect  contract.SideEffect `json:"side_effect"`
 	Binding     string              `json:"binding"`
 	Source      string              `json:"source"`
+	// Status is "ok", or "unavailable: …" with the reason a call to the
+	// tool would be refused.
+	Status string `json:"status"`
 }
 
 func cmdTools(ctx context.Context, g *globals, args []string, e *env) int {
@@ -35,15 +41,16 @@ tool, then the workspace's declared tools, then the global ones.
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	rt, errs := w.build(nil)
+	rt, errs := w.build(ctx, nil)
 	if errs != nil {
 		return configErr(e, errs)
 	}
 	tools := rt.Tools()
+	status := w.toolStatus()
 	if *asJSON {
 		out := make([]toolJSON, len(tools))
 		for i, d := range tools {
-			out[i] = toolJSON{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, SideEffect: d.SideEffect, Binding: d.Binding, Source: d.Source}
+			out[i] = toolJSON{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, SideEffect: d.SideEffect, Binding: d.Binding, Source: d.Source, Status: status(d.Name)}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -54,7 +61,7 @@ tool, then the workspace's declared tools, then the global ones.
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tBINDING\tSIDE EFFECT\tSOURCE\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tBINDING\tSIDE EFFECT\tSOURCE\tSTATUS\tDESCRIPTION")
 	for _, d := range tools {
 		source := d.Source
 		if d.Binding == contract.BindingDeclared {
@@ -63,10 +70,32 @@ tool, then the workspace's declared tools, then the global ones.
 		if source == "" {
 			source = "basis"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Binding, d.SideEffect, source, oneLine(d.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Binding, d.SideEffect, source, status(d.Name), oneLine(d.Description))
 	}
 	if err := tw.Flush(); err != nil {
 		return usageErr(e, "writing the list: %v", err)
 	}
 	return exitOK
+}
+
+// toolStatus returns, by tool name, "ok" or why a call would be refused
+// before it runs: a declared tool whose ${VAR} is not set here.
+func (w *workspace) toolStatus() func(name string) string {
+	unavailable := map[string]string{}
+	for _, t := range w.declared {
+		var ue *declared.UnavailableError
+		if errors.As(t.Unavailable(), &ue) {
+			var vars []string
+			for _, p := range ue.Problems {
+				vars = append(vars, p.Variable)
+			}
+			unavailable[ue.Tool] = "unavailable: " + strings.Join(vars, ", ") + " not set"
+		}
+	}
+	return func(name string) string {
+		if s, ok := unavailable[name]; ok {
+			return s
+		}
+		return "ok"
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -30,6 +31,9 @@ type workspace struct {
 	delegate  []string
 	g         *globals
 	e         *env
+	// declared holds the declared tools the last build loaded, for the
+	// commands that report on them (tools, check).
+	declared []*declared.Tool
 }
 
 // openWorkspace resolves the root, the config directory, the starting
@@ -141,13 +145,15 @@ func (w *workspace) declaredConfig() *declared.Config {
 }
 
 // declaredTools loads the workspace's and the config directory's manifests.
-func (w *workspace) declaredTools() ([]*declared.Tool, error) {
-	return declared.Load(w.declaredConfig())
+func (w *workspace) declaredTools(ctx context.Context) ([]*declared.Tool, error) {
+	return declared.Load(ctx, w.declaredConfig())
 }
 
 // build loads everything and builds the runtime. Every problem found is
-// returned, not only the first, so `check` can list them all.
-func (w *workspace) build(opts *runtime.Options) (*runtime.Runtime, []error) {
+// returned, not only the first, so `check` can list them all. A declared
+// tool that is unavailable here (an unset ${VAR}) is registered all the
+// same: it is listed, and a call to it is refused with the reason.
+func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.Runtime, []error) {
 	var errs []error
 	b := runtime.NewBuilder()
 	sp, err := w.spawnTool()
@@ -156,12 +162,13 @@ func (w *workspace) build(opts *runtime.Options) (*runtime.Runtime, []error) {
 	} else if err := b.Add(sp); err != nil {
 		errs = append(errs, problems(err)...)
 	}
-	tools, err := w.declaredTools()
+	tools, err := w.declaredTools(ctx)
 	if err != nil {
 		errs = append(errs, problems(err)...)
-	} else if err := b.Add(toolsOf(tools)...); err != nil {
+	} else if err := b.Add(runtime.Tools(tools)...); err != nil {
 		errs = append(errs, problems(err)...)
 	}
+	w.declared = tools
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -170,14 +177,6 @@ func (w *workspace) build(opts *runtime.Options) (*runtime.Runtime, []error) {
 		return nil, problems(err)
 	}
 	return rt, nil
-}
-
-func toolsOf(tools []*declared.Tool) []contract.ExecutableTool {
-	out := make([]contract.ExecutableTool, len(tools))
-	for i, t := range tools {
-		out[i] = t
-	}
-	return out
 }
 
 // problems splits an error joined from several problems into them. A

@@ -1,0 +1,199 @@
+//go:build unix
+
+package sandbox_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/basis-go/basis/sandbox"
+	"github.com/google/go-cmp/cmp"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    string
+		want    *sandbox.Config
+		wantErr string
+	}{
+		{"minimal", `{"schema": 1}`, &sandbox.Config{}, ""},
+		{"everything", `{"schema": 1, "mode": "read-only", "write": ["~/go/pkg/mod", "/srv//build/"],
+			"spawn": {"network": true, "mode": "workspace-write"},
+			"tools": {"deploy": {"network": false, "write": ["/var/deploy"]}}}`,
+			&sandbox.Config{
+				Mode:  sandbox.ReadOnly,
+				Write: []string{"/home/u/go/pkg/mod", "/srv/build"},
+				Spawn: sandbox.Override{Mode: sandbox.WorkspaceWrite, Network: ptr(true)},
+				Tools: map[string]sandbox.Override{"deploy": {Network: ptr(false), Write: []string{"/var/deploy"}}},
+			}, ""},
+		{"off", `{"schema": 1, "mode": "off"}`, &sandbox.Config{Mode: sandbox.Off}, ""},
+		{"missing schema", `{"mode": "off"}`, nil, `missing "schema"`},
+		{"future schema", `{"schema": 2}`, nil, "schema 2 is not supported"},
+		{"unknown key", `{"schema": 1, "netwrok": true}`, nil, `unknown key "netwrok"`},
+		{"unknown key in a section", `{"schema": 1, "spawn": {"net": true}}`, nil, `unknown key "net"`},
+		{"bad mode", `{"schema": 1, "mode": "workspace_write"}`, nil, "mode must be"},
+		{"bad tool mode", `{"schema": 1, "tools": {"x": {"mode": "none"}}}`, nil, "tools.x.mode must be"},
+		{"relative write", `{"schema": 1, "write": ["build"]}`, nil, "write[0] must be an absolute path"},
+		{"spawn in tools", `{"schema": 1, "tools": {"spawn": {}}}`, nil, `"spawn" section`},
+		{"duplicate key", `{"schema": 1, "mode": "read-only", "mode": "off"}`, nil, "key mode appears twice"},
+		{"nested duplicate", `{"schema": 1, "tools": {"x": {"network": false, "network": true}}}`, nil, "key tools.x.network appears twice"},
+		{"wrong type", `{"schema": 1, "spawn": {"network": "yes"}}`, nil, "spawn.network: expected bool"},
+		{"syntax", "{\"schema\": 1,\n \"mode\": }", nil, "line 2, column 10"},
+		{"trailing data", `{"schema": 1} {}`, nil, "after the JSON object"},
+		{"empty", ``, nil, "empty"},
+		{"not an object", `[]`, nil, "sandbox.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sandbox.ParseConfig([]byte(tt.data), "/home/u")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, sandbox.ErrInvalidPolicy) {
+					t.Fatalf("error = %v, want ErrInvalidPolicy containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseConfig: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseWorkspaceConfigMayOnlyTighten(t *testing.T) {
+	tests := []struct {
+		name    string
+		data    string
+		wantErr string
+	}{
+		{"read-only", `{"schema": 1, "mode": "read-only", "spawn": {"network": false}}`, ""},
+		{"off", `{"schema": 1, "mode": "off"}`, "mode: a workspace sandbox.json may only tighten"},
+		{"tool off", `{"schema": 1, "tools": {"x": {"mode": "off"}}}`, "tools.x.mode"},
+		{"network", `{"schema": 1, "spawn": {"network": true}}`, "spawn.network"},
+		{"write", `{"schema": 1, "write": ["/etc"]}`, "write"},
+		{"tool write", `{"schema": 1, "tools": {"x": {"write": ["/etc"]}}}`, "tools.x.write"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := sandbox.ParseWorkspaceConfig([]byte(tt.data))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("ParseWorkspaceConfig: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, sandbox.ErrInvalidPolicy) {
+				t.Fatalf("error = %v, want ErrInvalidPolicy containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestConfigPolicy(t *testing.T) {
+	operator, err := sandbox.ParseConfig([]byte(`{"schema": 1, "write": ["/opt/cache"],
+		"spawn": {"network": true},
+		"tools": {"fetch": {"network": false}, "lint": {"mode": "read-only"}, "grant": {"network": true, "write": ["/srv"]}}}`), "/home/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	workspace, err := sandbox.ParseWorkspaceConfig([]byte(`{"schema": 1, "tools": {"build": {"mode": "read-only"}, "grant": {"network": false}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		config   *sandbox.Config
+		tool     string
+		declared bool
+		want     sandbox.Policy
+	}{
+		{"no config: default", nil, "x", false, sandbox.Policy{Mode: sandbox.WorkspaceWrite}},
+		{"no config: declared network", nil, "x", true, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: true}},
+		{"spawn section", operator, sandbox.SpawnTool, false, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: true, Write: []string{"/opt/cache"}}},
+		{"operator takes the network away", operator, "fetch", true, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache"}}},
+		{"operator mode override", operator, "lint", false, sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{"/opt/cache"}}},
+		{"operator grants", operator, "grant", false, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: true, Write: []string{"/opt/cache", "/srv"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.config.Policy(tt.tool, tt.declared)); diff != "" {
+				t.Errorf("Policy (-want +got):\n%s", diff)
+			}
+		})
+	}
+	tighten := []struct {
+		name string
+		tool string
+		want sandbox.Policy
+	}{
+		{"untouched tool", "other", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache"}}},
+		{"workspace makes it read-only", "build", sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{"/opt/cache"}}},
+		{"workspace takes the network the operator granted", "grant", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache", "/srv"}}},
+	}
+	for _, tt := range tighten {
+		t.Run("tighten "+tt.name, func(t *testing.T) {
+			got := workspace.Tighten(operator.Policy(tt.tool, false), tt.tool)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Tighten (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTightenNeverWidens(t *testing.T) {
+	modes := []sandbox.Mode{sandbox.Off, sandbox.WorkspaceWrite, sandbox.ReadOnly}
+	rank := map[sandbox.Mode]int{sandbox.Off: 0, sandbox.WorkspaceWrite: 1, sandbox.ReadOnly: 2}
+	for _, om := range modes {
+		for _, wm := range modes {
+			for _, on := range []bool{false, true} {
+				for _, wn := range []bool{false, true} {
+					op := sandbox.Policy{Mode: om, Network: on, Write: []string{"/a", "/b/c"}}
+					ws := sandbox.Policy{Mode: wm, Network: wn, Write: []string{"/b"}}
+					got := sandbox.Tighten(op, ws)
+					if rank[got.Mode] < rank[om] || rank[got.Mode] < rank[wm] {
+						t.Errorf("Tighten(%s, %s) mode = %s, less strict than one of them", om, wm, got.Mode)
+					}
+					if got.Network && !(on && wn) {
+						t.Errorf("Tighten(network %v, %v) allows the network", on, wn)
+					}
+					if diff := cmp.Diff([]string{"/b/c"}, got.Write); diff != "" {
+						t.Errorf("write paths (-want +got):\n%s", diff)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(`{"schema": 1, "mode": "read-only", "write": ["~/x"], "spawn": {"network": true}, "tools": {"a": {"mode": "off"}}}`))
+	f.Add([]byte(`{"schema": 1, "mode": "mode", "mode": 1}`))
+	f.Add([]byte(`{"schema": 1, "tools": {"spawn": {}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := sandbox.ParseConfig(data, "/home/u")
+		if err != nil {
+			if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+				t.Fatalf("error does not wrap ErrInvalidPolicy: %v", err)
+			}
+			return
+		}
+		// Whatever parses yields policies that validate, for any tool.
+		for _, tool := range []string{sandbox.SpawnTool, "a", ""} {
+			if err := c.Policy(tool, false).Validate(); err != nil {
+				t.Fatalf("a parsed config gives an invalid policy for %q: %v", tool, err)
+			}
+		}
+		if ws, err := sandbox.ParseWorkspaceConfig(data); err == nil {
+			p := ws.Tighten(sandbox.Policy{Mode: sandbox.WorkspaceWrite}, "a")
+			if p.Network || p.Mode == sandbox.Off || len(p.Write) > 0 {
+				t.Fatalf("a workspace config widened the policy: %+v", p)
+			}
+		}
+	})
+}

@@ -1,0 +1,21 @@
+//go:build linux
+
+package sandbox
+
+// SimulateKernel makes the sandbox believe the kernel offers Landlock ABI
+// abi and, with netns, network namespaces — made by starting the
+// trampoline in one, as for an unprivileged process — until restore is
+// called. Tests
+// that use it must not run in parallel with other sandbox tests.
+func SimulateKernel(abi int, netns bool, why string) (restore func()) {
+	real := probe()
+	probed = support{abi: abi, netns: netns, userns: real.userns, why: why}
+	return func() { probed = real }
+}
+
+// SimulateMissingMain makes Prepare behave as in a program that never
+// called Main, until restore is called.
+func SimulateMissingMain() (restore func()) {
+	mainCalled.Store(false)
+	return func() { mainCalled.Store(true) }
+}

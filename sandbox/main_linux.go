@@ -1,0 +1,222 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// Exit codes of a trampoline that could not run the program.
+const (
+	// ExitNotConfined: the trampoline could not restrict itself; the
+	// program did not run. Its stderr says why.
+	ExitNotConfined = 125
+	// ExitCannotExecute: the program could not be executed (126, as a
+	// shell says).
+	ExitCannotExecute = 126
+	// ExitNotFound: the program does not exist (127, as a shell says).
+	ExitNotFound = 127
+)
+
+var mainCalled atomic.Bool
+
+// Main must be called first thing in main() by every program that
+// confines the programs it starts (the basis command, a host that embeds
+// the library, a test binary's TestMain). When this process is the
+// sandbox's re-execution of that binary, Main restricts itself and
+// executes the confined program — it never returns. Otherwise it returns
+// at once and enables [Sandbox.Prepare].
+func Main() {
+	if len(os.Args) < 2 || os.Args[0] != trampolineName {
+		mainCalled.Store(true)
+		return
+	}
+	if os.Args[1] == probeArg {
+		os.Exit(0)
+	}
+	err := trampoline(os.Args[1], os.Args[2:])
+	fmt.Fprintf(os.Stderr, "basis sandbox: %v\n", err)
+	code := ExitNotConfined
+	var ex *execError
+	if errors.As(err, &ex) {
+		code = ExitCannotExecute
+		if errors.Is(ex.err, syscall.ENOENT) {
+			code = ExitNotFound
+		}
+	}
+	os.Exit(code)
+}
+
+type execError struct{ err error }
+
+func (e *execError) Error() string { return "cannot execute the program: " + e.err.Error() }
+
+// trampoline restricts this process as sp says and executes the program;
+// it returns only on failure.
+func trampoline(encoded string, argv []string) error {
+	var sp spec
+	if err := json.Unmarshal([]byte(encoded), &sp); err != nil || sp.Version != specVersion || sp.Program == "" || len(argv) == 0 {
+		return errors.New("malformed sandbox request; the program did not run")
+	}
+	runtime.LockOSThread() // the exec happens from the thread that was set up
+	if sp.Net == CutNamespace {
+		// The namespace was made when this process was started; what is
+		// left is bringing loopback up.
+		sp.Net = netReady
+	}
+	if err := confineThread(sp); err != nil {
+		return err
+	}
+	if err := syscall.Exec(sp.Program, argv, os.Environ()); err != nil {
+		return &execError{err: err}
+	}
+	return nil
+}
+
+// netReady marks, in the trampoline, a network namespace that already
+// exists.
+const netReady NetworkCut = "namespace-ready"
+
+// confineThread confines the calling thread, which must be locked and
+// never unlocked: in the sandbox's network namespace (unless sp.Net is ""
+// or landlock-tcp; in the trampoline, started in a namespace of its own,
+// loopback is brought up), the capabilities that reach past the sandbox
+// dropped, Landlock applied.
+func confineThread(sp spec) error {
+	switch sp.Net {
+	case CutNamespace:
+		fd, err := sharedNetNamespace()
+		if err == nil {
+			err = unix.Setns(fd, unix.CLONE_NEWNET)
+		}
+		if err != nil {
+			return fmt.Errorf("entering the sandbox's network namespace: %w; the program did not run", err)
+		}
+	case netReady:
+		// Best effort: without loopback the program still has no network.
+		_ = loopbackUp()
+		sp.Net = CutNamespace
+	}
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("dropping capabilities: %w; the program did not run", err)
+	}
+	return restrict(sp)
+}
+
+// restrict applies Landlock to the calling thread, which must be locked
+// and must execute the program next: read everywhere, write beneath sp.Write and
+// to the usual device files; with Net "landlock-tcp", no TCP bind or
+// connect; no signals to processes outside the sandbox.
+func restrict(sp spec) error {
+	abi, err := ll.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		return (&UnavailableError{Reason: "this kernel has no Landlock"})
+	}
+	args := []any{landlock.V5.HandledAccessFS}
+	scoped := landlock.ScopedSet(ll.ScopeSignal)
+	switch sp.Net {
+	case CutLandlockTCP:
+		if abi < 4 {
+			return &UnavailableError{Reason: "Landlock is older than ABI 4 and cannot cut the network"}
+		}
+		args = append(args, landlock.AccessNetSet(ll.AccessNetBindTCP|ll.AccessNetConnectTCP))
+		scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
+	case CutNamespace:
+		scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
+	}
+	args = append(args, scoped)
+	cfg, err := landlock.NewConfig(args...)
+	if err != nil {
+		return fmt.Errorf("building the Landlock config: %w; the program did not run", err)
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
+		landlock.RWFiles(deviceFiles...).WithIoctlDev().IgnoreIfMissing(),
+	}
+	// Only this thread is restricted, and it executes the program next:
+	// execve gives the new program this thread's credentials, and every
+	// other thread of the trampoline ends with it. Restricting all threads
+	// would stop the world for nothing (milliseconds on a busy machine).
+	fd, flags, err := cfg.BestEffort().EnableLoggingForSubprocesses().NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("building the Landlock ruleset: %w; the program did not run", err)
+	}
+	if fd < 0 {
+		return &UnavailableError{Reason: "Landlock restricts nothing on this kernel"}
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w; the program did not run", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("applying Landlock: %w; the program did not run", err)
+	}
+	return nil
+}
+
+// deviceFiles are written by ordinary programs (`> /dev/null`, a
+// terminal) and are not a way out.
+var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+
+// keptCapabilities are what a program started by root keeps: the powers
+// over files root normally has. Everything else — entering other
+// namespaces (CAP_SYS_ADMIN), reconfiguring networks, tracing, loading
+// modules — is removed from the bounding set, so even a root program
+// cannot leave its network namespace or regain the capabilities on exec.
+var keptCapabilities = map[int]bool{
+	unix.CAP_CHOWN: true, unix.CAP_DAC_OVERRIDE: true, unix.CAP_DAC_READ_SEARCH: true,
+	unix.CAP_FOWNER: true, unix.CAP_FSETID: true, unix.CAP_KILL: true,
+	unix.CAP_SETGID: true, unix.CAP_SETUID: true, unix.CAP_NET_BIND_SERVICE: true,
+}
+
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != syscall.EINVAL {
+		return err
+	}
+	for c := 0; ; c++ {
+		have, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
+		if err == syscall.EINVAL {
+			return nil // past the last capability this kernel knows
+		}
+		if err != nil || have == 0 || keptCapabilities[c] {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			// Without CAP_SETPCAP the bounding set cannot shrink; that
+			// matters only for a program that would run with capabilities,
+			// which an unprivileged one does not (no_new_privs forbids
+			// file capabilities, and the ambient set is clear).
+			if err == syscall.EPERM && os.Geteuid() != 0 {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// loopbackUp brings the new namespace's loopback interface up.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}

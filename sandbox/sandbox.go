@@ -1,0 +1,206 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ErrUnavailable is matched (errors.Is) by every error that says this
+// machine cannot confine a program as the policy asks: an
+// [*UnavailableError].
+var ErrUnavailable = errors.New("sandbox unavailable")
+
+// ErrNoTrampoline is returned by [Sandbox.Prepare] in a program that did
+// not call [Main] at the top of main: the sandbox re-executes the running
+// binary to confine a program, and without Main that binary would run its
+// own main instead.
+var ErrNoTrampoline = errors.New("sandbox: this program does not call sandbox.Main() at the top of main, so it cannot confine the programs it starts")
+
+// UnavailableError says why this machine cannot confine a program and how
+// the operator opts out. The sandbox never falls back to an unconfined
+// run by itself.
+type UnavailableError struct {
+	// Reason is what is missing, e.g. "this kernel has no Landlock".
+	Reason string
+}
+
+// Error says what is missing and how to opt out.
+func (e *UnavailableError) Error() string {
+	return "sandbox unavailable: " + e.Reason + `; to run programs without a sandbox, the operator sets "mode": "off" in ` +
+		ConfigFile + ` in basis's config directory`
+}
+
+// Is makes errors.Is(err, ErrUnavailable) true.
+func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// NetworkCut says how a program without the network is cut off from it.
+type NetworkCut string
+
+const (
+	// CutNamespace: the program runs in a network namespace of its own,
+	// with only a loopback interface; nothing of the host's network,
+	// including the host's loopback listeners, is reachable.
+	CutNamespace NetworkCut = "namespace"
+	// CutLandlockTCP: where namespaces are not available, Landlock (ABI 4
+	// or later) denies every TCP bind and connect. UDP and Unix sockets
+	// are not covered.
+	CutLandlockTCP NetworkCut = "landlock-tcp"
+	// CutUnavailable: neither works here; a run without the network fails
+	// closed.
+	CutUnavailable NetworkCut = "unavailable"
+)
+
+// TempDirPlaceholder stands for the per-call temporary directory in a
+// [Description]: its real name differs on every call, and a description
+// must be the same for the same call so rules can match it.
+const TempDirPlaceholder = "${TMPDIR}"
+
+// Sandbox confines the programs of one tool in one workspace. Its
+// [Sandbox.Prepare] method plugs into subprocess.Cmd.Confine (or confines
+// any *exec.Cmd); [Sandbox.Describe] says what it allows, for previews.
+// A Sandbox may be shared by concurrent calls.
+type Sandbox struct {
+	policy    Policy
+	workspace string
+	cacheDir  string
+}
+
+// New returns the sandbox for policy in the workspace rooted at
+// workspace (an absolute path, or relative to the current directory). The
+// user's cache directory (os.UserCacheDir) is writable in WorkspaceWrite
+// mode, because compilers and package managers write there.
+func New(policy Policy, workspace string) (*Sandbox, error) {
+	if err := policy.Validate(); err != nil {
+		return nil, err
+	}
+	if workspace == "" {
+		return nil, fmt.Errorf("%w: no workspace root", ErrInvalidPolicy)
+	}
+	root, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: workspace root: %w", err)
+	}
+	policy.Mode = policy.mode()
+	policy.Write = slices.Clone(policy.Write)
+	s := &Sandbox{policy: policy, workspace: root}
+	if dir, err := os.UserCacheDir(); err == nil && filepath.IsAbs(dir) {
+		s.cacheDir = dir
+	}
+	return s, nil
+}
+
+// Policy returns the policy the sandbox enforces.
+func (s *Sandbox) Policy() Policy {
+	p := s.policy
+	p.Write = slices.Clone(p.Write)
+	return p
+}
+
+// Description is what a preview shows of a sandbox, and what rules can
+// match: put it in the subject as "sandbox". Its JSON form is stable:
+//
+//	{"mode": "workspace-write", "network": "none", "network_cut": "namespace", "write": ["${TMPDIR}", "/repo", ...]}
+type Description struct {
+	// Mode is the write mode.
+	Mode Mode `json:"mode"`
+	// Network is "allowed" or "none".
+	Network string `json:"network"`
+	// NetworkCut says how "none" is enforced on this machine; empty when
+	// the network is allowed or the sandbox is off.
+	NetworkCut NetworkCut `json:"network_cut,omitempty"`
+	// Write lists, sorted, where the program may write: absolute paths
+	// with symlinks resolved, and TempDirPlaceholder for the per-call
+	// temporary directory. Off is ["/"].
+	Write []string `json:"write"`
+}
+
+// Describe says what a program started in dir (its working directory,
+// absolute or relative to the workspace root) may do.
+func (s *Sandbox) Describe(dir string) Description {
+	if s.policy.Mode == Off {
+		return Description{Mode: Off, Network: "allowed", Write: []string{"/"}}
+	}
+	d := Description{Mode: s.policy.Mode, Network: "allowed"}
+	if !s.policy.Network {
+		d.Network = "none"
+		d.NetworkCut = probe().cut()
+	}
+	d.Write = []string{TempDirPlaceholder}
+	for _, w := range s.writable(s.absDir(dir)) {
+		d.Write = append(d.Write, resolve(w))
+	}
+	slices.Sort(d.Write)
+	d.Write = slices.Compact(d.Write)
+	return d
+}
+
+// Summary is the description as one human line.
+func (d Description) Summary() string {
+	var b strings.Builder
+	b.WriteString("sandbox " + string(d.Mode))
+	if d.Mode == Off {
+		b.WriteString(": no confinement")
+		return b.String()
+	}
+	b.WriteString(": writes only to " + strings.Join(d.Write, ", "))
+	switch {
+	case d.Network == "allowed":
+		b.WriteString("; network allowed")
+	case d.NetworkCut == CutNamespace:
+		b.WriteString("; no network (own network namespace, loopback only)")
+	case d.NetworkCut == CutLandlockTCP:
+		b.WriteString("; no network (Landlock denies TCP bind and connect; UDP and Unix sockets not covered)")
+	default:
+		b.WriteString("; no network, and this machine cannot cut it: runs fail")
+	}
+	return b.String()
+}
+
+// writable lists the directories a program in dir may write, besides the
+// per-call temporary directory.
+func (s *Sandbox) writable(dir string) []string {
+	if s.policy.Mode != WorkspaceWrite {
+		return nil
+	}
+	w := []string{s.workspace, dir}
+	if s.cacheDir != "" {
+		w = append(w, s.cacheDir)
+	}
+	return append(w, s.policy.Write...)
+}
+
+func (s *Sandbox) absDir(dir string) string {
+	switch {
+	case dir == "":
+		return s.workspace
+	case filepath.IsAbs(dir):
+		return filepath.Clean(dir)
+	}
+	return filepath.Join(s.workspace, dir)
+}
+
+// resolve returns path with symlinks resolved when it exists: Landlock
+// grants access to the directory a path leads to, so that is what a
+// description must name.
+func resolve(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return filepath.Clean(path)
+}
+
+// Check reports whether this machine can confine a program as policy
+// asks: nil, or an [*UnavailableError] saying what is missing. `basis
+// check` reports it; [Sandbox.Prepare] refuses to run without it.
+func Check(policy Policy) error {
+	if policy.mode() == Off {
+		return nil
+	}
+	return probe().check(policy.Network)
+}
