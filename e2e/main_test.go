@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,11 @@ var basisBinary string
 var binDir string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+		// Listing runs nothing: no need to build basis.
+		os.Exit(m.Run())
+	}
 	os.Exit(func() int {
 		dir, err := os.MkdirTemp("", "basis-e2e-bin-")
 		if err != nil {
