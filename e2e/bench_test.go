@@ -79,3 +79,38 @@ func median(d []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkBasisCallBreakdown says where a `basis call`'s time goes, at the
+// level of whole processes, alternating four runs call by call: `basis
+// version` (the process starting and exiting: Go's runtime, the prctl, the
+// signal handlers), `basis tools` (that plus finding the workspace and
+// loading its manifest and every schema), `basis call` (that plus the
+// input check, the gate, running /bin/cat and printing), and /bin/cat run
+// directly. Each median is reported; the differences are the stages' cost.
+func BenchmarkBasisCallBreakdown(b *testing.B) {
+	ws, cfg := catWorkspace(b), b.TempDir()
+	runOK := func(args ...string) {
+		cmd := exec.Command(basisBinary, args...)
+		cmd.Env = basisEnv("BASIS_CONFIG_DIR=" + cfg)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("basis %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	var version, tools, call, direct []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		runOK("version")
+		t1 := time.Now()
+		runOK("-C", ws, "tools")
+		t2 := time.Now()
+		basisCall(b, ws, cfg)
+		t3 := time.Now()
+		directCat(b)
+		version, tools, call = append(version, t1.Sub(t0)), append(tools, t2.Sub(t1)), append(call, t3.Sub(t2))
+		direct = append(direct, time.Since(t3))
+	}
+	b.ReportMetric(float64(median(version).Microseconds()), "version-µs/op")
+	b.ReportMetric(float64(median(tools).Microseconds()), "tools-µs/op")
+	b.ReportMetric(float64(median(call).Microseconds()), "call-µs/op")
+	b.ReportMetric(float64(median(direct).Microseconds()), "direct-µs/op")
+}
