@@ -10,6 +10,10 @@ SHELL := /bin/bash
 MODULES := $(shell find . -name go.mod -not -path './e2e/peers/*' -not -path './e2e/hosts/*' -not -path './scripts/*' -not -path '*/testdata/*' -not -path '*/node_modules/*' -exec dirname {} \; | sed 's|^\./||' | sort)
 GO ?= go
 FUZZTIME ?= 20s
+# Go minimizes every input that finds new coverage, for up to a minute by
+# default, in time quadratic in the input's length; bounded here so one
+# long input cannot take a target's whole FUZZTIME.
+FUZZMINIMIZETIME ?= 5s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 3
 
@@ -77,7 +81,7 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 20s); fail on any find
 			fi; \
 			for f in $$(echo "$$list" | grep '^Fuzz' || true); do \
 				echo "== $$pkg $$f"; \
-				( cd $$m && $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg ) || failed="$$failed $$pkg.$$f"; \
+				( cd $$m && $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg ) || failed="$$failed $$pkg.$$f"; \
 			done; \
 		done; \
 	done; \

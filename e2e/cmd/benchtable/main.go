@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	printTable(stdout, lines)
 	if o.out != "" {
-		md := markdown(lines, m, started, "make bench (go run ./cmd/benchtable "+strings.Join(args, " ")+")")
+		md := markdown(lines, m, started, "go run ./cmd/benchtable "+strings.Join(args, " "))
 		if err := os.WriteFile(o.out, md, 0o644); err != nil {
 			fmt.Fprintf(stderr, "benchtable: %v\n", err)
 			return 1
@@ -275,7 +275,7 @@ func markdown(lines []line, m machine, started time.Time, command string) []byte
 	b.WriteString("`make bench`; do not edit by hand. Each figure is the median over the runs,\n")
 	b.WriteString("with the lowest and highest in brackets. A row that says \"not measured\" has no\n")
 	b.WriteString("benchmark in the tree yet: nothing is estimated.\n\n")
-	fmt.Fprintf(&b, "- command: `%s`\n", command)
+	fmt.Fprintf(&b, "- command: `make bench`, which runs `%s` in e2e/\n", command)
 	fmt.Fprintf(&b, "- run: %s\n", started.Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(&b, "- machine: %s, %d cores, %s; %s\n", m.cpu, m.cores, m.kernel, m.goVersion)
 	fmt.Fprintf(&b, "- load average: %s before, %s after (the machine is shared; see e2e/README.md)\n\n", m.loadBefore, m.loadAfter)
