@@ -38,6 +38,10 @@ type Answer struct {
 	// this call (the same tool and the same Subject, byte for byte). It is
 	// ignored for Allow and Deny.
 	Remember *Remember
+	// Persist asks that a for-session answer be kept beyond the session:
+	// the gate saves it as an operator rule, bound to the call's source,
+	// through [GateOptions.Save]. It is ignored for Allow and Deny.
+	Persist bool
 }
 
 // Remember says what a for-session answer covers beyond the exact call. At
@@ -49,6 +53,10 @@ type Remember struct {
 	// Command covers every call whose Subject's commands all match this argv
 	// prefix, written as a [Rule]'s Command is ("go", "test", "*").
 	Command []string `json:"command,omitempty"`
+	// Proposed covers what the rules in [Request.Proposed] cover: the
+	// narrowest command rules for the call's commands that the gate
+	// proposed. Without proposals it means the exact call.
+	Proposed bool `json:"proposed,omitempty"`
 }
 
 // check explains why r cannot be remembered, or returns nil.
@@ -56,11 +64,17 @@ func (r *Remember) check() error {
 	if r == nil {
 		return nil
 	}
-	if r.Tool && len(r.Command) > 0 {
-		return fmt.Errorf("it asks to remember both the whole tool and a command prefix; choose one")
+	set := 0
+	for _, isSet := range []bool{r.Tool, len(r.Command) > 0, r.Proposed} {
+		if isSet {
+			set++
+		}
+	}
+	if set > 1 {
+		return fmt.Errorf("it asks to remember more than one of the whole tool, a command prefix and the proposed rules; choose one")
 	}
 	if len(r.Command) > 0 {
-		if err := checkCommandWords(r.Command); err != nil {
+		if err := checkCommandWords(Words(r.Command...)); err != nil {
 			return fmt.Errorf("its command prefix %w", err)
 		}
 	}
@@ -83,11 +97,23 @@ type Request struct {
 	CallID string
 	// Tool is the name the model called.
 	Tool string
+	// Source is where the tool was declared: the absolute, symlink-resolved
+	// path of its manifest or MCP config, or [BuiltinSource] for spawn.
+	// Rules match only calls from the source they are bound to; a request
+	// with no source matches only rules bound to [AnySource].
+	Source string
 	// Preview is the tool's description of this call; approvers judge its
 	// Subject, not the tool's name.
 	Preview contract.Preview
 	// Input is the model's arguments, a JSON object.
 	Input json.RawMessage
+	// Proposed, set by the gate, are the narrowest operator rules that
+	// would allow the call's commands no rule allows yet (see
+	// [ProposeCommand]), each with the command line as its first Match
+	// example: what an approver may offer as "always", and what an answer
+	// with Remember.Proposed remembers. Empty for a call that is not an
+	// analysed command line.
+	Proposed []Rule
 }
 
 type previewJSON struct {
@@ -101,8 +127,11 @@ type previewJSON struct {
 type requestJSON struct {
 	CallID  string          `json:"call_id"`
 	Tool    string          `json:"tool"`
+	Source  string          `json:"source,omitempty"`
 	Preview previewJSON     `json:"preview"`
 	Input   json.RawMessage `json:"input"`
+	// Proposed is the proposed rules' command patterns, in the CLI's form.
+	Proposed []string `json:"proposed,omitempty"`
 }
 
 // MarshalJSON encodes the request in the shape documented on [Request],
@@ -111,6 +140,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	w := requestJSON{
 		CallID: r.CallID,
 		Tool:   r.Tool,
+		Source: r.Source,
 		Preview: previewJSON{
 			SideEffect:   r.Preview.SideEffect,
 			Capabilities: r.Preview.Capabilities,
@@ -119,6 +149,9 @@ func (r Request) MarshalJSON() ([]byte, error) {
 			Summary:      r.Preview.Summary,
 		},
 		Input: nullIfEmpty(r.Input),
+	}
+	for _, p := range r.Proposed {
+		w.Proposed = append(w.Proposed, FormatCommand(p.Command))
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -138,6 +171,7 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 	*r = Request{
 		CallID: w.CallID,
 		Tool:   w.Tool,
+		Source: w.Source,
 		Preview: contract.Preview{
 			SideEffect:   w.Preview.SideEffect,
 			Capabilities: w.Preview.Capabilities,
@@ -146,6 +180,13 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 			Summary:      w.Preview.Summary,
 		},
 		Input: emptyIfNull(w.Input),
+	}
+	for _, text := range w.Proposed {
+		words, err := ParseCommand(text)
+		if err != nil {
+			return fmt.Errorf("proposed rule: %w", err)
+		}
+		r.Proposed = append(r.Proposed, Rule{Tool: w.Tool, Source: w.Source, Command: words, Decision: RuleAllow})
 	}
 	return nil
 }
@@ -164,14 +205,22 @@ func emptyIfNull(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// AllowAll allows every call it is asked about. A gate still denies what a
-// rule denies, since rules answer first.
-var AllowAll Approver = ApproverFunc(func(context.Context, Request) (Answer, error) {
-	return Answer{Decision: Allow, Reason: "every call is allowed"}, nil
-})
+// allowAll and denyAll are behind functions so that no importer can
+// replace what every other importer gets.
+var (
+	allowAll Approver = ApproverFunc(func(context.Context, Request) (Answer, error) {
+		return Answer{Decision: Allow, Reason: "every call is allowed"}, nil
+	})
+	denyAll Approver = ApproverFunc(func(_ context.Context, req Request) (Answer, error) {
+		return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: this run allows no consequential calls without a rule that allows them", req.Tool)}, nil
+	})
+)
 
-// DenyAll denies every call it is asked about, with a reason that names the
-// tool. It is the approver for a run where nobody may be asked.
-var DenyAll Approver = ApproverFunc(func(_ context.Context, req Request) (Answer, error) {
-	return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: this run allows no consequential calls without a rule that allows them", req.Tool)}, nil
-})
+// AllowAll returns an approver that allows every call it is asked about. A
+// gate still denies what a rule denies, since rules answer first.
+func AllowAll() Approver { return allowAll }
+
+// DenyAll returns an approver that denies every call it is asked about,
+// with a reason that names the tool. It is the approver for a run where
+// nobody may be asked.
+func DenyAll() Approver { return denyAll }

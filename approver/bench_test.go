@@ -12,35 +12,53 @@ import (
 )
 
 // benchRules makes total rules, 20 for each of total/20 tools: 8 patterns,
-// 10 command rules and 2 bare rules, allows and denies mixed.
+// 10 command rules and 2 bare rules; allow, ask and deny mixed, and a
+// quarter of the command rules with alternatives. Tool names repeat across
+// sources, as they do across repositories: each name has its rules bound to
+// four different manifests.
 func benchRules(total int) []approver.Rule {
 	rules := make([]approver.Rule, 0, total)
 	for tool := range total / 20 {
-		name := fmt.Sprintf("tool_%d", tool)
+		name := fmt.Sprintf("tool_%d", tool/4)
+		source := benchSource(tool % 4)
 		for i := range 8 {
-			rules = append(rules, approver.Rule{Tool: name, Pattern: fmt.Sprintf(`*"body":"make target-%d-%d*`, tool, i), Allow: i%2 == 0})
+			rules = append(rules, approver.Rule{Tool: name, Pattern: fmt.Sprintf(`*"body":"make target-%d-%d*`, tool, i), Decision: benchDecision(i)})
 		}
 		for i := range 8 {
-			rules = append(rules, approver.Rule{Tool: name, Command: []string{"make", fmt.Sprintf("target-%d", i), "*"}, Allow: i%3 != 0})
+			r := approver.Rule{Tool: name, Command: approver.Words("make", fmt.Sprintf("target-%d", i), "*"), Decision: benchDecision(i + 1)}
+			if i%4 == 0 {
+				r.Command[1] = approver.CommandWord{fmt.Sprintf("target-%d", i), fmt.Sprintf("build-%d", i), "check-*"}
+			}
+			rules = append(rules, r)
 		}
 		rules = append(rules,
-			approver.Rule{Tool: name, Command: []string{"go", "test", "*"}, Allow: true},
-			approver.Rule{Tool: name, Command: []string{"go", "vet", "*"}, Allow: true},
+			approver.Rule{Tool: name, Command: []approver.CommandWord{{"go"}, {"test", "tool"}, {"*"}}, Decision: approver.RuleAllow},
+			approver.Rule{Tool: name, Command: approver.Words("go", "vet", "*"), Decision: approver.RuleAllow},
 			approver.Rule{Tool: name, Reason: "everything else is denied"},
-			approver.Rule{Tool: name, Allow: true},
+			approver.Rule{Tool: name, Decision: approver.RuleAsk},
 		)
+		for i := range rules[len(rules)-20:] {
+			rules[len(rules)-20+i].Source = source
+		}
 	}
 	return rules
 }
 
+// benchDecision cycles through allow, ask and deny.
+func benchDecision(i int) approver.RuleDecision {
+	return []approver.RuleDecision{approver.RuleAllow, approver.RuleAsk, approver.RuleDeny}[i%3]
+}
+
+func benchSource(i int) string { return fmt.Sprintf("/repo%d/.basis/tools.json", i) }
+
 // benchGate returns a gate over total rules and the name of a tool in the
 // middle of them. No decision reaches the approver.
 func benchGate(b *testing.B, total int) (*approver.Gate, string) {
-	g, err := approver.NewGate(approver.DenyAll, &approver.GateOptions{Rules: benchRules(total)})
+	g, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: benchRules(total)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return g, fmt.Sprintf("tool_%d", total/40)
+	return g, fmt.Sprintf("tool_%d", total/160)
 }
 
 var benchPreview = contract.Preview{
@@ -53,7 +71,7 @@ var benchPreview = contract.Preview{
 // each command is checked against every command rule for a deny).
 func decideOnce(b *testing.B, g *approver.Gate, tool string) time.Duration {
 	start := time.Now()
-	v := g.Authorize(context.Background(), tool, contract.Call{ID: "call"}, benchPreview)
+	v := g.Authorize(context.Background(), approver.Request{CallID: "call", Tool: tool, Source: benchSource(2), Preview: benchPreview})
 	d := time.Since(start)
 	if !v.Allow || v.Source != approver.SourceRule {
 		b.Fatalf("verdict = %+v", v)
@@ -105,7 +123,7 @@ func median(d []time.Duration) time.Duration {
 // answer): a gate with no rules and AllowAll, alternated call by call with
 // calling AllowAll directly, the baseline.
 func BenchmarkGateAskOverDirect(b *testing.B) {
-	g, err := approver.NewGate(approver.AllowAll, &approver.GateOptions{Timeout: time.Minute})
+	g, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Timeout: time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,9 +132,9 @@ func BenchmarkGateAskOverDirect(b *testing.B) {
 	var gated, direct []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		v := g.Authorize(ctx, "spawn", contract.Call{ID: "call"}, benchPreview)
+		v := g.Authorize(ctx, approver.Request{CallID: "call", Tool: "spawn", Source: approver.BuiltinSource, Preview: benchPreview})
 		t1 := time.Now()
-		a, err := approver.AllowAll.Approve(ctx, req)
+		a, err := approver.AllowAll().Approve(ctx, req)
 		direct = append(direct, time.Since(t1))
 		gated = append(gated, t1.Sub(t0))
 		if !v.Allow || v.Source != approver.SourceApprover || err != nil || a.Decision != approver.Allow {

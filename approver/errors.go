@@ -11,9 +11,9 @@ var (
 	// file that cannot be used.
 	ErrInvalidRules = errors.New("invalid rules")
 	// ErrWorkspaceAllow is wrapped by the error for an allow rule in a
-	// workspace's rules file: a repository may deny its own tools but never
-	// pre-approve them. It also wraps ErrInvalidRules.
-	ErrWorkspaceAllow = fmt.Errorf("%w: a workspace rules file may only deny", ErrInvalidRules)
+	// workspace's rules file: a repository may deny its own tools, or ask
+	// about them, but never pre-approve them. It also wraps ErrInvalidRules.
+	ErrWorkspaceAllow = fmt.Errorf("%w: a workspace rules file may only deny or ask", ErrInvalidRules)
 )
 
 // RulesError says why a rule or a rules file cannot be used. Its message
@@ -22,6 +22,9 @@ var (
 type RulesError struct {
 	// File is the rules file, or "" for rules that came from elsewhere.
 	File string
+	// Line and Col are where in the file the problem is, counting from 1,
+	// the column in characters; 0 when not known.
+	Line, Col int
 	// Index is the rule's position in the file's list, counting from 1;
 	// 0 when the problem is with the file as a whole.
 	Index int
@@ -33,14 +36,20 @@ type RulesError struct {
 	Err error
 }
 
-// Error reads "rules file PATH: rule N (tool NAME): PROBLEM", leaving out
-// the parts that are not known.
+// Error reads "PATH:LINE:COL: rule N (tool NAME): PROBLEM", leaving out
+// the parts that are not known ("rules file PATH: ..." without a position,
+// "line L, column C: ..." without a file).
 func (e *RulesError) Error() string {
 	var b strings.Builder
-	if e.File != "" {
+	switch {
+	case e.File != "" && e.Line > 0:
+		fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Col)
+	case e.File != "":
 		b.WriteString("rules file ")
 		b.WriteString(e.File)
 		b.WriteString(": ")
+	case e.Line > 0:
+		fmt.Fprintf(&b, "line %d, column %d: ", e.Line, e.Col)
 	}
 	if e.Index > 0 {
 		fmt.Fprintf(&b, "rule %d", e.Index)
@@ -85,3 +94,8 @@ var ErrInvalidAnswer = errors.New("the approver's answer is not a decision")
 // ErrNoApprover is the error a [Verdict] carries when a call reached a gate
 // made without an approver.
 var ErrNoApprover = errors.New("no approver is configured to ask")
+
+// ErrNoSave is wrapped by [Verdict.SaveErr] when an answer to be kept
+// beyond the session could not be saved: the gate has no
+// [GateOptions.Save], or the tool has no source to bind a rule to.
+var ErrNoSave = errors.New("no place to save the answer as a rule")

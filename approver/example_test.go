@@ -16,18 +16,20 @@ func spawnCall(subject string) contract.Preview {
 }
 
 func Example() {
-	operator, _ := approver.ParseRules([]byte(`{"schema": 1, "rules": [
-		{"tool": "spawn", "command": ["go", "test", "*"], "allow": true},
-		{"tool": "spawn", "command": ["go", "vet", "*"], "allow": true}
+	operator, _ := approver.ParseRules([]byte(`{"schema": 2, "rules": [
+		{"tool": "spawn", "source": "builtin", "command": ["go", ["test", "vet"], "*"], "decision": "allow",
+		 "match": ["go test ./...", "go vet ./..."], "not_match": ["go run ."]},
+		{"tool": "spawn", "source": "builtin", "command": ["git", "push", "*"], "decision": "ask"},
+		{"tool": "spawn", "command": ["curl", "*"], "decision": "allow"}
 	]}`))
-	workspace, _ := approver.ParseRules([]byte(`{"schema": 1, "rules": [
-		{"tool": "spawn", "pattern": "*curl*", "allow": false, "reason": "this repository never downloads; vendor the file instead"}
+	workspace, _ := approver.ParseRules([]byte(`{"schema": 2, "rules": [
+		{"tool": "spawn", "pattern": "*curl*", "decision": "deny", "reason": "this repository never downloads; vendor the file instead"}
 	]}`))
 	for i := range workspace {
 		workspace[i].Scope = approver.ScopeWorkspace
 	}
 	// Nobody is asked in this example: what no rule answers is denied.
-	gate, err := approver.NewGate(approver.DenyAll, &approver.GateOptions{Rules: append(operator, workspace...)})
+	gate, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: append(operator, workspace...)})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,15 +38,17 @@ func Example() {
 	for _, subject := range []string{
 		`{"body":"go test ./... && go vet ./...","commands":[["go","test","./..."],["go","vet","./..."]],"cwd":"/repo","mode":"command","target":"local"}`,
 		`{"body":"go test ./... && curl x | sh","commands":[["go","test","./..."],["curl","x"],["sh"]],"cwd":"/repo","mode":"command","target":"local"}`,
-		`{"body":"go test $(go list ./...)","commands":null,"cwd":"/repo","mode":"command","target":"local"}`,
+		`{"body":"go test $(go list ./...)","commands":null,"cwd":"/repo","mode":"command","target":"local","unanalysable":"command substitution"}`,
+		`{"body":"go vet ./... && git push","commands":[["go","vet","./..."],["git","push"]],"cwd":"/repo","mode":"command","target":"local"}`,
 	} {
-		v := gate.Authorize(ctx, "spawn", contract.Call{ID: "call_1"}, spawnCall(subject))
+		v := gate.Authorize(ctx, approver.Request{CallID: "call_1", Tool: "spawn", Source: approver.BuiltinSource, Preview: spawnCall(subject)})
 		fmt.Printf("%-5v %-8s %s\n", v.Allow, v.Source, v.Reason)
 	}
 	// Output:
 	// true  rule     allowed by an operator rule
 	// false rule     this repository never downloads; vendor the file instead
-	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them
+	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; the command line could not be analysed (command substitution), so no command rule can allow it
+	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; it was asked about because an operator rule (ask spawn command git push * from builtin) asks about every such call
 }
 
 func ExampleGate_sessionAnswers() {
@@ -56,7 +60,7 @@ func ExampleGate_sessionAnswers() {
 	gate, _ := approver.NewGate(person, nil)
 	deploy := contract.Preview{SideEffect: contract.SideEffectExternal, Subject: []byte(`{"command":["./deploy"],"cwd":"/repo","input":{},"tool":"deploy"}`)}
 	for range 3 {
-		v := gate.Authorize(context.Background(), "deploy", contract.Call{}, deploy)
+		v := gate.Authorize(context.Background(), approver.Request{Tool: "deploy", Source: "/repo/.basis/tools.json", Preview: deploy})
 		fmt.Println(v.Allow, v.Source, v.Reason)
 	}
 	fmt.Println("asked", asked, "time")
@@ -101,22 +105,48 @@ func ExampleRulesFile() {
 	dir, _ := os.MkdirTemp("", "basis-config")
 	defer os.RemoveAll(dir)
 	rules := &approver.RulesFile{Path: filepath.Join(dir, approver.OperatorRulesFile)}
-	_ = rules.Add(approver.Rule{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true})
-	_ = rules.Add(approver.Rule{Tool: "deploy", Reason: "deploys go through CI"})
+	added, _ := rules.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow})
+	again, _ := rules.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow})
+	fmt.Println("added:", added, "added again:", again)
+	_, _ = rules.Add(approver.Rule{Tool: "deploy", Source: "/repo/.basis/tools.json", Reason: "deploys go through CI"})
 	data, _ := os.ReadFile(rules.Path)
 	fmt.Print(string(data))
-	list, _ := rules.List()
+	list, _, _ := rules.List(context.Background())
 	for _, r := range list {
-		fmt.Println(r)
+		fmt.Println(r.Number, r)
 	}
 	// Output:
+	// added: true added again: false
 	// {
-	//   "schema": 1,
+	//   "schema": 2,
 	//   "rules": [
-	//     {"tool":"spawn","command":["go","test","*"],"allow":true},
-	//     {"tool":"deploy","allow":false,"reason":"deploys go through CI"}
+	//     {"tool":"spawn","source":"builtin","command":["go","test","*"],"decision":"allow"},
+	//     {"tool":"deploy","source":"/repo/.basis/tools.json","decision":"deny","reason":"deploys go through CI"}
 	//   ]
 	// }
-	// allow spawn command go test *
-	// deny deploy
+	// 1 allow spawn command go test * from builtin
+	// 2 deny deploy from /repo/.basis/tools.json
+}
+
+// A call that no rule allows: Explain lists the rules that matched and the
+// rule that would allow the call, without asking anyone.
+func ExampleGate_Explain() {
+	gate, _ := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: []approver.Rule{
+		{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow},
+	}})
+	e := gate.Explain(approver.Request{Tool: "spawn", Source: approver.BuiltinSource, Preview: spawnCall(
+		`{"body":"go test ./... | tail -1","commands":[["go","test","./..."],["tail","-1"]],"cwd":"/repo","mode":"command","target":"local"}`)})
+	for _, m := range e.Matches {
+		fmt.Println("matched:", m.Rule, m.Commands)
+	}
+	fmt.Println("decided by rules:", e.Decided)
+	fmt.Println(e.Gap)
+	for _, r := range e.Allow {
+		fmt.Println(r.AddCommand())
+	}
+	// Output:
+	// matched: allow spawn command go test * from builtin [[go test ./...]]
+	// decided by rules: false
+	// no rule allows the command tail -1
+	// basis rules add --tool spawn --source builtin --command 'tail -1' --allow
 }

@@ -15,6 +15,9 @@ func FuzzHookAnswer(f *testing.F) {
 	f.Add([]byte(`{"decision":"sure"}`))
 	f.Add([]byte(`{"decision":"allow"} {"decision":"deny"}`))
 	f.Add([]byte(`not json`))
+	f.Add([]byte(`{"decision":"allow"}}{"decision":"deny"}`))
+	f.Add([]byte(`{"decision":"deny","decision":"allow"}`))
+	f.Add([]byte(`{"DECISION":"allow"}`))
 	f.Fuzz(func(t *testing.T, out []byte) {
 		a, problem := parseHookAnswer(out)
 		if problem != "" {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"time"
 
@@ -76,39 +75,63 @@ type Verdict struct {
 	Reason string `json:"reason"`
 	// Source is where the verdict came from.
 	Source Source `json:"source"`
-	// Rule is the deciding rule when Source is SourceRule: a copy.
+	// Rule is the deciding rule when Source is SourceRule, or the ask rule
+	// that sent the call to the approver (Source SourceApprover or
+	// SourceFailClosed): a copy.
 	Rule *Rule `json:"rule,omitempty"`
 	// Err is why a SourceFailClosed verdict was reached: the approver's
 	// error, a *[PanicError], [ErrInvalidAnswer], [ErrNoApprover],
 	// [context.Canceled] or [context.DeadlineExceeded]. It is for logs;
 	// Reason is what the model reads.
 	Err error `json:"-"`
+	// SavedTo is where the approver's "always" answer was saved as a rule
+	// (see [Answer.Persist]); SaveErr is why it could not be, in which
+	// case it is remembered for the session only.
+	SavedTo string `json:"saved_to,omitempty"`
+	SaveErr error  `json:"-"`
 }
 
 // GateOptions configure a [Gate].
 type GateOptions struct {
 	// Rules are consulted before the approver, in this order: typically the
-	// operator's rules, then the workspace's. A workspace-scoped allow rule
-	// is refused.
+	// system's, the operator's, then the workspace's. A workspace-scoped
+	// allow rule is refused. An allow rule bound to no source is kept (it
+	// shows in [Gate.Explain]) but matches nothing.
 	Rules []Rule
+	// NoOperatorAllowRules makes operator allow rules match nothing, and
+	// stops "always allow" answers from being saved: the system file's
+	// "allow_operator_allow_rules": false.
+	NoOperatorAllowRules bool
 	// Timeout bounds each question to the approver; a question not answered
 	// in time is a denial. Zero means no bound but the caller's context.
 	Timeout time.Duration
+	// Save keeps an answer the approver marked [Answer.Persist] ("always",
+	// at a terminal) beyond this gate's life: the gate makes the rule,
+	// bound to the call's source, and Save writes it, returning where (a
+	// path, for the verdict's reason). [RulesFile.Save] fits. Nil keeps such
+	// answers for the session only.
+	Save func(Rule) (where string, err error)
 }
 
 // Gate decides whether each call may run. It is safe for concurrent use.
 //
 // In order: a call whose preview says it has no side effect passes
-// unasked; then rules answer (fixed rules and the session's, by the
-// precedence in the package documentation); then the approver is asked,
-// under the timeout, with panics recovered. Anything that is not an answer
-// is a denial whose reason says which (fail closed). A for-session answer
+// unasked; then rules answer (the system's, then fixed rules and the
+// session's, by the precedence in the package documentation); then — when
+// no rule decided, or an ask rule won — the approver is asked, under the
+// timeout, with panics recovered. Anything that is not an answer is a
+// denial whose reason says which (fail closed). A for-session answer
 // becomes a session rule, so the same question is not asked twice — a
 // remembered denial repeats its reason with nobody asked.
 type Gate struct {
-	approver Approver
-	timeout  time.Duration
-	fixed    *ruleSet
+	approver         Approver
+	timeout          time.Duration
+	save             func(Rule) (string, error)
+	noOperatorAllows bool
+	// system holds the system layer's rules, whose deny and ask nothing
+	// overrides; fixed holds every fixed rule, system allows included.
+	system *ruleSet
+	fixed  *ruleSet
 
 	mu      sync.RWMutex
 	session *ruleSet
@@ -125,36 +148,76 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	if opts.Timeout < 0 {
 		return nil, errors.New("approver: GateOptions.Timeout is negative; use 0 for no timeout")
 	}
-	g := &Gate{approver: a, timeout: opts.Timeout, fixed: newRuleSet(), session: newRuleSet()}
+	g := &Gate{approver: a, timeout: opts.Timeout, save: opts.Save, noOperatorAllows: opts.NoOperatorAllowRules,
+		system: newRuleSet(), fixed: newRuleSet(), session: newRuleSet()}
 	for i, r := range opts.Rules {
 		if err := r.Validate(); err != nil {
-			err.(*RulesError).Index = i + 1
+			var re *RulesError
+			if errors.As(err, &re) {
+				re.Index = i + 1
+			}
 			return nil, err
 		}
-		if r.Scope == ScopeWorkspace && r.Allow {
+		if r.Scope == ScopeWorkspace && r.Decision == RuleAllow {
 			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: workspaceAllowProblem, Err: ErrWorkspaceAllow}
 		}
-		g.fixed.add(r, i)
+		if r.Scope == ScopeSystem {
+			g.system.add(r, i, false)
+		}
+		g.fixed.add(r, i, g.operatorAllowOff(&r))
 	}
 	return g, nil
 }
 
-// Authorize decides whether call, a call of tool described by preview, may
-// run. It never returns without a verdict, and every verdict that is not an
-// answer is a denial.
-func (g *Gate) Authorize(ctx context.Context, tool string, call contract.Call, preview contract.Preview) Verdict {
-	if !preview.SideEffect.Consequential() {
-		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", tool)}
+// operatorAllowOff reports whether r is an operator allow rule the system
+// layer turned off.
+func (g *Gate) operatorAllowOff(r *Rule) bool {
+	return g.noOperatorAllows && r.Scope == ScopeOperator && r.Decision == RuleAllow
+}
+
+// Authorize decides whether the call req describes may run. req.Tool,
+// req.Source and req.Preview decide; req.CallID and req.Input are passed
+// on to the approver. It never returns without a verdict, and every verdict
+// that is not an answer is a denial.
+func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
+	if !req.Preview.SideEffect.Consequential() {
+		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
 	}
-	subject := string(preview.Subject)
-	if subject == "" {
-		subject = "null" // a missing Subject is matched as JSON null
+	subject := subjectText(req.Preview)
+	won := g.ruling(req.Tool, req.Source, subject)
+	if won != nil && won.rule.Decision != RuleAsk {
+		return ruleVerdict(won)
 	}
-	if v, ok := g.byRule(tool, subject); ok {
-		return v
+	req.Proposed = g.propose(req, subject)
+	v := g.ask(ctx, req, subject, won)
+	if v.Source == SourceFailClosed {
+		v.Reason = g.withGap(v.Reason, req, subject, won)
 	}
-	req := Request{CallID: call.ID, Tool: tool, Preview: preview, Input: call.Input}
-	return g.ask(ctx, req, subject)
+	if won != nil {
+		v.Rule = won.copyRule()
+	}
+	return v
+}
+
+// withGap adds to a denial's reason why the approver was asked: the ask
+// rule that sent the call, or what the rules do not cover, so the reader
+// learns which command to allow, or why none can be.
+func (g *Gate) withGap(reason string, req Request, subject string, askRule *compiledRule) string {
+	if askRule != nil {
+		return fmt.Sprintf("%s; it was asked about because %s (%s) asks about every such call", reason, ruleOrigin(&askRule.rule), askRule.rule.String())
+	}
+	if gap := g.gap(req.Tool, req.Source, subject); gap != "" {
+		return reason + "; " + gap
+	}
+	return reason
+}
+
+// subjectText is the Subject as rules match it; a missing one is JSON null.
+func subjectText(p contract.Preview) string {
+	if len(p.Subject) == 0 {
+		return "null"
+	}
+	return string(p.Subject)
 }
 
 // SessionRules returns the rules this gate has made from for-session
@@ -165,36 +228,63 @@ func (g *Gate) SessionRules() []Rule {
 	return g.session.rules()
 }
 
-func (g *Gate) byRule(tool, subject string) (Verdict, bool) {
-	g.mu.RLock()
-	c := decide(subject, g.fixed.tools[tool], g.session.tools[tool])
-	g.mu.RUnlock()
-	if c == nil {
-		return Verdict{}, false
+// ruling is the rule that decides a call, or nil when none does; an ask
+// rule sends the call to the approver. The system layer is judged on its
+// own first: its deny stands whatever else matches, and its ask stands
+// unless another rule denies. Otherwise every rule is judged together.
+func (g *Gate) ruling(tool, source, subject string) *compiledRule {
+	sysExact, sysAny := g.system.lookup(tool, source)
+	sys := decide(subject, sysExact, sysAny)
+	if sys != nil && sys.rule.Decision == RuleDeny {
+		return sys
 	}
-	return Verdict{Allow: c.rule.Allow, Reason: ruleReason(&c.rule), Source: SourceRule, Rule: c.copyRule()}, true
+	fixedExact, fixedAny := g.fixed.lookup(tool, source)
+	g.mu.RLock()
+	sessionExact, sessionAny := g.session.lookup(tool, source)
+	all := decide(subject, fixedExact, fixedAny, sessionExact, sessionAny)
+	g.mu.RUnlock()
+	if sys != nil && sys.rule.Decision == RuleAsk && (all == nil || all.rule.Decision != RuleDeny) {
+		return sys
+	}
+	return all
+}
+
+func ruleVerdict(c *compiledRule) Verdict {
+	return Verdict{Allow: c.rule.Decision == RuleAllow, Reason: ruleReason(&c.rule), Source: SourceRule, Rule: c.copyRule()}
 }
 
 var ruleSources = map[Scope]string{
 	ScopeOperator:  "an operator rule",
 	ScopeWorkspace: "a workspace rule",
 	ScopeSession:   "an answer remembered for this session",
+	ScopeSystem:    "a system rule",
 }
 
 // ruleReason is the rule's own reason, or one that says where the rule came
-// from.
+// from; a denial then names the rule, so the reader knows what to change.
 func ruleReason(r *Rule) string {
+	if r.Decision == RuleAllow {
+		if r.Reason != "" {
+			return r.Reason
+		}
+		return "allowed by " + ruleOrigin(r)
+	}
 	if r.Reason != "" {
 		return r.Reason
 	}
-	by := ruleSources[r.Scope]
-	if by == "" {
-		by = "a rule"
+	return fmt.Sprintf("tool %s denied by %s (%s)", r.Tool, ruleOrigin(r), r)
+}
+
+// ruleOrigin says which rule: "operator rule 3 in /home/u/.config/basis/rules.json",
+// or the scope's words when the rule was not loaded from a file.
+func ruleOrigin(r *Rule) string {
+	if r.File != "" && r.Number > 0 {
+		return fmt.Sprintf("%s rule %d in %s", r.Scope, r.Number, r.File)
 	}
-	if r.Allow {
-		return "allowed by " + by
+	if by := ruleSources[r.Scope]; by != "" {
+		return by
 	}
-	return fmt.Sprintf("tool %s denied by %s", r.Tool, by)
+	return "a rule"
 }
 
 // result is what came back from one question to the approver.
@@ -203,7 +293,7 @@ type result struct {
 	err    error
 }
 
-func (g *Gate) ask(ctx context.Context, req Request, subject string) Verdict {
+func (g *Gate) ask(ctx context.Context, req Request, subject string, askRule *compiledRule) Verdict {
 	if g.approver == nil {
 		return failClosed(req.Tool, "no approver is configured to ask", ErrNoApprover)
 	}
@@ -244,7 +334,7 @@ func (g *Gate) ask(ctx context.Context, req Request, subject string) Verdict {
 	if actx.Err() != nil {
 		return g.stopped(ctx, req.Tool)
 	}
-	return g.verdict(req.Tool, subject, res)
+	return g.verdict(req, subject, res, askRule)
 }
 
 // stopped is the verdict for a question cut short by the context or the
@@ -259,7 +349,8 @@ func (g *Gate) stopped(parent context.Context, tool string) Verdict {
 	return failClosed(tool, fmt.Sprintf("the approver did not answer within %s", g.timeout), context.DeadlineExceeded)
 }
 
-func (g *Gate) verdict(tool, subject string, res result) Verdict {
+func (g *Gate) verdict(req Request, subject string, res result, askRule *compiledRule) Verdict {
+	tool := req.Tool
 	var pe *PanicError
 	switch {
 	case errors.As(res.err, &pe):
@@ -283,25 +374,97 @@ func (g *Gate) verdict(tool, subject string, res result) Verdict {
 			reason = fmt.Sprintf("tool %s denied by the approver", tool)
 		}
 	}
-	if a.Decision.ForSession() && contract.ValidName(tool) {
-		g.remember(sessionRule(tool, subject, a, reason))
+	if !a.Decision.Allows() {
+		reason = g.withGap(reason, req, subject, askRule)
 	}
-	return Verdict{Allow: a.Decision.Allows(), Reason: reason, Source: SourceApprover}
+	v := Verdict{Allow: a.Decision.Allows(), Reason: reason, Source: SourceApprover}
+	if !a.Decision.ForSession() || !contract.ValidName(tool) {
+		return v
+	}
+	if askRule != nil && a.Decision.Allows() {
+		// A remembered allow could never beat the ask rule: it asks about
+		// every such call, by design.
+		v.Reason += fmt.Sprintf("; %s asks about every such call, so this answer holds for this call only", ruleOrigin(&askRule.rule))
+		return v
+	}
+	rules := sessionRules(req, subject, a, reason)
+	for _, r := range rules {
+		g.remember(r)
+	}
+	if a.Persist {
+		g.persist(&v, rules)
+	}
+	return v
 }
 
-// sessionRule turns a for-session answer into the rule that remembers it:
-// the exact subject, unless Remember widens it to the tool or a command
-// prefix.
-func sessionRule(tool, subject string, a Answer, reason string) Rule {
-	r := Rule{Tool: tool, Allow: a.Decision.Allows(), Reason: reason, Scope: ScopeSession}
+// persist saves session rules as operator rules through the gate's Save,
+// and says in the verdict where they went — or why they could not, in
+// which case the answer still holds for the session.
+func (g *Gate) persist(v *Verdict, rules []Rule) {
+	var err error
+	saved := 0
+	for _, r := range rules {
+		r.Scope = ScopeOperator
+		switch {
+		case g.save == nil:
+			err = ErrNoSave
+		case r.Source == "":
+			err = fmt.Errorf("%w: tool %s has no source to bind a rule to", ErrNoSave, r.Tool)
+		case g.operatorAllowOff(&r):
+			err = fmt.Errorf("%w: the system rules file allows no operator allow rules", ErrNoSave)
+		default:
+			var where string
+			if where, err = g.save(r); err == nil {
+				v.SavedTo = where
+				saved++
+				continue
+			}
+		}
+		break
+	}
+	if err == nil {
+		if saved == 1 {
+			v.Reason += "; saved as a rule in " + v.SavedTo
+		} else {
+			v.Reason += fmt.Sprintf("; saved as %d rules in %s", saved, v.SavedTo)
+		}
+		return
+	}
+	v.SaveErr = err
+	v.Reason += "; kept for this session only, not saved: " + oneLine(err.Error(), maxReasonDetail)
+}
+
+// sessionRules turn a for-session answer into the rules that remember it,
+// bound to the call's source: the exact subject, unless Remember widens it
+// to the tool, a command prefix, or the rules the gate proposed. A rule to
+// be saved cannot hold an exact subject; the subject becomes a pattern
+// that matches it (see [SubjectPattern]).
+func sessionRules(req Request, subject string, a Answer, reason string) []Rule {
+	decision := RuleDeny
+	if a.Decision.Allows() {
+		// An allow's reason is only kept when the approver gave one: the
+		// default words would be saved into rules files as noise.
+		decision, reason = RuleAllow, a.Reason
+	}
+	r := Rule{Tool: req.Tool, Source: req.Source, Decision: decision, Reason: reason, Scope: ScopeSession}
 	switch {
 	case a.Remember != nil && a.Remember.Tool:
 	case a.Remember != nil && len(a.Remember.Command) > 0:
-		r.Command = slices.Clone(a.Remember.Command)
+		r.Command = Words(a.Remember.Command...)
+	case a.Remember != nil && a.Remember.Proposed && len(req.Proposed) > 0:
+		out := make([]Rule, len(req.Proposed))
+		for i, p := range req.Proposed {
+			p.Decision, p.Reason, p.Scope = decision, reason, ScopeSession
+			p.Command = cloneWords(p.Command)
+			out[i] = p
+		}
+		return out
+	case a.Persist:
+		r.Pattern = SubjectPattern(subject)
 	default:
 		r.Subject = subject
 	}
-	return r
+	return []Rule{r}
 }
 
 func (g *Gate) remember(r Rule) {
@@ -310,11 +473,11 @@ func (g *Gate) remember(r Rule) {
 	if g.session.has(r) {
 		return
 	}
-	g.session.add(r, len(g.fixed.all)+len(g.session.all))
+	g.session.add(r, len(g.fixed.all)+len(g.session.all), false)
 }
 
 func failClosed(tool, why string, err error) Verdict {
 	return Verdict{Allow: false, Source: SourceFailClosed, Reason: fmt.Sprintf("tool %s denied: %s", tool, why), Err: err}
 }
 
-const workspaceAllowProblem = `"allow": true is refused here: a workspace may only deny, so that a repository cannot pre-approve its own tools; allow rules belong in the operator's rules file`
+const workspaceAllowProblem = `an allow rule is refused here: a workspace may only deny or ask, so that a repository cannot pre-approve its own tools; allow rules belong in the operator's rules file`

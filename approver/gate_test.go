@@ -45,7 +45,7 @@ func (c *counter) Approve(context.Context, approver.Request) (approver.Answer, e
 
 func newGate(t testing.TB, a approver.Approver, rules ...approver.Rule) *approver.Gate {
 	t.Helper()
-	g, err := approver.NewGate(a, &approver.GateOptions{Rules: rules})
+	g, err := approver.NewGate(a, &approver.GateOptions{Rules: bound(rules...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,13 +54,13 @@ func newGate(t testing.TB, a approver.Approver, rules ...approver.Rule) *approve
 
 func authorize(t testing.TB, g *approver.Gate, tool, subj string) approver.Verdict {
 	t.Helper()
-	return g.Authorize(context.Background(), tool, contract.Call{ID: "call_1", Input: []byte(`{}`)}, preview(t, contract.SideEffectProcess, subj))
+	return g.Authorize(context.Background(), request(tool, contract.Call{ID: "call_1", Input: []byte(`{}`)}, preview(t, contract.SideEffectProcess, subj)))
 }
 
 func TestGateNeverAsksAboutReadOnlyCalls(t *testing.T) {
 	asker := &counter{answer: approver.Answer{Decision: approver.Deny}}
-	g := newGate(t, asker, approver.Rule{Tool: "search", Reason: "no searching"})
-	v := g.Authorize(context.Background(), "search", contract.Call{ID: "c"}, preview(t, contract.SideEffectNone, `{"query":"x"}`))
+	g := newGate(t, asker, approver.Rule{Tool: "search", Source: repoManifest, Reason: "no searching"})
+	v := g.Authorize(context.Background(), request("search", contract.Call{ID: "c"}, preview(t, contract.SideEffectNone, `{"query":"x"}`)))
 	if !v.Allow || v.Source != approver.SourceReadOnly || v.Rule != nil {
 		t.Errorf("verdict for a none call = %+v, want allowed as read_only", v)
 	}
@@ -71,7 +71,7 @@ func TestGateNeverAsksAboutReadOnlyCalls(t *testing.T) {
 
 func TestGatePatternRuleJudgesTheWholeSubject(t *testing.T) {
 	asker := &counter{answer: approver.Answer{Decision: approver.Deny, Reason: "not that"}}
-	rule := approver.Rule{Tool: "spawn", Pattern: `*"body":"cargo test"*`, Allow: true, Reason: "tests are fine"}
+	rule := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"body":"cargo test"*`, Decision: approver.RuleAllow, Reason: "tests are fine"}
 	g := newGate(t, asker, rule)
 
 	v := authorize(t, g, "spawn", cargoTest)
@@ -84,7 +84,8 @@ func TestGatePatternRuleJudgesTheWholeSubject(t *testing.T) {
 	}
 
 	v = authorize(t, g, "spawn", cargoTestCurl)
-	if v.Allow || v.Source != approver.SourceApprover || v.Reason != "not that" {
+	// The denial names the first command no rule allows.
+	if v.Allow || v.Source != approver.SourceApprover || v.Reason != "not that; no rule allows the command cargo test" {
 		t.Errorf("cargo test && curl x | sh = %+v, want the approver's denial", v)
 	}
 	if asker.asked.Load() != 1 {
@@ -93,10 +94,10 @@ func TestGatePatternRuleJudgesTheWholeSubject(t *testing.T) {
 }
 
 func TestGateCommandRules(t *testing.T) {
-	allowGoTest := approver.Rule{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests"}
-	allowGoVet := approver.Rule{Tool: "spawn", Command: []string{"go", "vet", "*"}, Allow: true, Reason: "vet"}
-	denyRm := approver.Rule{Tool: "spawn", Command: []string{"rm", "*"}, Reason: "no deleting"}
-	denyAnything := approver.Rule{Tool: "spawn", Command: []string{"*"}, Reason: "nothing at all"}
+	allowGoTest := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow, Reason: "tests"}
+	allowGoVet := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "vet", "*"), Decision: approver.RuleAllow, Reason: "vet"}
+	denyRm := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("rm", "*"), Reason: "no deleting"}
+	denyAnything := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("*"), Reason: "nothing at all"}
 	tests := []struct {
 		name   string
 		rules  []approver.Rule
@@ -112,11 +113,11 @@ func TestGateCommandRules(t *testing.T) {
 		{"null commands never match an allow", []approver.Rule{allowGoTest}, goTestSubst, approver.SourceApprover, false, nil},
 		{"null commands never match a deny", []approver.Rule{denyAnything}, goTestSubst, approver.SourceApprover, false, nil},
 		{"a task has no commands", []approver.Rule{denyAnything}, agentTask, approver.SourceApprover, false, nil},
-		{"declared subjects have no commands list", []approver.Rule{{Tool: "jenkins_job", Command: []string{"*"}, Allow: true}}, jenkinsTrigger, approver.SourceApprover, false, nil},
+		{"declared subjects have no commands list", []approver.Rule{{Tool: "jenkins_job", Command: approver.Words("*"), Decision: approver.RuleAllow}}, jenkinsTrigger, approver.SourceApprover, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newGate(t, approver.DenyAll, tt.rules...)
+			g := newGate(t, approver.DenyAll(), tt.rules...)
 			tool := "spawn"
 			if strings.Contains(tt.subj, "jenkins") {
 				tool = "jenkins_job"
@@ -133,7 +134,7 @@ func TestGateCommandRules(t *testing.T) {
 }
 
 func TestGateEmptyCommandsListMatchesNoCommandRule(t *testing.T) {
-	g := newGate(t, approver.DenyAll, approver.Rule{Tool: "spawn", Command: []string{"*"}, Allow: true})
+	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("*"), Decision: approver.RuleAllow})
 	v := authorize(t, g, "spawn", `{"body":"","commands":[],"cwd":"/repo","mode":"command","target":"local"}`)
 	if v.Allow || v.Source != approver.SourceApprover {
 		t.Errorf("an empty commands list was allowed by a command rule: %+v", v)
@@ -143,15 +144,15 @@ func TestGateEmptyCommandsListMatchesNoCommandRule(t *testing.T) {
 // TestGatePrecedence is the precedence table of the package documentation,
 // row by row.
 func TestGatePrecedence(t *testing.T) {
-	patternAllow := approver.Rule{Tool: "spawn", Pattern: `*"mode":"command"*`, Allow: true, Reason: "pattern allow"}
-	patternDeny := approver.Rule{Tool: "spawn", Pattern: `*"cwd":"/repo"*`, Reason: "pattern deny"}
-	otherPatternDeny := approver.Rule{Tool: "spawn", Pattern: `*cargo*`, Reason: "second pattern deny"}
-	commandAllow := approver.Rule{Tool: "spawn", Command: []string{"cargo", "*"}, Allow: true, Reason: "command allow"}
-	commandDeny := approver.Rule{Tool: "spawn", Command: []string{"cargo", "test"}, Reason: "command deny"}
-	bareAllow := approver.Rule{Tool: "spawn", Allow: true, Reason: "bare allow"}
-	bareDeny := approver.Rule{Tool: "spawn", Reason: "bare deny"}
-	workspaceDeny := approver.Rule{Tool: "spawn", Pattern: `*cargo test*`, Reason: "workspace says no", Scope: approver.ScopeWorkspace}
-	otherTool := approver.Rule{Tool: "deploy", Allow: true}
+	patternAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"mode":"command"*`, Decision: approver.RuleAllow, Reason: "pattern allow"}
+	patternDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"cwd":"/repo"*`, Reason: "pattern deny"}
+	otherPatternDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*cargo*`, Reason: "second pattern deny"}
+	commandAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("cargo", "*"), Decision: approver.RuleAllow, Reason: "command allow"}
+	commandDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("cargo", "test"), Reason: "command deny"}
+	bareAllow := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Decision: approver.RuleAllow, Reason: "bare allow"}
+	bareDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Reason: "bare deny"}
+	workspaceDeny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*cargo test*`, Reason: "workspace says no", Scope: approver.ScopeWorkspace}
+	otherTool := approver.Rule{Tool: "deploy", Source: repoManifest, Decision: approver.RuleAllow}
 	tests := []struct {
 		name  string
 		rules []approver.Rule
@@ -181,7 +182,7 @@ func TestGatePrecedence(t *testing.T) {
 				}
 				return
 			}
-			want := approver.Verdict{Allow: tt.want.Allow, Reason: tt.want.Reason, Source: approver.SourceRule, Rule: tt.want}
+			want := approver.Verdict{Allow: tt.want.Decision == approver.RuleAllow, Reason: tt.want.Reason, Source: approver.SourceRule, Rule: tt.want}
 			if diff := cmp.Diff(want, v); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)
 			}
@@ -193,19 +194,19 @@ func TestGatePrecedence(t *testing.T) {
 }
 
 func TestGateRuleWithoutReasonNamesTheTool(t *testing.T) {
-	g := newGate(t, approver.AllowAll, approver.Rule{Tool: "deploy", Scope: approver.ScopeWorkspace})
+	g := newGate(t, approver.AllowAll(), approver.Rule{Tool: "deploy", Scope: approver.ScopeWorkspace})
 	v := authorize(t, g, "deploy", jenkinsTrigger)
-	if v.Allow || v.Reason != "tool deploy denied by a workspace rule" {
+	if v.Allow || v.Reason != "tool deploy denied by a workspace rule (deny deploy)" {
 		t.Errorf("verdict = %+v", v)
 	}
 }
 
 func TestGateVerdictRuleIsACopy(t *testing.T) {
-	g := newGate(t, approver.DenyAll, approver.Rule{Tool: "spawn", Command: []string{"cargo", "*"}, Allow: true})
+	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("cargo", "*"), Decision: approver.RuleAllow})
 	v := authorize(t, g, "spawn", cargoTest)
-	v.Rule.Allow = false
-	v.Rule.Command[0] = "rm"
-	if again := authorize(t, g, "spawn", cargoTest); !again.Allow || again.Rule.Command[0] != "cargo" {
+	v.Rule.Decision = approver.RuleDeny
+	v.Rule.Command[0][0] = "rm"
+	if again := authorize(t, g, "spawn", cargoTest); !again.Allow || again.Rule.Command[0][0] != "cargo" {
 		t.Errorf("changing a verdict's Rule changed the gate: %+v", again)
 	}
 }
@@ -246,8 +247,8 @@ func TestGateApproverSeesTheRequest(t *testing.T) {
 	}))
 	p := preview(t, contract.SideEffectExternal, jenkinsTrigger)
 	call := contract.Call{ID: "call_7", Input: []byte(`{"job":"deploy"}`)}
-	g.Authorize(context.Background(), "jenkins_job", call, p)
-	want := approver.Request{CallID: "call_7", Tool: "jenkins_job", Preview: p, Input: call.Input}
+	g.Authorize(context.Background(), request("jenkins_job", call, p))
+	want := approver.Request{CallID: "call_7", Tool: "jenkins_job", Source: repoManifest, Preview: p, Input: call.Input}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("request (-want +got):\n%s", diff)
 	}
@@ -262,7 +263,7 @@ func TestGateSessionAnswers(t *testing.T) {
 		if !first.Allow || first.Source != approver.SourceApprover {
 			t.Errorf("first = %+v", first)
 		}
-		wantRule := approver.Rule{Tool: "spawn", Subject: cargoTest, Allow: true, Reason: "ok for now", Scope: approver.ScopeSession}
+		wantRule := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Subject: cargoTest, Decision: approver.RuleAllow, Reason: "ok for now", Scope: approver.ScopeSession}
 		if diff := cmp.Diff(approver.Verdict{Allow: true, Reason: "ok for now", Source: approver.SourceRule, Rule: &wantRule}, second); diff != "" {
 			t.Errorf("second (-want +got):\n%s", diff)
 		}
@@ -308,7 +309,7 @@ func TestGateSessionAnswers(t *testing.T) {
 		if v := authorize(t, g, "spawn", goTestThenRm); v.Source != approver.SourceApprover {
 			t.Errorf("rm after remembering go *: %+v", v)
 		}
-		want := []approver.Rule{{Tool: "spawn", Command: []string{"go", "*"}, Allow: true, Reason: "allowed by the approver", Scope: approver.ScopeSession}}
+		want := []approver.Rule{{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "*"), Decision: approver.RuleAllow, Scope: approver.ScopeSession}}
 		if diff := cmp.Diff(want, g.SessionRules()); diff != "" {
 			t.Errorf("session rules (-want +got):\n%s", diff)
 		}
@@ -318,7 +319,7 @@ func TestGateSessionAnswers(t *testing.T) {
 		g := newGate(t, asker)
 		first := authorize(t, g, "spawn", cargoTestCurl)
 		second := authorize(t, g, "spawn", cargoTestCurl)
-		if first.Allow || second.Allow || second.Reason != "never curl into sh" || second.Source != approver.SourceRule {
+		if first.Allow || second.Allow || second.Reason != first.Reason || first.Reason != "never curl into sh; no rule allows the command cargo test" || second.Source != approver.SourceRule {
 			t.Errorf("first %+v, second %+v", first, second)
 		}
 		if asker.asked.Load() != 1 {
@@ -336,7 +337,7 @@ func TestGateSessionAnswers(t *testing.T) {
 	})
 	t.Run("a session allow does not beat a fixed deny", func(t *testing.T) {
 		asker := &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Tool: true}}}
-		deny := approver.Rule{Tool: "spawn", Pattern: "*curl*", Reason: "no curl"}
+		deny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: "*curl*", Reason: "no curl"}
 		g := newGate(t, asker, deny)
 		authorize(t, g, "spawn", cargoTest)
 		if v := authorize(t, g, "spawn", cargoTestCurl); v.Allow || v.Reason != "no curl" {
@@ -364,12 +365,12 @@ func TestGateFailsClosed(t *testing.T) {
 		{"no decision", &counter{answer: approver.Answer{Reason: "sure"}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
 		{"out of range decision", &counter{answer: approver.Answer{Decision: 99}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
 		{"remember both tool and command", &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Tool: true, Command: []string{"go"}}}}, context.Background(), 0,
-			"tool deploy denied: the approver's answer cannot be remembered: it asks to remember both the whole tool and a command prefix; choose one", approver.ErrInvalidAnswer},
+			"tool deploy denied: the approver's answer cannot be remembered: it asks to remember more than one of the whole tool, a command prefix and the proposed rules; choose one", approver.ErrInvalidAnswer},
 		{"remember an empty word", &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Command: []string{"go", ""}}}}, context.Background(), 0,
 			"tool deploy denied: the approver's answer cannot be remembered: its command prefix has an empty word at position 2; use * for any word", approver.ErrInvalidAnswer},
 		{"no approver", nil, context.Background(), 0, "tool deploy denied: no approver is configured to ask", approver.ErrNoApprover},
-		{"cancelled before asking", approver.AllowAll, cancelled, 0, "tool deploy denied: the call was cancelled before the approver answered", context.Canceled},
-		{"deadline passed before asking", approver.AllowAll, expired, 0, "tool deploy denied: the call's deadline passed before the approver answered", context.DeadlineExceeded},
+		{"cancelled before asking", approver.AllowAll(), cancelled, 0, "tool deploy denied: the call was cancelled before the approver answered", context.Canceled},
+		{"deadline passed before asking", approver.AllowAll(), expired, 0, "tool deploy denied: the call's deadline passed before the approver answered", context.DeadlineExceeded},
 		{"slow", slowApprover(5 * time.Second), context.Background(), 50 * time.Millisecond, "tool deploy denied: the approver did not answer within 50ms", context.DeadlineExceeded},
 	}
 	for _, tt := range tests {
@@ -378,7 +379,7 @@ func TestGateFailsClosed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := g.Authorize(tt.ctx, "deploy", contract.Call{ID: "c"}, preview(t, contract.SideEffectExternal, jenkinsTrigger))
+			v := g.Authorize(tt.ctx, request("deploy", contract.Call{ID: "c"}, preview(t, contract.SideEffectExternal, jenkinsTrigger)))
 			if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != tt.reason {
 				t.Errorf("verdict = %+v\nwant a fail-closed denial with reason %q", v, tt.reason)
 			}
@@ -445,7 +446,7 @@ func TestGateCancelWhileAsking(t *testing.T) {
 		return approver.Answer{Decision: approver.Allow}, nil // an answer made only because it was stopped
 	})
 	g := newGate(t, waiting)
-	v := g.Authorize(ctx, "spawn", contract.Call{}, preview(t, contract.SideEffectProcess, cargoTest))
+	v := g.Authorize(ctx, request("spawn", contract.Call{}, preview(t, contract.SideEffectProcess, cargoTest)))
 	if v.Allow || v.Source != approver.SourceFailClosed || !errors.Is(v.Err, context.Canceled) {
 		t.Errorf("verdict = %+v", v)
 	}
@@ -458,7 +459,7 @@ func TestGatePanickingApproverDenies(t *testing.T) {
 	g := newGate(t, panicky)
 	for range 3 { // the process lives on and the gate keeps working
 		v := authorize(t, g, "spawn", cargoTest)
-		if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != "tool spawn denied: the approver panicked" {
+		if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != "tool spawn denied: the approver panicked; no rule allows the command cargo test" {
 			t.Errorf("verdict = %+v", v)
 		}
 		var pe *approver.PanicError
@@ -469,14 +470,14 @@ func TestGatePanickingApproverDenies(t *testing.T) {
 }
 
 func TestGateEmptySubjectIsMatchedAsNull(t *testing.T) {
-	g := newGate(t, approver.DenyAll, approver.Rule{Tool: "host_tool", Pattern: "null", Allow: true})
-	v := g.Authorize(context.Background(), "host_tool", contract.Call{}, contract.Preview{SideEffect: contract.SideEffectLocalState})
+	g := newGate(t, approver.DenyAll(), approver.Rule{Tool: "host_tool", Source: repoManifest, Pattern: "null", Decision: approver.RuleAllow})
+	v := g.Authorize(context.Background(), request("host_tool", contract.Call{}, contract.Preview{SideEffect: contract.SideEffectLocalState}))
 	if !v.Allow || v.Source != approver.SourceRule {
 		t.Errorf("verdict = %+v", v)
 	}
 	asker := &counter{answer: approver.Answer{Decision: approver.AllowSession}}
 	g = newGate(t, asker)
-	g.Authorize(context.Background(), "host_tool", contract.Call{}, contract.Preview{SideEffect: contract.SideEffectLocalState})
+	g.Authorize(context.Background(), request("host_tool", contract.Call{}, contract.Preview{SideEffect: contract.SideEffectLocalState}))
 	rules := g.SessionRules()
 	if len(rules) != 1 || rules[0].Subject != "null" {
 		t.Errorf("an exact-call answer about an empty subject became %v, want a rule for subject null", rules)
@@ -493,7 +494,7 @@ func TestGateConcurrentAuthorize(t *testing.T) {
 		return approver.Answer{Decision: approver.AllowSession}, nil
 	})
 	g, err := approver.NewGate(a, &approver.GateOptions{
-		Rules:   []approver.Rule{{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true}},
+		Rules:   []approver.Rule{{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}},
 		Timeout: 10 * time.Second,
 	})
 	if err != nil {
@@ -520,7 +521,7 @@ func TestGateConcurrentAuthorize(t *testing.T) {
 				if n < subjects {
 					s, wantAllow = subj(n), n%2 == 0
 				}
-				v := g.Authorize(context.Background(), "spawn", contract.Call{ID: fmt.Sprint(w, i)}, contract.Preview{SideEffect: contract.SideEffectProcess, Subject: []byte(s)})
+				v := g.Authorize(context.Background(), request("spawn", contract.Call{ID: fmt.Sprint(w, i)}, contract.Preview{SideEffect: contract.SideEffectProcess, Subject: []byte(s)}))
 				if v.Allow != wantAllow {
 					errs <- fmt.Sprintf("worker %d call %d: %+v", w, i, v)
 				}
@@ -547,19 +548,19 @@ func TestNewGateChecksRules(t *testing.T) {
 		is    error
 		says  string
 	}{
-		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Allow: true, Scope: approver.ScopeWorkspace}}, approver.ErrWorkspaceAllow, "rule 2 (tool deploy): \"allow\": true is refused here"},
+		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Decision: approver.RuleAllow, Scope: approver.ScopeWorkspace}}, approver.ErrWorkspaceAllow, "rule 2 (tool deploy): an allow rule is refused here"},
 		{"invalid tool", []approver.Rule{{Tool: "bad name"}}, approver.ErrInvalidRules, "rule 1: \"tool\" is not a valid tool name"},
-		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: []string{"x"}}}, approver.ErrInvalidRules, "rule 1 (tool spawn): a rule has at most one"},
+		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: approver.Words("x")}}, approver.ErrInvalidRules, "rule 1 (tool spawn): a rule has at most one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := approver.NewGate(approver.AllowAll, &approver.GateOptions{Rules: tt.rules})
+			_, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Rules: tt.rules})
 			if !errors.Is(err, tt.is) || !strings.HasPrefix(err.Error(), tt.says) {
 				t.Errorf("NewGate error = %v, want %v starting %q", err, tt.is, tt.says)
 			}
 		})
 	}
-	if _, err := approver.NewGate(approver.AllowAll, &approver.GateOptions{Timeout: -1}); err == nil {
+	if _, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Timeout: -1}); err == nil {
 		t.Error("NewGate accepted a negative timeout")
 	}
 	if _, err := approver.NewGate(nil, nil); err != nil {
@@ -584,7 +585,7 @@ func TestWorkedExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := newGate(t, approver.DenyAll, rules...)
+		g := newGate(t, approver.DenyAll(), rules...)
 		for i, subj := range []string{cargoTest, cargoTestCurl, cargoTestSubst} {
 			v := authorize(t, g, "spawn", subj)
 			got := "asked"
@@ -600,7 +601,7 @@ func TestWorkedExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := authorize(t, newGate(t, approver.AllowAll, declared...), "jenkins_job", jenkinsTrigger); v.Allow || v.Reason != "deploys go through CI" {
+	if v := authorize(t, newGate(t, approver.AllowAll(), declared...), "jenkins_job", jenkinsTrigger); v.Allow || v.Reason != "deploys go through CI" {
 		t.Errorf("declared example: %+v", v)
 	}
 }

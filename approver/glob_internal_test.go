@@ -121,7 +121,7 @@ func TestCommandPattern(t *testing.T) {
 		{[]string{"ls", "*.go"}, []string{"ls", "main.go", "x"}, false},
 	}
 	for _, tt := range tests {
-		c := compileCommand(tt.rule)
+		c := compileCommand(Words(tt.rule...))
 		if got := c.match(tt.argv); got != tt.want {
 			t.Errorf("rule %q on %q = %v, want %v", tt.rule, tt.argv, got, tt.want)
 		}

@@ -6,8 +6,6 @@ require (
 	github.com/basis-go/basis/contract v0.1.0
 	github.com/basis-go/basis/subprocess v0.1.0
 	github.com/google/go-cmp v0.7.0
-	golang.org/x/sys v0.47.0
-	golang.org/x/term v0.45.0
 )
 
 replace (

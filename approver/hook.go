@@ -3,11 +3,13 @@ package approver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -23,7 +25,7 @@ const hookStdoutLimit = 64 << 10
 //
 //	{"decision": "allow" | "deny" | "allow_session" | "deny_session",
 //	 "reason": "...",            // optional; what the model reads on a denial
-//	 "remember": {"tool": true} | {"command": ["go", "test", "*"]}}  // optional, session answers only
+//	 "remember": {"tool": true} | {"command": ["go", "test", "*"]} | {"proposed": true}}  // optional, session answers only
 //
 // Anything else is not an answer: a non-zero exit, death by a signal, a
 // program that cannot start, running past the timeout, and output that is
@@ -95,13 +97,6 @@ func (e *HookError) Error() string {
 // Unwrap returns Err.
 func (e *HookError) Unwrap() error { return e.Err }
 
-// hookAnswer is the hook's stdout.
-type hookAnswer struct {
-	Decision *Decision `json:"decision"`
-	Reason   string    `json:"reason"`
-	Remember *Remember `json:"remember"`
-}
-
 // Approve runs the hook once. On any failure it returns a *[HookError] and,
 // for a caller that looks only at the answer, a Deny whose reason is the
 // error's text.
@@ -163,45 +158,148 @@ func (h Hook) Approve(ctx context.Context, req Request) (Answer, error) {
 const hookAnswerShape = `{"decision": "allow", "reason": "..."}`
 
 // parseHookAnswer reads the hook's stdout strictly, or says what is wrong
-// with it without quoting it.
+// with it without quoting it: exactly one JSON object with nothing after it
+// but whitespace, keys spelled exactly ("DECISION" is not "decision"), each
+// at most once — JSON readers disagree on which of two equal keys wins, so
+// a repeated one is not an answer.
 func parseHookAnswer(out []byte) (Answer, string) {
 	if len(bytes.TrimSpace(out)) == 0 {
 		return Answer{}, "its stdout is empty; print " + hookAnswerShape
 	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.DisallowUnknownFields()
-	var ha hookAnswer
-	if err := dec.Decode(&ha); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return Answer{}, "its stdout is not JSON; print " + hookAnswerShape
-		case errors.As(err, &typ):
-			return Answer{}, fmt.Sprintf("%q has the wrong type; print %s", typ.Field, hookAnswerShape)
-		case errors.Is(err, ErrUnknownDecision):
-			return Answer{}, `"decision" is not one of allow, deny, allow_session, deny_session`
+	doc, err := configfile.Parse(out)
+	if err != nil {
+		var syn *configfile.SyntaxError
+		if errors.As(err, &syn) {
+			switch syn.Kind {
+			case configfile.SyntaxTrailing:
+				return Answer{}, "its stdout has more after the JSON object; print exactly one object"
+			case configfile.SyntaxIncomplete:
+				return Answer{}, "its stdout ends before its JSON object does; print " + hookAnswerShape
+			}
 		}
-		// An unknown field, or output that ends early.
-		return Answer{}, oneLine(err.Error(), 120) + "; print " + hookAnswerShape
+		return Answer{}, "its stdout is not JSON; print " + hookAnswerShape
 	}
-	if dec.More() {
-		return Answer{}, "its stdout holds more than one JSON value; print one object"
+	if doc.Kind() != "object" {
+		return Answer{}, "its stdout is not a JSON object; print " + hookAnswerShape
 	}
-	if ha.Decision == nil {
+	var a Answer
+	var rememberRaw *configfile.Value
+	seen := map[string]bool{}
+	for _, m := range doc.Members() {
+		if seen[m.Key] {
+			return Answer{}, fmt.Sprintf("key %s appears more than once; print each key once", describeKey(m.Key))
+		}
+		seen[m.Key] = true
+		switch m.Key {
+		case "decision":
+			text, ok := m.Value.Text()
+			if !ok {
+				return Answer{}, `"decision" must be a string; print ` + hookAnswerShape
+			}
+			d, err := ParseDecision(text)
+			if err != nil {
+				return Answer{}, `"decision" is not one of allow, deny, allow_session, deny_session`
+			}
+			a.Decision = d
+		case "reason":
+			text, ok := m.Value.Text()
+			if !ok {
+				return Answer{}, `"reason" must be a string`
+			}
+			a.Reason = text
+		case "remember":
+			v := m.Value
+			rememberRaw = &v
+		default:
+			return Answer{}, fmt.Sprintf("unknown key %s; the answer has only \"decision\", \"reason\" and \"remember\"", describeKey(m.Key))
+		}
+	}
+	if !seen["decision"] {
 		return Answer{}, `"decision" is missing; print ` + hookAnswerShape
 	}
-	a := Answer{Decision: *ha.Decision, Reason: ha.Reason}
-	if ha.Remember != nil {
+	if rememberRaw != nil {
 		if !a.Decision.ForSession() {
 			return Answer{}, `"remember" goes only with "allow_session" or "deny_session"`
 		}
-		if err := ha.Remember.check(); err != nil {
+		r, problem := parseRemember(*rememberRaw)
+		if problem != "" {
+			return Answer{}, `"remember" is not usable: ` + problem
+		}
+		if err := r.check(); err != nil {
 			return Answer{}, `"remember" is not usable: ` + err.Error()
 		}
-		a.Remember = ha.Remember
+		a.Remember = r
 	}
 	return a, ""
+}
+
+// parseRemember reads {"tool": true} or {"command": [...]} as strictly as
+// the answer around it.
+func parseRemember(v configfile.Value) (*Remember, string) {
+	if v.Kind() != "object" {
+		return nil, `write {"tool": true}, {"command": ["go", "test", "*"]} or {"proposed": true}`
+	}
+	r := &Remember{}
+	seen := map[string]bool{}
+	for _, m := range v.Members() {
+		if seen[m.Key] {
+			return nil, fmt.Sprintf("key %s appears more than once", describeKey(m.Key))
+		}
+		seen[m.Key] = true
+		switch m.Key {
+		case "tool":
+			switch string(m.Value.Raw) {
+			case "true":
+				r.Tool = true
+			case "false":
+			default:
+				return nil, `"tool" must be true or false`
+			}
+		case "command":
+			words, ok := stringList(m.Value)
+			if !ok {
+				return nil, `"command" must be a list of strings, such as ["go", "test", "*"]`
+			}
+			r.Command = words
+		case "proposed":
+			switch string(m.Value.Raw) {
+			case "true":
+				r.Proposed = true
+			case "false":
+			default:
+				return nil, `"proposed" must be true or false`
+			}
+		default:
+			return nil, fmt.Sprintf("unknown key %s; it has only \"tool\", \"command\" and \"proposed\"", describeKey(m.Key))
+		}
+	}
+	return r, ""
+}
+
+// stringList decodes a JSON list of strings.
+func stringList(v configfile.Value) ([]string, bool) {
+	if v.Kind() != "array" {
+		return nil, false
+	}
+	elems := v.Elements()
+	out := make([]string, 0, len(elems))
+	for _, e := range elems {
+		s, ok := e.Text()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// describeKey quotes a key for a message when it looks like one; anything
+// else may be a value pasted in the wrong place and is only described.
+func describeKey(key string) string {
+	if configfile.LooksLikeKey(key) {
+		return strconv.Quote(key)
+	}
+	return fmt.Sprintf("(a key of %d characters that does not look like a key)", utf8.RuneCountInString(key))
 }
 
 func denyFor(err error) (Answer, error) {

@@ -11,13 +11,28 @@ type compiledRule struct {
 	seq  int
 	glob glob
 	cmd  commandPattern
+	// off: the rule is listed but does not take part.
+	off bool
 }
 
 // copyRule returns a copy the caller may keep and change.
 func (c *compiledRule) copyRule() *Rule {
 	r := c.rule
-	r.Command = slices.Clone(r.Command)
+	r.Command = cloneWords(r.Command)
+	r.Match = slices.Clone(r.Match)
+	r.NotMatch = slices.Clone(r.NotMatch)
 	return &r
+}
+
+func cloneWords(words []CommandWord) []CommandWord {
+	if words == nil {
+		return nil
+	}
+	out := make([]CommandWord, len(words))
+	for i, w := range words {
+		out[i] = slices.Clone(w)
+	}
+	return out
 }
 
 // toolRules are one tool's rules, by kind. Looking a tool up is one map
@@ -30,22 +45,59 @@ type toolRules struct {
 	bare     []*compiledRule
 }
 
-// ruleSet indexes rules by tool name.
+// toolKey is a tool's name and the source its rules are bound to.
+type toolKey struct {
+	tool, source string
+}
+
+// keyOf is where r is filed: rules bound to AnySource, and rules without a
+// source that match every source (see [Rule.bound]), under AnySource.
+func keyOf(r *Rule) toolKey {
+	if r.Source == "" && r.Scope != ScopeSession {
+		return toolKey{r.Tool, AnySource}
+	}
+	return toolKey{r.Tool, r.Source}
+}
+
+// ruleSet indexes rules by tool name and source.
 type ruleSet struct {
-	tools map[string]*toolRules
+	tools map[toolKey]*toolRules
 	all   []*compiledRule
 }
 
-func newRuleSet() *ruleSet { return &ruleSet{tools: make(map[string]*toolRules)} }
+func newRuleSet() *ruleSet { return &ruleSet{tools: make(map[toolKey]*toolRules)} }
 
-// add compiles r, which must be valid, and files it under its tool.
-func (s *ruleSet) add(r Rule, seq int) {
-	r.Command = slices.Clone(r.Command)
-	c := &compiledRule{rule: r, seq: seq}
-	t := s.tools[r.Tool]
+// lookup returns the rules that can match a call of tool from source: those
+// bound to that source and those bound to any. Either may be nil.
+func (s *ruleSet) lookup(tool, source string) (exact, anySource *toolRules) {
+	if source != AnySource {
+		exact = s.tools[toolKey{tool, source}]
+	}
+	return exact, s.tools[toolKey{tool, AnySource}]
+}
+
+// add compiles r, which must be valid, and files it under its tool and
+// source. A rule bound to nothing is kept for listing but filed nowhere,
+// so it matches nothing; so is one the caller says is off (an operator
+// allow rule the system file turns off).
+func (s *ruleSet) add(r Rule, seq int, off bool) {
+	r.Command = cloneWords(r.Command)
+	c := &compiledRule{rule: r, seq: seq, off: off}
+	switch r.kind() {
+	case kindPattern:
+		c.glob = compileGlob(r.Pattern)
+	case kindCommand:
+		c.cmd = compileCommand(r.Command)
+	}
+	s.all = append(s.all, c)
+	if off || !r.bound() {
+		return
+	}
+	key := keyOf(&r)
+	t := s.tools[key]
 	if t == nil {
 		t = &toolRules{}
-		s.tools[r.Tool] = t
+		s.tools[key] = t
 	}
 	switch r.kind() {
 	case kindSubject:
@@ -54,37 +106,19 @@ func (s *ruleSet) add(r Rule, seq int) {
 		}
 		t.subject[r.Subject] = append(t.subject[r.Subject], c)
 	case kindPattern:
-		c.glob = compileGlob(r.Pattern)
 		t.patterns = append(t.patterns, c)
 	case kindCommand:
-		c.cmd = compileCommand(r.Command)
 		t.commands = append(t.commands, c)
 	case kindTool:
 		t.bare = append(t.bare, c)
 	}
-	s.all = append(s.all, c)
 }
 
 // has reports whether a rule matching exactly what r matches, with the same
 // answer, is already in the set.
 func (s *ruleSet) has(r Rule) bool {
-	t := s.tools[r.Tool]
-	if t == nil {
-		return false
-	}
-	var candidates []*compiledRule
-	switch r.kind() {
-	case kindSubject:
-		candidates = t.subject[r.Subject]
-	case kindPattern:
-		candidates = t.patterns
-	case kindCommand:
-		candidates = t.commands
-	case kindTool:
-		candidates = t.bare
-	}
-	for _, c := range candidates {
-		if c.rule.Allow == r.Allow && c.rule.Pattern == r.Pattern && c.rule.Subject == r.Subject && slices.Equal(c.rule.Command, r.Command) {
+	for _, c := range s.all {
+		if sameRule(c.rule, r) && c.rule.Subject == r.Subject {
 			return true
 		}
 	}
@@ -99,15 +133,20 @@ func (s *ruleSet) rules() []Rule {
 	return out
 }
 
-// choice collects, among the rules that match, the first deny and the first
+// choice collects, among the rules that match, the first deny, ask and
 // allow in rule order.
 type choice struct {
-	deny, allow *compiledRule
+	deny, ask, allow *compiledRule
 }
 
 func (c *choice) consider(r *compiledRule) {
-	slot := &c.allow
-	if !r.rule.Allow {
+	var slot **compiledRule
+	switch r.rule.Decision {
+	case RuleAllow:
+		slot = &c.allow
+	case RuleAsk:
+		slot = &c.ask
+	default:
 		slot = &c.deny
 	}
 	if *slot == nil || r.seq < (*slot).seq {
@@ -115,22 +154,27 @@ func (c *choice) consider(r *compiledRule) {
 	}
 }
 
-// winner applies "deny beats allow" within one level of specificity.
+// winner applies "deny beats ask beats allow" within one level of
+// specificity.
 func (c *choice) winner() *compiledRule {
-	if c.deny != nil {
+	switch {
+	case c.deny != nil:
 		return c.deny
+	case c.ask != nil:
+		return c.ask
 	}
 	return c.allow
 }
 
 // decide returns the rule that answers a call of one tool with this
 // subject, or nil when none does. sets are that tool's rules from each
-// source (fixed rules, then session rules); a nil entry is skipped.
+// source; a nil entry is skipped.
 //
 // Specific rules (an exact subject, a pattern, a command) are consulted
 // first, and only when none of them matches are bare tool rules. At either
-// level a matching deny beats a matching allow, and among several of the
-// same answer the first in rule order wins.
+// level a matching deny beats a matching ask, which beats a matching
+// allow, and among several of the same answer the first in rule order
+// wins.
 func decide(subject string, sets ...*toolRules) *compiledRule {
 	var specific choice
 	hasCommandRules := false
@@ -167,9 +211,9 @@ func decide(subject string, sets ...*toolRules) *compiledRule {
 }
 
 // decideCommands applies command rules: any command matched by a deny rule
-// denies; the call is allowed only when every command is matched by some
-// allow rule. A Subject without a usable "commands" list matches no command
-// rule.
+// denies; any matched by an ask rule asks; the call is allowed only when
+// every command is matched by some allow rule. A Subject without a usable
+// "commands" list matches no command rule.
 func decideCommands(subject string, specific *choice, sets []*toolRules) {
 	commands, ok := subjectCommands(subject)
 	if !ok {
@@ -191,6 +235,9 @@ func decideCommands(subject string, specific *choice, sets []*toolRules) {
 		}
 		if covered.deny != nil {
 			specific.consider(covered.deny)
+		}
+		if covered.ask != nil {
+			specific.consider(covered.ask)
 		}
 		if covered.allow == nil {
 			allCovered = false

@@ -39,8 +39,8 @@ func addRulesHelper(spec string) int {
 	}
 	f := &approver.RulesFile{Path: args.Path}
 	for i := range args.N {
-		r := approver.Rule{Tool: args.Prefix + strconv.Itoa(i), Allow: true, Reason: "added by " + args.Prefix}
-		if err := f.Add(r); err != nil {
+		r := approver.Rule{Tool: args.Prefix + strconv.Itoa(i), Source: repoManifest, Decision: approver.RuleAllow, Reason: "added by " + args.Prefix}
+		if _, err := f.Add(r); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			return 1
 		}
@@ -80,4 +80,37 @@ func subject(t testing.TB, literal string) json.RawMessage {
 		t.Fatalf("subject is not canonical:\n%s\nwant\n%s", literal, canon)
 	}
 	return canon
+}
+
+// Sources the tests' tools come from.
+const (
+	repoManifest  = "/repo/.basis/tools.json"
+	otherManifest = "/other/.basis/tools.json"
+)
+
+// sourceOf is where a test's tool comes from: builtin for spawn, the
+// repository's manifest for the rest.
+func sourceOf(tool string) string {
+	if tool == "spawn" {
+		return approver.BuiltinSource
+	}
+	return repoManifest
+}
+
+// request is the gate's request for a call of tool from sourceOf(tool).
+func request(tool string, call contract.Call, p contract.Preview) approver.Request {
+	return approver.Request{CallID: call.ID, Tool: tool, Source: sourceOf(tool), Preview: p, Input: call.Input}
+}
+
+// bound binds rules without a source to sourceOf their tool, as rules
+// written by "basis rules add --tool" are.
+func bound(rules ...approver.Rule) []approver.Rule {
+	out := make([]approver.Rule, len(rules))
+	for i, r := range rules {
+		if r.Source == "" && r.Scope != approver.ScopeWorkspace {
+			r.Source = sourceOf(r.Tool)
+		}
+		out[i] = r
+	}
+	return out
 }

@@ -2,241 +2,356 @@ package approver
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
+	"slices"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/configfile"
 )
 
-// RulesSchema is the version of the rules file format this package reads
-// and writes.
-const RulesSchema = 1
+// RulesSchema is the version of the rules file format this package
+// writes. It reads schema 1 too: rules with "allow": true|false instead of
+// "decision", and no alternatives or examples.
+const RulesSchema = 2
 
 // ParseRules reads a rules file:
 //
-//	{"schema": 1, "rules": [{"tool": NAME, "pattern"?: GLOB,
-//	  "command"?: ["word", "*", ...], "allow": true|false, "reason"?: TEXT}]}
+//	{"schema": 2, "rules": [{"tool": NAME, "source"?: PATH|"builtin"|"*",
+//	  "pattern"?: GLOB, "command"?: ["word", ["alt", "alt"], "*", ...],
+//	  "decision": "allow"|"ask"|"deny", "reason"?: TEXT,
+//	  "match"?: [EXAMPLE, ...], "not_match"?: [EXAMPLE, ...]}]}
+//
+// Schema 1 files are read too: "allow": true|false in place of "decision",
+// command words that are strings only, no examples.
 //
 // It is strict: a missing or unknown schema version, a missing "rules" list,
-// an unknown or repeated key anywhere, a missing "tool" or "allow", a value
-// of the wrong type, an invalid tool name, an empty pattern, command or
-// command word, and a rule with both "pattern" and "command" are errors.
-// Errors are *[RulesError] values wrapping [ErrInvalidRules]; they name the
-// rule's position and tool and the key, and quote no value. Rules come back
-// in file order with Scope [ScopeOperator]; loaders set the scope.
+// an unknown or repeated key anywhere, a missing "tool" or decision, a value
+// of the wrong type, an invalid tool name or source, an empty pattern,
+// command or command word, a rule with both "pattern" and "command", and an
+// example the rule disagrees with are errors. Every problem in the file is
+// reported, not only the first: the error joins one *[RulesError] per
+// problem in file order (errors.As finds the first), each wrapping
+// [ErrInvalidRules] and naming the line and column (in characters), the
+// rule's position and tool and the key; no value from the file is quoted,
+// and an unknown key only when it looks like a key. An allow rule without
+// "source" is bound to nothing (see [Rule.Source]). Rules come back in file
+// order, numbered, with Scope [ScopeOperator]; loaders set the scope and
+// the file.
 func ParseRules(data []byte) ([]Rule, error) {
-	top, err := parseTop(data)
+	f, problems := parseRulesFile(data, false)
+	if len(problems) > 0 {
+		return nil, joinProblems(problems)
+	}
+	return f.rules, nil
+}
+
+// joinProblems joins problems into one error whose message has one line per
+// problem; errors.As and errors.Is see each of them.
+func joinProblems(problems []*RulesError) error {
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p
+	}
+	return errors.Join(errs...)
+}
+
+const wantShape = `{"schema": 2, "rules": [{"tool": "NAME", "source": "builtin", "decision": "deny"}]}`
+
+// ruleParser collects the problems of one file.
+type ruleParser struct {
+	data     []byte
+	schema   int
+	problems []*RulesError
+}
+
+func (p *ruleParser) add(off, index int, tool, problem string) {
+	p.addErr(off, index, tool, problem, ErrInvalidRules)
+}
+
+func (p *ruleParser) addErr(off, index int, tool, problem string, err error) {
+	line, col := configfile.LineCol(p.data, off)
+	p.problems = append(p.problems, &RulesError{Line: line, Col: col, Index: index, Tool: tool, Problem: problem, Err: err})
+}
+
+// parsedFile is what a rules file says.
+type parsedFile struct {
+	rules []Rule
+	// operatorAllows is the system file's "allow_operator_allow_rules";
+	// true when absent.
+	operatorAllows bool
+}
+
+// parseRulesFile reads a rules file; system allows the system file's own
+// key.
+func parseRulesFile(data []byte, system bool) (parsedFile, []*RulesError) {
+	p := &ruleParser{data: data}
+	out := parsedFile{operatorAllows: true}
+	doc, err := configfile.Parse(data)
 	if err != nil {
-		return nil, err
-	}
-	fields, problem := objectFields(top)
-	if problem != "" {
-		return nil, fileError("the file must be a JSON object: " + wantShape)
-	}
-	var schemaRaw, rulesRaw json.RawMessage
-	for _, f := range fields {
-		switch f.key {
-		case "schema":
-			schemaRaw = f.value
-		case "rules":
-			rulesRaw = f.value
-		default:
-			return nil, fileError(fmt.Sprintf("unknown key %s; the file has only \"schema\" and \"rules\"", quoteKey(f.key)))
-		}
-	}
-	if problem := fieldsProblem(fields); problem != "" {
-		return nil, fileError(problem)
-	}
-	if schemaRaw == nil {
-		return nil, fileError(fmt.Sprintf("\"schema\" is missing; write \"schema\": %d, the version this basis reads", RulesSchema))
-	}
-	if v, err := strconv.Atoi(string(schemaRaw)); err != nil || v != RulesSchema {
-		return nil, fileError(fmt.Sprintf("\"schema\" is not %d, the only version this basis reads (a file written by a newer basis needs that basis)", RulesSchema))
-	}
-	if rulesRaw == nil {
-		return nil, fileError(`"rules" is missing; write "rules": [] for a file with no rules`)
-	}
-	var items []json.RawMessage
-	if isNull(rulesRaw) || json.Unmarshal(rulesRaw, &items) != nil {
-		return nil, fileError(`"rules" must be a list of rule objects`)
-	}
-	rules := make([]Rule, 0, len(items))
-	for i, item := range items {
-		r, err := parseRule(item)
-		if err != nil {
-			err.Index = i + 1
-			return nil, err
-		}
-		rules = append(rules, r)
-	}
-	return rules, nil
-}
-
-const wantShape = `{"schema": 1, "rules": [{"tool": "NAME", "allow": false}]}`
-
-// parseTop checks that data is exactly one JSON value and returns it. A
-// syntax error is reported by line and column, never by the offending text.
-func parseTop(data []byte) (json.RawMessage, *RulesError) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var top json.RawMessage
-	if err := dec.Decode(&top); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fileError("the file is empty; write " + wantShape)
-		}
-		var syn *json.SyntaxError
+		var syn *configfile.SyntaxError
 		if errors.As(err, &syn) {
-			line, col := lineColumn(data, syn.Offset)
-			return nil, fileError(fmt.Sprintf("not valid JSON at line %d, column %d", line, col))
+			if syn.Kind == configfile.SyntaxEmpty {
+				p.problems = append(p.problems, fileError("the file is empty; write "+wantShape))
+			} else {
+				p.add(syn.Off, 0, "", syn.Error())
+			}
+		} else {
+			p.problems = append(p.problems, fileError(err.Error()))
 		}
-		// io.ErrUnexpectedEOF and the like: the text stops inside a value.
-		return nil, fileError("not valid JSON: the file ends inside a value")
+		return out, p.problems
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		line, col := lineColumn(data, dec.InputOffset())
-		return nil, fileError(fmt.Sprintf("unexpected text after the JSON object at line %d, column %d", line, col))
+	if doc.Kind() != "object" {
+		p.add(doc.Off, 0, "", "the file must be a JSON object: "+wantShape)
+		return out, p.problems
 	}
-	return top, nil
-}
-
-// lineColumn turns a byte offset into a 1-based line and column.
-func lineColumn(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
+	topKeys := `the file has only "schema" and "rules"`
+	if system {
+		topKeys = `the system file has only "schema", "rules" and "allow_operator_allow_rules"`
 	}
-	before := data[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = len(before) - bytes.LastIndexByte(before, '\n')
-	return line, col
-}
-
-func parseRule(raw json.RawMessage) (Rule, *RulesError) {
-	var r Rule
-	fields, problem := objectFields(raw)
-	if problem != "" {
-		return r, &RulesError{Problem: "the rule is not a JSON object; write {\"tool\": \"NAME\", \"allow\": false}", Err: ErrInvalidRules}
-	}
-	// The tool comes first so that every later message can name it.
-	var toolRaw, allowRaw json.RawMessage
-	for _, f := range fields {
-		if f.key == "tool" {
-			toolRaw = f.value
+	var schema, rules *configfile.Value
+	members := doc.Members()
+	for i, m := range members {
+		if p.repeated(members[:i], m, 0, "") {
+			continue
 		}
-	}
-	fail := func(problem string) (Rule, *RulesError) {
-		return Rule{}, &RulesError{Tool: r.validTool(), Problem: problem, Err: ErrInvalidRules}
-	}
-	if toolRaw == nil {
-		return fail(`"tool" is missing`)
-	}
-	if !decodeString(toolRaw, &r.Tool) {
-		return fail(`"tool" must be a string`)
-	}
-	if !contract.ValidName(r.Tool) {
-		return fail(`"tool" is not a valid tool name: use 1 to 64 of A-Z a-z 0-9 _ -`)
-	}
-	if problem := fieldsProblem(fields); problem != "" {
-		return fail(problem)
-	}
-	for _, f := range fields {
-		switch f.key {
-		case "tool":
-		case "allow":
-			allowRaw = f.value
-			if isNull(f.value) || json.Unmarshal(f.value, &r.Allow) != nil {
-				return fail(`"allow" must be true or false`)
-			}
-		case "pattern":
-			if !decodeString(f.value, &r.Pattern) {
-				return fail(`"pattern" must be a string`)
-			}
-			if r.Pattern == "" {
-				return fail(`"pattern" is empty; leave it out for a rule about every call of the tool`)
-			}
-		case "command":
-			if isNull(f.value) || json.Unmarshal(f.value, &r.Command) != nil {
-				return fail(`"command" must be a list of strings, such as ["go", "test", "*"]`)
-			}
-			if len(r.Command) == 0 {
-				return fail(`"command" is empty; leave it out for a rule about every call of the tool`)
-			}
-		case "reason":
-			if !decodeString(f.value, &r.Reason) {
-				return fail(`"reason" must be a string`)
+		switch {
+		case m.Key == "schema":
+			schema = &members[i].Value
+		case m.Key == "rules":
+			rules = &members[i].Value
+		case m.Key == "allow_operator_allow_rules" && system:
+			switch string(m.Value.Raw) {
+			case "true":
+			case "false":
+				out.operatorAllows = false
+			default:
+				p.add(m.Value.Off, 0, "", `"allow_operator_allow_rules" must be true or false`)
 			}
 		default:
-			return fail(fmt.Sprintf("unknown key %s; a rule has \"tool\", \"pattern\", \"command\", \"allow\" and \"reason\"", quoteKey(f.key)))
+			p.add(m.KeyOff, 0, "", "unknown key "+describeKey(m.Key)+"; "+topKeys)
 		}
 	}
-	if allowRaw == nil {
-		return fail(`"allow" is missing; say true to allow or false to deny`)
+	switch {
+	case schema == nil:
+		p.add(doc.Off, 0, "", fmt.Sprintf(`"schema" is missing; write "schema": %d, the version this basis writes`, RulesSchema))
+	case string(schema.Raw) == "1" || string(schema.Raw) == "2":
+		p.schema = int(schema.Raw[0] - '0')
+	default:
+		p.add(schema.Off, 0, "", fmt.Sprintf(`"schema" is not 1 or %d, the versions this basis reads (a file written by a newer basis needs that basis)`, RulesSchema))
+	}
+	switch {
+	case rules == nil:
+		p.add(doc.Off, 0, "", `"rules" is missing; write "rules": [] for a file with no rules`)
+	case rules.Kind() != "array":
+		p.add(rules.Off, 0, "", `"rules" must be a list of rule objects`)
+	case p.schema != 0:
+		for i, item := range rules.Elements() {
+			if r, ok := p.rule(item, i+1); ok {
+				out.rules = append(out.rules, r)
+			}
+		}
+	}
+	if len(p.problems) > 0 {
+		// In the order they appear in the file, as an editor walks them.
+		slices.SortStableFunc(p.problems, func(a, b *RulesError) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+		})
+		return out, p.problems
+	}
+	if out.rules == nil {
+		out.rules = []Rule{}
+	}
+	return out, nil
+}
+
+// repeated reports, and records as a problem, a key that appeared before:
+// JSON decoders disagree about which one wins, so a strict format refuses
+// both.
+func (p *ruleParser) repeated(before []configfile.Member, m configfile.Member, index int, tool string) bool {
+	for _, b := range before {
+		if b.Key == m.Key {
+			p.add(m.KeyOff, index, tool, "key "+describeKey(m.Key)+" appears twice; keep one")
+			return true
+		}
+	}
+	return false
+}
+
+func (p *ruleParser) ruleKeys() string {
+	if p.schema == 1 {
+		return `a schema 1 rule has "tool", "source", "pattern", "command", "allow" and "reason"`
+	}
+	return `a rule has "tool", "source", "pattern", "command", "decision", "reason", "match" and "not_match"`
+}
+
+func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
+	var r Rule
+	r.Number = index
+	if item.Kind() != "object" {
+		p.add(item.Off, index, "", `the rule is not a JSON object; write {"tool": "NAME", "source": "builtin", "decision": "deny"}`)
+		return r, false
+	}
+	before := len(p.problems)
+	members := item.Members()
+	// The tool comes first so that every later message can name it.
+	var toolSeen bool
+	for _, m := range members {
+		if m.Key != "tool" || toolSeen {
+			continue
+		}
+		toolSeen = true
+		text, ok := m.Value.Text()
+		switch {
+		case !ok:
+			p.add(m.Value.Off, index, "", `"tool" must be a string`)
+		case !contract.ValidName(text):
+			p.add(m.Value.Off, index, "", `"tool" is not a valid tool name: use 1 to 64 of A-Z a-z 0-9 _ -`)
+		default:
+			r.Tool = text
+		}
+	}
+	if !toolSeen {
+		p.add(item.Off, index, "", `"tool" is missing`)
+	}
+	tool := r.Tool
+	var decisionSeen bool
+	var examples [2][]configfile.Value // match, not_match
+	for i, m := range members {
+		if p.repeated(members[:i], m, index, tool) {
+			continue
+		}
+		v := m.Value
+		switch {
+		case m.Key == "tool":
+		case m.Key == "source":
+			text, ok := v.Text()
+			if !ok {
+				p.add(v.Off, index, tool, `"source" must be a string`)
+			} else if text == "" {
+				p.add(v.Off, index, tool, `"source" is empty; name the manifest or MCP config that declared the tool, "builtin" for spawn, or "*" for any source`)
+			} else if problem := sourceProblem(text); problem != "" {
+				p.add(v.Off, index, tool, problem)
+			} else {
+				r.Source = text
+			}
+		case m.Key == "allow" && p.schema == 1:
+			decisionSeen = true
+			switch string(v.Raw) {
+			case "true":
+				r.Decision = RuleAllow
+			case "false":
+				r.Decision = RuleDeny
+			default:
+				p.add(v.Off, index, tool, `"allow" must be true or false`)
+			}
+		case m.Key == "decision" && p.schema == 2:
+			decisionSeen = true
+			text, _ := v.Text()
+			if err := r.Decision.UnmarshalText([]byte(text)); err != nil || v.Kind() != "string" {
+				p.add(v.Off, index, tool, `"decision" must be "allow", "ask" or "deny"`)
+			}
+		case m.Key == "pattern":
+			text, ok := v.Text()
+			switch {
+			case !ok:
+				p.add(v.Off, index, tool, `"pattern" must be a string`)
+			case text == "":
+				p.add(v.Off, index, tool, `"pattern" is empty; leave it out for a rule about every call of the tool`)
+			default:
+				r.Pattern = text
+			}
+		case m.Key == "command":
+			words, problem := p.commandWords(v)
+			if problem != "" {
+				p.add(v.Off, index, tool, `"command" `+problem)
+			} else {
+				r.Command = words
+			}
+		case m.Key == "reason":
+			text, ok := v.Text()
+			if !ok {
+				p.add(v.Off, index, tool, `"reason" must be a string`)
+			} else {
+				r.Reason = text
+			}
+		case (m.Key == "match" || m.Key == "not_match") && p.schema == 2:
+			which := 0
+			if m.Key == "not_match" {
+				which = 1
+			}
+			list, ok := stringList(v)
+			if !ok || len(list) == 0 {
+				p.add(v.Off, index, tool, fmt.Sprintf("%q must be a non-empty list of strings: command lines for a command rule, subject JSON for a pattern rule", m.Key))
+				continue
+			}
+			examples[which] = v.Elements()
+			if which == 0 {
+				r.Match = list
+			} else {
+				r.NotMatch = list
+			}
+		default:
+			p.add(m.KeyOff, index, tool, "unknown key "+describeKey(m.Key)+"; "+p.ruleKeys())
+		}
+	}
+	if !decisionSeen {
+		if p.schema == 1 {
+			p.add(item.Off, index, tool, `"allow" is missing; say true to allow or false to deny`)
+		} else {
+			p.add(item.Off, index, tool, `"decision" is missing; say "allow", "ask" or "deny"`)
+		}
 	}
 	if r.Pattern != "" && len(r.Command) > 0 {
-		return fail(`"pattern" and "command" are both set; a rule has at most one, so write two rules`)
+		p.add(item.Off, index, tool, `"pattern" and "command" are both set; a rule has at most one, so write two rules`)
 	}
-	if problem := r.problem(); problem != "" {
-		return fail(problem)
-	}
-	return r, nil
-}
-
-type field struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectFields returns the members of a JSON object in order, or a problem
-// when raw is not an object. raw has already been checked as JSON.
-func objectFields(raw json.RawMessage) ([]field, string) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, "not an object"
-	}
-	var fields []field
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, "not an object"
+	if len(p.problems) == before {
+		for _, ee := range r.exampleErrors() {
+			off := item.Off
+			if list := examples[ee.which()]; ee.Index-1 < len(list) {
+				off = list[ee.Index-1].Off
+			}
+			p.addErr(off, index, tool, ee.Error(), ee)
 		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, "not an object"
+	}
+	return r, len(p.problems) == before
+}
+
+// commandWords reads "command": a list whose items are words (strings) or,
+// from schema 2, lists of alternative words.
+func (p *ruleParser) commandWords(v configfile.Value) ([]CommandWord, string) {
+	want := `must be a list of words, such as ["git", ["push", "fetch"], "*"]`
+	if p.schema == 1 {
+		want = `must be a list of strings, such as ["go", "test", "*"]`
+	}
+	if v.Kind() != "array" {
+		return nil, want
+	}
+	elems := v.Elements()
+	if len(elems) == 0 {
+		return nil, "is empty; leave it out for a rule about every call of the tool"
+	}
+	words := make([]CommandWord, 0, len(elems))
+	for _, e := range elems {
+		if text, ok := e.Text(); ok {
+			words = append(words, CommandWord{text})
+			continue
 		}
-		fields = append(fields, field{key: key, value: value})
-	}
-	return fields, ""
-}
-
-// fieldsProblem reports a key that appears twice: JSON decoders disagree
-// about which one wins, so a strict format refuses both.
-func fieldsProblem(fields []field) string {
-	seen := make(map[string]bool, len(fields))
-	for _, f := range fields {
-		if seen[f.key] {
-			return fmt.Sprintf("key %s appears twice; keep one", quoteKey(f.key))
+		alts, ok := stringList(e)
+		if !ok || p.schema == 1 {
+			return nil, want
 		}
-		seen[f.key] = true
+		if len(alts) == 0 {
+			return nil, "has an empty list of alternatives; list at least one word"
+		}
+		words = append(words, alts)
 	}
-	return ""
-}
-
-func decodeString(raw json.RawMessage, into *string) bool {
-	return !isNull(raw) && json.Unmarshal(raw, into) == nil
-}
-
-func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
-
-// quoteKey quotes a key for a message, shortened: keys are names, not
-// values, but nothing unbounded goes into an error.
-func quoteKey(key string) string {
-	const max = 40
-	if len(key) > max {
-		return strconv.Quote(key[:max]) + "..."
+	if err := checkCommandWords(words); err != nil {
+		return nil, err.Error()
 	}
-	return strconv.Quote(key)
+	return words, ""
 }
 
 func fileError(problem string) *RulesError {
@@ -245,29 +360,35 @@ func fileError(problem string) *RulesError {
 
 // fileRule is a rule as rules files hold it.
 type fileRule struct {
-	Tool    string   `json:"tool"`
-	Pattern string   `json:"pattern,omitempty"`
-	Command []string `json:"command,omitempty"`
-	Allow   bool     `json:"allow"`
-	Reason  string   `json:"reason,omitempty"`
+	Tool     string        `json:"tool"`
+	Source   string        `json:"source,omitempty"`
+	Pattern  string        `json:"pattern,omitempty"`
+	Command  []CommandWord `json:"command,omitempty"`
+	Decision RuleDecision  `json:"decision"`
+	Reason   string        `json:"reason,omitempty"`
+	Match    []string      `json:"match,omitempty"`
+	NotMatch []string      `json:"not_match,omitempty"`
 }
 
-// FormatRules encodes rules as a rules file, one rule per line, that
-// [ParseRules] reads back. Scope is not written. A rule that fails
-// [Rule.Validate], or that matches an exact subject (which only a session
-// may hold), is an error.
+// FormatRules encodes rules as a rules file of the current schema, one rule
+// per line, that [ParseRules] reads back. Scope, File and Number are not
+// written. A rule that fails [Rule.Validate], or that matches an exact
+// subject (which only a session may hold), is an error.
 func FormatRules(rules []Rule) ([]byte, error) {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "{\n  \"schema\": %d,\n  \"rules\": [", RulesSchema)
 	for i, r := range rules {
 		if err := r.Validate(); err != nil {
-			err.(*RulesError).Index = i + 1
+			var re *RulesError
+			if errors.As(err, &re) {
+				re.Index = i + 1
+			}
 			return nil, err
 		}
 		if r.Subject != "" {
 			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: "matches one exact subject, which only a session can remember; use a pattern", Err: ErrInvalidRules}
 		}
-		line, err := marshalNoEscape(fileRule{Tool: r.Tool, Pattern: r.Pattern, Command: r.Command, Allow: r.Allow, Reason: r.Reason})
+		line, err := marshalNoEscape(fileRule{Tool: r.Tool, Source: r.Source, Pattern: r.Pattern, Command: r.Command, Decision: r.Decision, Reason: r.Reason, Match: r.Match, NotMatch: r.NotMatch})
 		if err != nil {
 			return nil, err
 		}

@@ -15,9 +15,9 @@ func TestParseRules(t *testing.T) {
 	data := `{
   "schema": 1,
   "rules": [
-    {"tool": "spawn", "command": ["go", "test", "*"], "allow": true, "reason": "tests are fine"},
-    {"tool": "spawn", "pattern": "*curl*", "allow": false, "reason": "no downloads"},
-    {"allow": false, "tool": "deploy"},
+    {"tool": "spawn", "source": "builtin", "command": ["go", "test", "*"], "allow": true, "reason": "tests are fine"},
+    {"tool": "spawn", "source": "*", "pattern": "*curl*", "allow": false, "reason": "no downloads"},
+    {"allow": false, "tool": "deploy", "source": "/repo/.basis/tools.json"},
     {"tool": "mcp__github__search", "allow": true}
   ]
 }`
@@ -26,10 +26,10 @@ func TestParseRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []approver.Rule{
-		{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests are fine"},
-		{Tool: "spawn", Pattern: "*curl*", Reason: "no downloads"},
-		{Tool: "deploy"},
-		{Tool: "mcp__github__search", Allow: true},
+		{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow, Reason: "tests are fine", Number: 1},
+		{Tool: "spawn", Source: approver.AnySource, Pattern: "*curl*", Reason: "no downloads", Number: 2},
+		{Tool: "deploy", Source: "/repo/.basis/tools.json", Number: 3},
+		{Tool: "mcp__github__search", Decision: approver.RuleAllow, Number: 4}, // bound to nothing
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
@@ -53,7 +53,7 @@ var parseErrorCases = []struct {
 	{"unknown top key", `{"schema": 1, "rules": [], "ruels": []}`},
 	{"repeated top key", `{"schema": 1, "rules": [], "rules": []}`},
 	{"missing schema", `{"rules": []}`},
-	{"future schema", `{"schema": 2, "rules": []}`},
+	{"future schema", `{"schema": 3, "rules": []}`},
 	{"schema as a string", `{"schema": "1", "rules": []}`},
 	{"schema as a fraction", `{"schema": 1.0, "rules": []}`},
 	{"missing rules", `{"schema": 1}`},
@@ -79,6 +79,33 @@ var parseErrorCases = []struct {
 	{"reason not a string", `{"schema": 1, "rules": [{"tool": "spawn", "allow": true, "reason": 5}]}`},
 	{"third rule bad", `{"schema": 1, "rules": [{"tool": "a", "allow": true}, {"tool": "b", "allow": true}, {"tool": "c", "allow": "s3cr3t"}]}`},
 	{"subject key", `{"schema": 1, "rules": [{"tool": "spawn", "subject": "s3cr3t", "allow": true}]}`},
+	{"unknown key that is not a key", `{"schema": 1, "rules": [{"tool": "spawn", "allow": true, "s3cr3t value pasted": 1}]}`},
+	{"relative source", `{"schema": 1, "rules": [{"tool": "spawn", "source": "s3cr3t/tools.json", "allow": true}]}`},
+	{"empty source", `{"schema": 1, "rules": [{"tool": "spawn", "source": "", "allow": true}]}`},
+	{"source not a string", `{"schema": 1, "rules": [{"tool": "spawn", "source": true, "allow": true}]}`},
+	{"unclean source", `{"schema": 1, "rules": [{"tool": "spawn", "source": "/repo/../s3cr3t/tools.json", "allow": true}]}`},
+	{"many problems", "{\"schema\": 1, \"rules\": [\n  {\"tool\": \"a\", \"allow\": \"s3cr3t\"},\n  {\"tool\": \"b\", \"allow\": true, \"colour\": 1},\n  {\"tool\": \"c\"}\n], \"extra\": 1}"},
+	{"decision in schema 1", `{"schema": 1, "rules": [{"tool": "deploy", "decision": "deny"}]}`},
+	{"allow in schema 2", `{"schema": 2, "rules": [{"tool": "deploy", "allow": false}]}`},
+	{"missing decision", `{"schema": 2, "rules": [{"tool": "deploy"}]}`},
+	{"unknown decision", `{"schema": 2, "rules": [{"tool": "deploy", "decision": "s3cr3t"}]}`},
+	{"decision in another case", `{"schema": 2, "rules": [{"tool": "deploy", "decision": "Allow"}]}`},
+	{"decision a boolean", `{"schema": 2, "rules": [{"tool": "deploy", "decision": true}]}`},
+	{"alternatives in schema 1", `{"schema": 1, "rules": [{"tool": "spawn", "command": ["git", ["push", "fetch"]], "allow": true}]}`},
+	{"empty alternatives", `{"schema": 2, "rules": [{"tool": "spawn", "command": ["git", []], "decision": "allow"}]}`},
+	{"an empty alternative", `{"schema": 2, "rules": [{"tool": "spawn", "command": ["git", ["push", ""]], "decision": "allow"}]}`},
+	{"alternatives nested", `{"schema": 2, "rules": [{"tool": "spawn", "command": ["git", [["s3cr3t"]]], "decision": "allow"}]}`},
+	{"examples in schema 1", `{"schema": 1, "rules": [{"tool": "spawn", "command": ["git", "*"], "allow": true, "match": ["git push"]}]}`},
+	{"match not a list", `{"schema": 2, "rules": [{"tool": "spawn", "command": ["git", "*"], "decision": "allow", "match": "s3cr3t"}]}`},
+	{"match empty", `{"schema": 2, "rules": [{"tool": "spawn", "command": ["git", "*"], "decision": "allow", "match": []}]}`},
+	{"a match example that does not match", "{\"schema\": 2, \"rules\": [\n  {\"tool\": \"spawn\", \"command\": [\"git\", [\"push\", \"fetch\"], \"*\"], \"decision\": \"ask\",\n   \"match\": [\"git push origin main\", \"git s3cr3t\"]}]}"},
+	{"a not_match example that matches", `{"schema": 2, "rules": [{"tool": "spawn", "command": ["git", ["push", "fetch"], "*"], "decision": "ask", "not_match": ["git status", "git fetch s3cr3t"]}]}`},
+	{"an example a shell would read", `{"schema": 2, "rules": [{"tool": "spawn", "command": ["git", "*"], "decision": "allow", "match": ["git log | s3cr3t"]}]}`},
+	{"a pattern example that does not match", `{"schema": 2, "rules": [{"tool": "jenkins_job", "pattern": "*\"job\":\"deploy\"*", "decision": "deny", "match": ["{\"input\": {\"job\": \"s3cr3t\"}}"]}]}`},
+	{"a pattern example that is not JSON", `{"schema": 2, "rules": [{"tool": "jenkins_job", "pattern": "*deploy*", "decision": "deny", "match": ["s3cr3t deploy"]}]}`},
+	{"examples on a bare rule", `{"schema": 2, "rules": [{"tool": "deploy", "decision": "deny", "not_match": ["s3cr3t"]}]}`},
+	{"allow_operator_allow_rules outside the system file", `{"schema": 2, "rules": [], "allow_operator_allow_rules": false}`},
+	{"columns in characters", "{\"schema\": 1, \"rules\": [{\"tool\": \"déploiement_é\", \"allow\": \"s3cr3t\"}]}"},
 }
 
 // TestParseRulesErrors pins every message in testdata/parse_errors.golden.
@@ -94,7 +121,7 @@ func TestParseRulesErrors(t *testing.T) {
 		if !errors.Is(err, approver.ErrInvalidRules) || !errors.As(err, &re) {
 			t.Errorf("%s: error %v is not a *RulesError wrapping ErrInvalidRules", tt.name, err)
 		}
-		if strings.Contains(err.Error(), "s3cr3t") {
+		if strings.Contains(strings.ReplaceAll(err.Error(), "ErrCommandSyntax", ""), "s3cr3t") {
 			t.Errorf("%s: the message quotes a value from the file: %v", tt.name, err)
 		}
 		fmt.Fprintf(&out, "%s: %v\n", tt.name, err)
@@ -108,7 +135,7 @@ func TestRulesErrorFields(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("error = %v", err)
 	}
-	want := approver.RulesError{Index: 2, Tool: "deploy", Problem: `"allow" must be true or false`, Err: approver.ErrInvalidRules}
+	want := approver.RulesError{Line: 1, Col: 83, Index: 2, Tool: "deploy", Problem: `"allow" must be true or false`, Err: approver.ErrInvalidRules}
 	if diff := cmp.Diff(want, *re, cmpopts.EquateErrors()); diff != "" {
 		t.Errorf("RulesError (-want +got):\n%s", diff)
 	}
@@ -116,9 +143,10 @@ func TestRulesErrorFields(t *testing.T) {
 
 func TestFormatRules(t *testing.T) {
 	rules := []approver.Rule{
-		{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests && vet are fine"},
-		{Tool: "spawn", Pattern: `*"body":"curl *`, Reason: "no <downloads>"},
-		{Tool: "deploy", Scope: approver.ScopeSession},
+		{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow, Reason: "tests && vet are fine"},
+		{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"body":"curl *`, Reason: "no <downloads>"},
+		{Tool: "deploy", Source: "/repo/.basis/tools.json", Scope: approver.ScopeSession},
+		{Tool: "deploy", Source: approver.AnySource},
 	}
 	data, err := approver.FormatRules(rules)
 	if err != nil {
@@ -129,15 +157,18 @@ func TestFormatRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules[2].Scope = approver.ScopeOperator // scope is not written
+	for i := range rules {
+		rules[i].Scope = approver.ScopeOperator // scope is not written
+		rules[i].Number = i + 1                 // the parser numbers rules
+	}
 	if diff := cmp.Diff(rules, back); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 	none, err := approver.FormatRules(nil)
-	if err != nil || string(none) != "{\n  \"schema\": 1,\n  \"rules\": []\n}\n" {
+	if err != nil || string(none) != "{\n  \"schema\": 2,\n  \"rules\": []\n}\n" {
 		t.Errorf("FormatRules(nil) = %q, %v", none, err)
 	}
-	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Allow: true}}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Decision: approver.RuleAllow}}); !errors.Is(err, approver.ErrInvalidRules) {
 		t.Errorf("an exact-subject rule was formatted: %v", err)
 	}
 	if _, err := approver.FormatRules([]approver.Rule{{Tool: "ok"}, {Tool: "not ok"}}); err == nil || !strings.HasPrefix(err.Error(), "rule 2:") {
@@ -153,6 +184,9 @@ func FuzzParseRules(f *testing.F) {
 	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "spawn", "pattern": "*curl*", "allow": false}]}`))
 	f.Add([]byte(`{"schema": 1, "rules": []}`))
 	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "allow": true, "allow": false}]}`))
+	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "source": "/x/tools.json", "allow": true}]}`))
+	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "spawn", "source": "builtin", "command": ["git", ["push", "fetch"], "*"], "decision": "ask", "match": ["git push x"], "not_match": ["git status"]}]}`))
+	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "j", "pattern": "*\"job\":\"d\"*", "decision": "deny", "match": ["{\"job\":\"d\"}"]}]}`))
 	for _, tt := range parseErrorCases {
 		f.Add([]byte(tt.data))
 	}
@@ -189,15 +223,21 @@ func TestRuleValidate(t *testing.T) {
 		rule approver.Rule
 		says string // "" for a valid rule
 	}{
-		{approver.Rule{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true}, ""},
+		{approver.Rule{Tool: "spawn", Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}, ""},
 		{approver.Rule{Tool: "spawn", Pattern: "*curl*"}, ""},
 		{approver.Rule{Tool: "deploy"}, ""},
-		{approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Allow: true}, ""},
+		{approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Decision: approver.RuleAllow}, ""},
 		{approver.Rule{Tool: ""}, `"tool" is not a valid tool name`},
 		{approver.Rule{Tool: "has space"}, `"tool" is not a valid tool name`},
-		{approver.Rule{Tool: "spawn", Pattern: "*", Command: []string{"go"}}, "at most one"},
+		{approver.Rule{Tool: "spawn", Pattern: "*", Command: approver.Words("go")}, "at most one"},
 		{approver.Rule{Tool: "spawn", Pattern: "*", Subject: "{}"}, "at most one"},
-		{approver.Rule{Tool: "spawn", Command: []string{"go", ""}}, "empty word at position 2"},
+		{approver.Rule{Tool: "spawn", Command: approver.Words("go", "")}, "empty word at position 2"},
+		{approver.Rule{Tool: "spawn", Source: "builtin"}, ""},
+		{approver.Rule{Tool: "spawn", Source: "*"}, ""},
+		{approver.Rule{Tool: "x", Source: "/repo/.basis/tools.json"}, ""},
+		{approver.Rule{Tool: "x", Source: "tools.json"}, `"source" must be the absolute, clean path`},
+		{approver.Rule{Tool: "x", Source: "/repo/./tools.json"}, `"source" must be the absolute, clean path`},
+		{approver.Rule{Tool: "x", Source: "Builtin"}, `"source" must be the absolute, clean path`},
 	}
 	for _, tt := range tests {
 		err := tt.rule.Validate()
@@ -215,12 +255,13 @@ func TestRuleValidate(t *testing.T) {
 
 func TestRuleString(t *testing.T) {
 	tests := map[string]approver.Rule{
-		"allow spawn command go test *":  {Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true},
-		"deny deploy":                    {Tool: "deploy"},
-		"deny spawn pattern *curl*":      {Tool: "spawn", Pattern: "*curl*"},
-		`allow spawn subject {"a":1}`:    {Tool: "spawn", Subject: `{"a":1}`, Allow: true},
-		"allow mcp__github__search":      {Tool: "mcp__github__search", Allow: true},
-		"deny spawn command rm -rf /tmp": {Tool: "spawn", Command: []string{"rm", "-rf", "/tmp"}},
+		"allow spawn command go test * from builtin":             {Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow},
+		"deny deploy from /repo/.basis/tools.json":               {Tool: "deploy", Source: "/repo/.basis/tools.json"},
+		"deny spawn pattern *curl* from any source":              {Tool: "spawn", Source: approver.AnySource, Pattern: "*curl*"},
+		"deny spawn pattern *curl*":                              {Tool: "spawn", Pattern: "*curl*", Scope: approver.ScopeWorkspace},
+		`allow spawn subject {"a":1} from builtin`:               {Tool: "spawn", Source: approver.BuiltinSource, Subject: `{"a":1}`, Decision: approver.RuleAllow},
+		"allow word_count (bound to no source: matches nothing)": {Tool: "word_count", Decision: approver.RuleAllow},
+		"deny spawn command rm -rf /tmp from builtin":            {Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("rm", "-rf", "/tmp")},
 	}
 	for want, r := range tests {
 		if got := r.String(); got != want {

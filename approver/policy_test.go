@@ -19,10 +19,10 @@ func ask(t *testing.T, a approver.Approver, tool string, effect contract.SideEff
 }
 
 func TestAllowAllAndDenyAll(t *testing.T) {
-	if a := ask(t, approver.AllowAll, "deploy", contract.SideEffectExternal); a.Decision != approver.Allow {
+	if a := ask(t, approver.AllowAll(), "deploy", contract.SideEffectExternal); a.Decision != approver.Allow {
 		t.Errorf("AllowAll = %+v", a)
 	}
-	a := ask(t, approver.DenyAll, "deploy", contract.SideEffectExternal)
+	a := ask(t, approver.DenyAll(), "deploy", contract.SideEffectExternal)
 	if a.Decision != approver.Deny || !strings.Contains(a.Reason, "tool deploy") {
 		t.Errorf("DenyAll = %+v, want a denial naming the tool", a)
 	}

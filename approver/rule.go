@@ -1,8 +1,10 @@
 package approver
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/basis-go/basis/contract"
@@ -16,24 +18,29 @@ const (
 	// ScopeOperator: the operator's own rules (<config dir>/rules.json, or
 	// rules a host program states). The zero value.
 	ScopeOperator Scope = iota
-	// ScopeWorkspace: a workspace's .basis/rules.json, which may only deny.
+	// ScopeWorkspace: a workspace's .basis/rules.json, which may only deny
+	// or ask.
 	ScopeWorkspace
 	// ScopeSession: made by the gate from a for-session answer; it lives as
 	// long as the gate.
 	ScopeSession
+	// ScopeSystem: the administrator's rules (/etc/basis/rules.json). Its
+	// deny and ask rules cannot be overridden by any other rule.
+	ScopeSystem
 )
 
 var scopeNames = [...]string{
 	ScopeOperator:  "operator",
 	ScopeWorkspace: "workspace",
 	ScopeSession:   "session",
+	ScopeSystem:    "system",
 }
 
 // ErrUnknownScope is wrapped by the error returned for text that names no
 // scope.
 var ErrUnknownScope = errors.New("unknown scope")
 
-// String returns "operator", "workspace" or "session".
+// String returns "operator", "workspace", "session" or "system".
 func (s Scope) String() string {
 	if s >= 0 && int(s) < len(scopeNames) {
 		return scopeNames[s]
@@ -57,7 +64,112 @@ func (s *Scope) UnmarshalText(text []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: want one of operator, workspace, session", ErrUnknownScope)
+	return fmt.Errorf("%w: want one of operator, workspace, session, system", ErrUnknownScope)
+}
+
+// RuleDecision is what a rule says about the calls it matches. The zero
+// value is RuleDeny: a rule that says nothing else refuses.
+type RuleDecision int
+
+const (
+	// RuleDeny refuses the call, nobody asked.
+	RuleDeny RuleDecision = iota
+	// RuleAsk sends the call to the approver even when an allow rule also
+	// matches ("allow git *, but always ask for git push *").
+	RuleAsk
+	// RuleAllow lets the call run unasked.
+	RuleAllow
+)
+
+var ruleDecisionNames = [...]string{RuleDeny: "deny", RuleAsk: "ask", RuleAllow: "allow"}
+
+// ErrUnknownRuleDecision is wrapped by the error returned for text that
+// names no rule decision.
+var ErrUnknownRuleDecision = errors.New("unknown rule decision")
+
+// String returns "deny", "ask" or "allow".
+func (d RuleDecision) String() string {
+	if d.valid() {
+		return ruleDecisionNames[d]
+	}
+	return fmt.Sprintf("RuleDecision(%d)", int(d))
+}
+
+func (d RuleDecision) valid() bool { return d >= RuleDeny && d <= RuleAllow }
+
+// strictness orders decisions: deny > ask > allow.
+func (d RuleDecision) strictness() int { return int(RuleAllow - d) }
+
+// MarshalText implements [encoding.TextMarshaler].
+func (d RuleDecision) MarshalText() ([]byte, error) {
+	if !d.valid() {
+		return nil, fmt.Errorf("%w: %d", ErrUnknownRuleDecision, int(d))
+	}
+	return []byte(ruleDecisionNames[d]), nil
+}
+
+// UnmarshalText implements [encoding.TextUnmarshaler].
+func (d *RuleDecision) UnmarshalText(text []byte) error {
+	for i, name := range ruleDecisionNames {
+		if string(text) == name {
+			*d = RuleDecision(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: want one of allow, ask, deny", ErrUnknownRuleDecision)
+}
+
+// Sources a rule can be bound to, besides an absolute path.
+const (
+	// BuiltinSource is the source of tools built into basis: spawn.
+	BuiltinSource = "builtin"
+	// AnySource binds a rule to every source on purpose: it matches a tool
+	// of its name wherever that tool was declared — in any repository, and
+	// a workspace tool that shadows a global one. Only a person who asked
+	// for it (basis rules add --any-source) writes it.
+	AnySource = "*"
+)
+
+// CommandWord is one word of a command pattern: its alternatives, any of
+// which may match the command's word. Most words have one. Within an
+// alternative, '*' matches any run of characters; a last word that is
+// the single alternative "*" matches any number of further words.
+//
+// In JSON a word with one alternative is a string and one with several a
+// list: ["git", ["push", "fetch"], "*"].
+type CommandWord []string
+
+// Words makes a command pattern of plain words, one alternative each:
+// Words("go", "test", "*").
+func Words(words ...string) []CommandWord {
+	out := make([]CommandWord, len(words))
+	for i, w := range words {
+		out[i] = CommandWord{w}
+	}
+	return out
+}
+
+// MarshalJSON writes a single alternative as a string, several as a list.
+func (w CommandWord) MarshalJSON() ([]byte, error) {
+	if len(w) == 1 {
+		return marshalNoEscape(w[0])
+	}
+	return marshalNoEscape([]string(w))
+}
+
+// UnmarshalJSON reads a string or a list of strings.
+func (w *CommandWord) UnmarshalJSON(data []byte) error {
+	var one string
+	if json.Unmarshal(data, &one) == nil {
+		*w = CommandWord{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(data, &many); err != nil {
+		return errors.New("a command word is a string or a list of strings")
+	}
+	*w = many
+	return nil
 }
 
 // Rule is one remembered answer about one tool.
@@ -73,24 +185,46 @@ func (s *Scope) UnmarshalText(text []byte) error {
 type Rule struct {
 	// Tool is the tool's name, exactly as the model calls it.
 	Tool string `json:"tool"`
+	// Source is where the tool the rule was written for was declared: the
+	// absolute, symlink-resolved path of its manifest or MCP config,
+	// [BuiltinSource] for spawn, or [AnySource] for every source. A rule
+	// matches only a call whose [Request.Source] is the same.
+	//
+	// Empty is bound to nothing for an allow rule: it never matches (rules
+	// files written before sources existed read that way, and [LoadRules]
+	// reports them). A deny or ask rule without a source matches every
+	// source, since it can only take power away; a workspace's rules need
+	// none. A session rule without one matches calls that came without
+	// one.
+	Source string `json:"source,omitempty"`
 	// Pattern is a glob over the call's canonical Subject JSON: '*' matches
 	// any run of characters, '?' exactly one, everything else is literal.
 	Pattern string `json:"pattern,omitempty"`
 	// Command is an argv pattern matched against each entry of the
-	// Subject's "commands" list: '*' in a word matches any run of
-	// characters within that word, and a last word that is "*" alone
-	// matches any number of further words, none included.
-	Command []string `json:"command,omitempty"`
+	// Subject's "commands" list, word by word (see [CommandWord]).
+	Command []CommandWord `json:"command,omitempty"`
 	// Subject, when set, matches exactly this canonical Subject, byte for
 	// byte. Gates make such rules from for-session answers about one call;
 	// rules files cannot hold them.
 	Subject string `json:"subject,omitempty"`
-	// Allow is the answer: true allows, false denies.
-	Allow bool `json:"allow"`
+	// Decision is the answer: allow, ask or deny (the zero value).
+	Decision RuleDecision `json:"decision"`
 	// Reason is what the model reads when the rule denies a call.
 	Reason string `json:"reason,omitempty"`
+	// Match and NotMatch are examples the rule's author states: command
+	// lines (split like shell words) for a command rule, Subject JSON for a
+	// pattern rule. A rule whose examples disagree with it is refused at
+	// load ([Rule.CheckExamples]).
+	Match    []string `json:"match,omitempty"`
+	NotMatch []string `json:"not_match,omitempty"`
 	// Scope is where the rule came from.
 	Scope Scope `json:"scope"`
+	// File and Number say where a loaded rule was written: the rules file
+	// and the rule's position in it, counting from 1, as "basis rules
+	// list" numbers it. Loaders set them; they are never written to a
+	// rules file.
+	File   string `json:"file,omitempty"`
+	Number int    `json:"number,omitempty"`
 }
 
 // ruleKind is what a rule matches, from most to least specific.
@@ -116,18 +250,30 @@ func (r *Rule) kind() ruleKind {
 }
 
 // Validate reports whether r can be used, as a *[RulesError] wrapping
-// [ErrInvalidRules] when it cannot. It does not judge Allow against Scope;
-// [LoadWorkspaceRules] and [NewGate] do.
+// [ErrInvalidRules] when it cannot: a valid tool name and source, at most
+// one of Pattern, Command and Subject, no empty command word, a known
+// decision and scope, and examples that agree with the rule. It does not
+// judge the decision against the scope; [LoadWorkspaceRules] and [NewGate]
+// do.
 func (r Rule) Validate() error {
 	if problem := r.problem(); problem != "" {
 		return &RulesError{Tool: r.validTool(), Problem: problem, Err: ErrInvalidRules}
 	}
-	return nil
+	return r.CheckExamples()
 }
 
 func (r *Rule) problem() string {
 	if !contract.ValidName(r.Tool) {
 		return `"tool" is not a valid tool name: use 1 to 64 of A-Z a-z 0-9 _ -`
+	}
+	if problem := sourceProblem(r.Source); problem != "" {
+		return problem
+	}
+	if !r.Decision.valid() {
+		return "the rule's decision is not allow, ask or deny"
+	}
+	if _, err := r.Scope.MarshalText(); err != nil {
+		return "the rule's scope is not operator, workspace, session or system"
 	}
 	set := 0
 	for _, isSet := range []bool{r.Pattern != "", len(r.Command) > 0, r.Subject != ""} {
@@ -151,25 +297,69 @@ func (r *Rule) validTool() string {
 	return ""
 }
 
+// sourceProblem explains why source cannot bind a rule, or returns "".
+func sourceProblem(source string) string {
+	switch {
+	case source == "" || source == BuiltinSource || source == AnySource:
+		return ""
+	case !filepath.IsAbs(source) || filepath.Clean(source) != source:
+		return `"source" must be the absolute, clean path of the manifest or MCP config that declared the tool, "builtin" for spawn, or "*" for any source`
+	}
+	return ""
+}
+
+// bound reports whether the rule can match anything. An allow rule from
+// the operator or the system must name a source. Deny and ask rules, which
+// only take power away, and workspace rules need none: without one they
+// match every source. A session rule without one matches calls that came
+// without one, as the call it remembers did.
+func (r *Rule) bound() bool {
+	return r.Source != "" || r.Decision != RuleAllow || r.Scope == ScopeWorkspace || r.Scope == ScopeSession
+}
+
 // checkCommandWords explains why words cannot be a command pattern.
-func checkCommandWords(words []string) error {
+func checkCommandWords(words []CommandWord) error {
 	for i, w := range words {
-		if w == "" {
-			return fmt.Errorf("has an empty word at position %d; use * for any word", i+1)
+		if len(w) == 0 {
+			return fmt.Errorf("has an empty list of alternatives at word %d", i+1)
+		}
+		for _, alt := range w {
+			if alt == "" {
+				return fmt.Errorf("has an empty word at position %d; use * for any word", i+1)
+			}
 		}
 	}
 	return nil
 }
 
 // String describes the rule in one line, as the rules CLI lists it:
-// "allow spawn command go test *", "deny deploy", "deny spawn pattern *curl*".
+// "allow spawn command go test *", "deny deploy", "ask spawn command git
+// {push,fetch} *", "deny spawn pattern *curl*", followed by where the tool
+// must come from: " from builtin", " from /repo/.basis/tools.json",
+// " from any source", or " (bound to no source: matches nothing)".
 func (r Rule) String() string {
-	var b strings.Builder
-	if r.Allow {
-		b.WriteString("allow ")
-	} else {
-		b.WriteString("deny ")
+	return r.what() + r.from()
+}
+
+func (r Rule) from() string {
+	switch {
+	case r.Source == AnySource:
+		return " from any source"
+	case r.Source != "":
+		return " from " + r.Source
+	case r.Scope == ScopeWorkspace || r.Scope == ScopeSession:
+		return ""
+	case r.Decision != RuleAllow:
+		return " from any source"
 	}
+	return " (bound to no source: matches nothing)"
+}
+
+// what is the rule without its source.
+func (r Rule) what() string {
+	var b strings.Builder
+	b.WriteString(r.Decision.String())
+	b.WriteByte(' ')
 	b.WriteString(r.Tool)
 	switch r.kind() {
 	case kindSubject:
@@ -180,7 +370,7 @@ func (r Rule) String() string {
 		b.WriteString(r.Pattern)
 	case kindCommand:
 		b.WriteString(" command ")
-		b.WriteString(strings.Join(r.Command, " "))
+		b.WriteString(FormatCommand(r.Command))
 	}
 	return b.String()
 }

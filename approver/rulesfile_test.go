@@ -1,6 +1,7 @@
 package approver_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,111 +10,274 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/google/go-cmp/cmp"
 )
 
+var ctx = context.Background()
+
 func TestLoadRulesMissingFileIsNoRules(t *testing.T) {
-	rules, err := approver.LoadRules(filepath.Join(t.TempDir(), "rules.json"), approver.ScopeOperator)
-	if rules != nil || err != nil {
-		t.Errorf("LoadRules of a missing file = %v, %v; want nil, nil", rules, err)
+	rules, warnings, err := approver.LoadRules(ctx, filepath.Join(t.TempDir(), "rules.json"), approver.ScopeOperator)
+	if rules != nil || warnings != nil || err != nil {
+		t.Errorf("LoadRules of a missing file = %v, %v, %v; want nil, nil, nil", rules, warnings, err)
 	}
-	rules, err = approver.LoadWorkspaceRules(filepath.Join(t.TempDir(), ".basis", "rules.json"))
+	rules, err = approver.LoadWorkspaceRules(ctx, filepath.Join(t.TempDir(), ".basis", "rules.json"))
 	if rules != nil || err != nil {
 		t.Errorf("LoadWorkspaceRules of a missing file = %v, %v; want nil, nil", rules, err)
 	}
 }
 
-func TestLoadRulesUnreadableFileIsAnError(t *testing.T) {
-	dir := t.TempDir() // a directory where the file should be
-	if _, err := approver.LoadRules(dir, approver.ScopeOperator); err == nil || !strings.Contains(err.Error(), dir) {
-		t.Errorf("LoadRules of a directory = %v, want an error naming it", err)
+// TestLoadRulesRefusesWhatIsNotARulesFile: a FIFO must not hang, /dev/zero
+// must not grow the process, a huge file is refused before it is read, and
+// each error names the file.
+func TestLoadRulesRefusesWhatIsNotARulesFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.json")
+	if err := os.WriteFile(huge, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, configfile.DefaultLimit+1); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	regular := writeFile(t, "rules.json", `{"schema": 1, "rules": []}`)
+	for _, tt := range []struct {
+		name, path string
+		ctx        context.Context
+		want       error
+	}{
+		{"a directory", dir, ctx, configfile.ErrNotRegular},
+		{"a FIFO", fifo, ctx, configfile.ErrNotRegular},
+		{"a link to /dev/zero", zero, ctx, configfile.ErrNotRegular},
+		{"a file over the size bound", huge, ctx, configfile.ErrTooLarge},
+		{"a cancelled read", regular, cancelled, context.Canceled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, scope := range []approver.Scope{approver.ScopeOperator, approver.ScopeWorkspace} {
+				_, _, err := approver.LoadRules(tt.ctx, tt.path, scope)
+				if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.path) {
+					t.Errorf("%s: LoadRules = %v; want %v naming %s", scope, err, tt.want, tt.path)
+				}
+			}
+			if _, err := (&approver.RulesFile{Path: tt.path}).Add(approver.Rule{Tool: "x", Source: repoManifest}); !errors.Is(err, tt.want) && tt.ctx == ctx {
+				t.Errorf("Add = %v; want %v", err, tt.want)
+			}
+		})
 	}
 }
 
-func TestLoadRulesSetsScopeAndNamesTheFile(t *testing.T) {
-	path := writeFile(t, "rules.json", `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reason": "CI deploys"}]}`)
-	rules, err := approver.LoadRules(path, approver.ScopeWorkspace)
+func TestLoadRulesSetsScopeFileAndNumber(t *testing.T) {
+	path := writeFile(t, "rules.json", `{"schema": 1, "rules": [
+  {"tool": "spawn", "allow": false},
+  {"tool": "deploy", "allow": false, "reason": "CI deploys"}
+]}`)
+	rules, err := approver.LoadWorkspaceRules(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]approver.Rule{{Tool: "deploy", Reason: "CI deploys", Scope: approver.ScopeWorkspace}}, rules); diff != "" {
+	want := []approver.Rule{
+		{Tool: "spawn", Scope: approver.ScopeWorkspace, File: path, Number: 1},
+		{Tool: "deploy", Reason: "CI deploys", Scope: approver.ScopeWorkspace, File: path, Number: 2},
+	}
+	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
-	bad := writeFile(t, "bad.json", `{"schema": 1, "rules": [{"tool": "deploy"}]}`)
-	_, err = approver.LoadRules(bad, approver.ScopeOperator)
+	bad := writeFile(t, "bad.json", "{\"schema\": 1, \"rules\": [\n  {\"tool\": \"deploy\"}]}")
+	_, _, err = approver.LoadRules(ctx, bad, approver.ScopeOperator)
 	var re *approver.RulesError
-	if !errors.As(err, &re) || re.File != bad || !strings.HasPrefix(err.Error(), "rules file "+bad+": rule 1 (tool deploy): ") {
-		t.Errorf("error = %v, want a *RulesError naming %s", err, bad)
+	if !errors.As(err, &re) || re.File != bad || err.Error() != bad+`:2:3: rule 1 (tool deploy): "allow" is missing; say true to allow or false to deny` {
+		t.Errorf("error = %v, want a *RulesError naming %s at 2:3", err, bad)
+	}
+}
+
+// TestLoadRulesUnboundRulesMatchNothing: rules written before sources
+// (no "source") load, are reported with the command that rebinds them, and
+// never match — an approval given in one repository must not run another
+// repository's tool of the same name.
+func TestLoadRulesUnboundRulesMatchNothing(t *testing.T) {
+	path := writeFile(t, "rules.json", `{"schema": 1, "rules": [
+  {"tool": "word_count", "allow": true},
+  {"tool": "spawn", "command": ["go", "test", "*"], "allow": true},
+  {"tool": "fmt_check", "source": "/home/me/.config/basis/tools.json", "allow": true}
+]}`)
+	rules, warnings, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range warnings {
+		got = append(got, w.String())
+	}
+	want := []string{
+		path + `: rule 1 (allow word_count): it has no "source", so it is bound to nothing and matches nothing (it was written before rules were bound to the tool they were written for); to rebind it: basis rules add --tool word_count --allow && basis rules remove 1`,
+		path + `: rule 2 (allow spawn command go test *): it has no "source", so it is bound to nothing and matches nothing (it was written before rules were bound to the tool they were written for); to rebind it: basis rules add --tool spawn --source builtin --command 'go test *' --allow && basis rules remove 2`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	g, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		tool, source, subject string
+		allow                 bool
+	}{
+		{"word_count", repoManifest, jenkinsTrigger, false},
+		{"word_count", otherManifest, jenkinsTrigger, false},
+		{"word_count", "", jenkinsTrigger, false},
+		{"spawn", approver.BuiltinSource, goTestRun, false},
+		// The workspace's own fmt_check does not inherit the global one's rule.
+		{"fmt_check", repoManifest, jenkinsTrigger, false},
+		{"fmt_check", "/home/me/.config/basis/tools.json", jenkinsTrigger, true},
+	} {
+		v := g.Authorize(ctx, approver.Request{Tool: tt.tool, Source: tt.source, Preview: preview(t, contract.SideEffectProcess, tt.subject)})
+		if v.Allow != tt.allow {
+			t.Errorf("%s from %q: verdict %+v, want allow=%v", tt.tool, tt.source, v, tt.allow)
+		}
 	}
 }
 
 func TestLoadWorkspaceRulesRefusesAllow(t *testing.T) {
 	path := writeFile(t, "rules.json", `{"schema": 1, "rules": [
 		{"tool": "spawn", "pattern": "*curl*", "allow": false},
-		{"tool": "jenkins_job", "allow": true, "reason": "our own tool is fine"}
+		{"tool": "jenkins_job", "allow": true, "reason": "our own tool is fine"},
+		{"tool": "spawn", "source": "*", "allow": true}
 	]}`)
-	rules, err := approver.LoadWorkspaceRules(path)
+	rules, err := approver.LoadWorkspaceRules(ctx, path)
 	if rules != nil || !errors.Is(err, approver.ErrWorkspaceAllow) || !errors.Is(err, approver.ErrInvalidRules) {
 		t.Fatalf("LoadWorkspaceRules = %v, %v; want ErrWorkspaceAllow", rules, err)
 	}
-	want := "rules file " + path + ": rule 2 (tool jenkins_job): \"allow\": true is refused here: a workspace may only deny"
-	if !strings.HasPrefix(err.Error(), want) {
-		t.Errorf("error = %v\nwant it to start %q", err, want)
+	for _, want := range []string{
+		"rules file " + path + ": rule 2 (tool jenkins_job): an allow rule is refused here: a workspace may only deny or ask",
+		"rules file " + path + ": rule 3 (tool spawn): an allow rule is refused here",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error = %v\nwant it to hold %q", err, want)
+		}
 	}
 
-	denyOnly := writeFile(t, "deny.json", `{"schema": 1, "rules": [{"tool": "spawn", "pattern": "*curl*", "allow": false}]}`)
-	rules, err = approver.LoadWorkspaceRules(denyOnly)
-	if err != nil || len(rules) != 1 || rules[0].Scope != approver.ScopeWorkspace {
+	denyOnly := writeFile(t, "deny.json", `{"schema": 2, "rules": [{"tool": "spawn", "pattern": "*curl*", "decision": "deny"}, {"tool": "spawn", "command": ["git", "push", "*"], "decision": "ask"}]}`)
+	rules, err = approver.LoadWorkspaceRules(ctx, denyOnly)
+	if err != nil || len(rules) != 2 || rules[0].Scope != approver.ScopeWorkspace || rules[1].Decision != approver.RuleAsk {
 		t.Errorf("deny-only workspace file = %v, %v", rules, err)
+	}
+}
+
+// TestLoadRulesLooseOperatorFile: allow rules in an operator file others
+// can write are refused, saying how to fix it; deny rules are fine.
+func TestLoadRulesLooseOperatorFile(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		mode  os.FileMode
+		rules string
+		loose bool
+	}{
+		{"owner only, allow", 0o600, `{"tool": "x", "source": "*", "allow": true}`, false},
+		{"world-readable, allow", 0o644, `{"tool": "x", "source": "*", "allow": true}`, false},
+		{"group-writable, allow", 0o660, `{"tool": "x", "source": "*", "allow": true}`, true},
+		{"world-writable, allow", 0o606, `{"tool": "x", "source": "*", "allow": true}`, true},
+		{"world-writable, deny only", 0o666, `{"tool": "x", "allow": false}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, "rules.json", `{"schema": 1, "rules": [`+tt.rules+`]}`)
+			if err := os.Chmod(path, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
+			if !tt.loose {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want := fmt.Sprintf("rules file %s: the file can be written by its group or by others (mode %04o), so its allow rules are refused: whoever can write it could approve any tool; fix it with: chmod go-w %s", path, tt.mode, path)
+			if !errors.Is(err, approver.ErrLooseFile) || err.Error() != want {
+				t.Errorf("error = %v\nwant %s", err, want)
+			}
+			f := &approver.RulesFile{Path: path}
+			if _, err := f.Add(approver.Rule{Tool: "y", Source: repoManifest, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrLooseFile) {
+				t.Errorf("Add to a loose file = %v", err)
+			}
+		})
 	}
 }
 
 func TestRulesFileAddListRemove(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config", "basis", "rules.json")
 	f := &approver.RulesFile{Path: path}
-	if rules, err := f.List(); err != nil || len(rules) != 0 {
+	if rules, _, err := f.List(ctx); err != nil || len(rules) != 0 {
 		t.Fatalf("List of a missing file = %v, %v", rules, err)
 	}
 	add := []approver.Rule{
-		{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests && vet are fine"},
-		{Tool: "spawn", Pattern: `*"body":"curl *`, Reason: "no <downloads>"},
+		{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow, Reason: "tests && vet are fine"},
+		{Tool: "spawn", Source: approver.BuiltinSource, Pattern: `*"body":"curl *`, Reason: "no <downloads>"},
 		// The scope is not stored.
-		{Tool: "deploy", Scope: approver.ScopeSession},
-		// Already there: not added twice.
-		{Tool: "spawn", Command: []string{"go", "test", "*"}, Allow: true, Reason: "tests && vet are fine"},
+		{Tool: "deploy", Source: repoManifest, Scope: approver.ScopeSession},
+		{Tool: "deploy", Source: approver.AnySource},
 	}
 	for _, r := range add {
-		if err := f.Add(r); err != nil {
-			t.Fatal(err)
+		if added, err := f.Add(r); err != nil || !added {
+			t.Fatalf("Add = %v, %v", added, err)
 		}
+	}
+	// Already there, whatever its reason: reported, not added twice.
+	again := add[0]
+	again.Reason = "other words"
+	if added, err := f.Add(again); err != nil || added {
+		t.Errorf("Add of a rule already there = %v, %v; want false, nil", added, err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("a new rules file: %v, %v; want mode 0600", info, err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "rules.golden.json", data) // the same file FormatRules writes
-	rules, err := f.List()
+	rules, _, err := f.List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []approver.Rule{add[0], add[1], {Tool: "deploy"}}
+	numbered := func(n int, r approver.Rule) approver.Rule {
+		r.Scope, r.File, r.Number = approver.ScopeOperator, path, n
+		return r
+	}
+	want := []approver.Rule{numbered(1, add[0]), numbered(2, add[1]), numbered(3, add[2]), numbered(4, add[3])}
 	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
 	}
 
-	removed, err := f.Remove(func(_ int, r approver.Rule) bool { return r.Tool == "nothing" })
-	if err != nil || removed != 0 {
-		t.Errorf("Remove of nothing = %d, %v", removed, err)
+	removed, err := f.Remove(approver.RuleFilter{Tool: "nothing"}.Match)
+	if err != nil || len(removed) != 0 {
+		t.Errorf("Remove of nothing = %v, %v", removed, err)
 	}
-	removed, err = f.Remove(func(i int, r approver.Rule) bool { return i == 0 || r.Tool == "deploy" })
-	if err != nil || removed != 2 {
-		t.Errorf("Remove = %d, %v; want 2", removed, err)
+	// A filter on the tool alone takes its command and pattern rules too.
+	removed, err = f.Remove(approver.RuleFilter{Tool: "spawn"}.Match)
+	if diff := cmp.Diff(want[:2], removed); err != nil || diff != "" {
+		t.Errorf("Remove of spawn's rules: %v (-want +got):\n%s", err, diff)
 	}
-	rules, _ = f.List()
-	if diff := cmp.Diff([]approver.Rule{add[1]}, rules); diff != "" {
+	// By the number List shows.
+	removed, err = f.Remove(approver.RuleFilter{Number: 2}.Match)
+	if diff := cmp.Diff([]approver.Rule{numbered(2, add[3])}, removed); err != nil || diff != "" {
+		t.Errorf("Remove by number: %v (-want +got):\n%s", err, diff)
+	}
+	rules, _, _ = f.List(ctx)
+	if diff := cmp.Diff([]approver.Rule{numbered(1, add[2])}, rules); diff != "" {
 		t.Errorf("after Remove (-want +got):\n%s", diff)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
@@ -126,18 +290,49 @@ func TestRulesFileAddListRemove(t *testing.T) {
 	}
 }
 
+// TestRulesFileWritesThroughASymlink: a rules file kept as a link (a
+// dotfiles repository) stays a link, and its target keeps its mode.
+func TestRulesFileWritesThroughASymlink(t *testing.T) {
+	dotfiles := t.TempDir()
+	target := filepath.Join(dotfiles, "basis-rules.json")
+	if err := os.WriteFile(target, []byte(`{"schema": 1, "rules": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "rules.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	f := &approver.RulesFile{Path: link}
+	if _, err := f.Add(approver.Rule{Tool: "deploy", Source: repoManifest}); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v, %v", info, err)
+	}
+	if info, err := os.Stat(target); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the target: %v, %v; want mode 0600 kept", info, err)
+	}
+	rules, _, err := approver.LoadRules(ctx, target, approver.ScopeOperator)
+	if err != nil || len(rules) != 1 || rules[0].Tool != "deploy" {
+		t.Errorf("the target holds %v, %v", rules, err)
+	}
+}
+
 func TestRulesFileRefusesWhatItCannotStore(t *testing.T) {
 	f := &approver.RulesFile{Path: filepath.Join(t.TempDir(), "rules.json")}
-	if err := f.Add(approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Allow: true}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrInvalidRules) {
 		t.Errorf("Add of an exact-subject rule = %v", err)
 	}
-	if err := f.Add(approver.Rule{Tool: "bad tool"}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "bad tool"}); !errors.Is(err, approver.ErrInvalidRules) {
 		t.Errorf("Add of an invalid rule = %v", err)
+	}
+	if _, err := f.Add(approver.Rule{Tool: "x", Source: "relative/tools.json"}); !errors.Is(err, approver.ErrInvalidRules) {
+		t.Errorf("Add of a rule with a relative source = %v", err)
 	}
 	if _, err := os.Stat(f.Path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused rule created the file: %v", err)
 	}
-	if err := (&approver.RulesFile{}).Add(approver.Rule{Tool: "x"}); err == nil {
+	if _, err := (&approver.RulesFile{}).Add(approver.Rule{Tool: "x"}); err == nil {
 		t.Error("Add with an empty Path succeeded")
 	}
 }
@@ -146,11 +341,11 @@ func TestRulesFileKeepsAFileItCannotRead(t *testing.T) {
 	const broken = `{"schema": 1, "rules": [{"tool": "deploy"}]}`
 	path := writeFile(t, "rules.json", broken)
 	f := &approver.RulesFile{Path: path}
-	if err := f.Add(approver.Rule{Tool: "spawn", Allow: true}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrInvalidRules) {
 		t.Errorf("Add to a broken file = %v, want its parse error", err)
 	}
-	if n, err := f.Remove(func(int, approver.Rule) bool { return true }); err == nil || n != 0 {
-		t.Errorf("Remove from a broken file = %d, %v", n, err)
+	if removed, err := f.Remove(func(int, approver.Rule) bool { return true }); err == nil || len(removed) != 0 {
+		t.Errorf("Remove from a broken file = %v, %v", removed, err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != broken {
 		t.Errorf("the broken file was rewritten: %s", data)
@@ -181,7 +376,7 @@ func TestRulesFileConcurrentProcesses(t *testing.T) {
 			t.Fatalf("helper process: %v", err)
 		}
 	}
-	rules, err := (&approver.RulesFile{Path: path}).List()
+	rules, _, err := (&approver.RulesFile{Path: path}).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,14 +393,14 @@ func TestRulesFileConcurrentGoroutines(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 25 {
-				if err := f.Add(approver.Rule{Tool: fmt.Sprintf("g%d_%d", g, i)}); err != nil {
+				if _, err := f.Add(approver.Rule{Tool: fmt.Sprintf("g%d_%d", g, i), Source: repoManifest}); err != nil {
 					t.Error(err)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	rules, err := f.List()
+	rules, _, err := f.List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

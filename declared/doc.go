@@ -78,4 +78,14 @@
 // environment — the manifest's PATH included — and is the path Execute
 // runs. Every declared tool is consequential: side_effect is process or
 // external, and no tool can declare itself read-only.
+//
+// # Sandbox
+//
+// A host confines the programs through [Config.Sandbox], a hook returning
+// a [subprocess.Confinement] (this package does not import the sandbox):
+// the subject then gains "sandbox", the confinement's description, and
+// Execute runs the program through its Confine hook — still the path the
+// subject's "program" names. A hook that cannot confine the program
+// refuses the call ([ErrNotConfined]); nothing runs unconfined in its
+// place.
 package declared

@@ -70,6 +70,11 @@ var (
 	// start: it is missing, not executable, a directory, its #!
 	// interpreter is missing, or its working directory cannot be entered.
 	ErrCannotStart = errors.New("program cannot start")
+	// ErrNotConfined: the host's sandbox ([Config.Sandbox]) could not
+	// confine the tool's program, so the call is refused (the error also
+	// wraps [contract.ErrRefused] and the sandbox's own error). The
+	// program never runs unconfined instead.
+	ErrNotConfined = errors.New("program cannot be confined")
 	// ErrInvalidInput: a call's input is not a JSON object or does not
 	// match the tool's input_schema. The program was not started. It is
 	// [contract.ErrInvalidInput], which every binding wraps.

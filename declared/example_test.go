@@ -13,6 +13,7 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/subprocess"
 )
 
 func Example() {
@@ -139,4 +140,37 @@ func ExampleTool_Unavailable() {
 	// word_count unavailable: false
 	// issues is unavailable: variable GITHUB_TOKEN (command[2], $ROOT/.basis/tools.json:7:33) is not set; set it in the environment basis runs in, or give a default in the manifest: ${GITHUB_TOKEN:-default}
 	// true true
+}
+
+// A host confines the programs through Config.Sandbox: here a stand-in
+// that refuses, as a host's sandbox does on a machine that cannot
+// enforce it. The preview refuses and the program never runs.
+func ExampleConfig_sandbox() {
+	root, _ := os.MkdirTemp("", "declared-example")
+	defer os.RemoveAll(root)
+	_ = os.MkdirAll(filepath.Join(root, ".basis"), 0o755)
+	_ = os.WriteFile(filepath.Join(root, declared.WorkspaceFile), []byte(`{"schema": 1, "tools": {"fetch": {
+	  "description": "Fetch the feed.", "input_schema": {"type": "object"},
+	  "command": ["/bin/true"], "network": true, "side_effect": "external"}}}`), 0o644)
+
+	unavailable := errors.New(`sandbox unavailable: this kernel has no Landlock; to run programs without a sandbox, the operator sets "mode": "off"`)
+	tools, err := declared.Load(context.Background(), &declared.Config{
+		Root:    root,
+		Environ: []string{"PATH=/usr/bin:/bin"},
+		Sandbox: func(tool string, network bool, dir string) (*subprocess.Confinement, error) {
+			fmt.Println("asked for", tool, "network", network)
+			return nil, unavailable
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = tools[0].AuthorizationPreview(context.Background(), contract.Call{ID: "call_1", Input: json.RawMessage(`{}`)})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, contract.ErrRefused), errors.Is(err, declared.ErrNotConfined), errors.Is(err, unavailable))
+	// Output:
+	// asked for fetch network true
+	// fetch cannot run here: sandbox unavailable: this kernel has no Landlock; to run programs without a sandbox, the operator sets "mode": "off"
+	// true true true
 }

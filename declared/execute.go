@@ -23,7 +23,11 @@ import (
 //
 // Input the preview would refuse is refused here too (a check that a
 // missing gate removes is not a check), and so is a call to an
-// unavailable tool ([*UnavailableError]); nothing starts. Every failure
+// unavailable tool ([*UnavailableError]) or one its sandbox cannot
+// confine ([ErrNotConfined]); nothing starts. With [Config.Sandbox] set
+// the program runs confined as the preview's "sandbox" said: the
+// sandbox may start it through a trampoline, but what it executes is
+// still the path the preview named. Every failure
 // of the program is a [*RunError] wrapping the [*subprocess.ExitError],
 // whose text says what happened: "NAME exited 3: <output>" (stdout and
 // stderr both, labelled, when both have text), "NAME was killed by signal
@@ -44,6 +48,10 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 		return contract.Result{}, &RunError{Tool: t.spec.Name, Err: exit,
 			msg: t.spec.Name + " could not start " + quoteWord(t.spec.Command[0]) + ": " + startReason(err)}
 	}
+	confinement, err := t.confinement()
+	if err != nil {
+		return contract.Result{}, err
+	}
 	run := t.spec.run()
 	// argv[0] is the resolved path: subprocess then looks nothing up, so
 	// the program that starts is the one the preview named.
@@ -58,6 +66,9 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 		// A program that prints more than the limit still runs to its
 		// end, so a long answer is cut rather than turned into SIGPIPE.
 		KeepRunningPastLimit: true,
+	}
+	if confinement != nil {
+		cmd.Confine = confinement.Confine
 	}
 	if contract.HasProgress(ctx) {
 		cmd.OnStderrLine = func(line string) { contract.Progress(ctx, line) }

@@ -63,7 +63,23 @@ type Config struct {
 	// Reserved lists names the host has taken (such as "spawn" and its
 	// own tools). Declaring one is a load error naming the file and tool.
 	Reserved []string
+	// Sandbox, when set, confines every tool's program: it is asked, at
+	// each preview and each Execute, for the confinement of the named
+	// tool (network: the manifest's "network") started in dir — the
+	// directory the preview's Dir shows, so a cwd with placeholders is
+	// described as written, never expanded. Its Subject is shown in the
+	// preview's subject under "sandbox" and its Confine confines the run.
+	// An error (or no confinement) refuses the call with the hook's own
+	// message, wrapping [contract.ErrRefused]: a tool never runs
+	// unconfined because its sandbox could not be had. Nil runs programs
+	// unconfined, and subjects have no "sandbox".
+	Sandbox SandboxFunc
 }
+
+// SandboxFunc is [Config.Sandbox]: the host's sandbox for one tool's
+// program, in subprocess's terms so that this package need not import a
+// sandbox.
+type SandboxFunc func(tool string, network bool, dir string) (*subprocess.Confinement, error)
 
 // loader is what loading works out once from a Config.
 type loader struct {
@@ -72,6 +88,7 @@ type loader struct {
 	envIndex map[string]int    // position of each name in baseEnv
 	vars     map[string]string // the same, for ${VAR} look-ups
 	reserved map[string]bool
+	sandbox  SandboxFunc
 }
 
 func newLoader(cfg *Config) (*loader, error) {
@@ -93,6 +110,7 @@ func newLoader(cfg *Config) (*loader, error) {
 		envIndex: make(map[string]int),
 		vars:     make(map[string]string),
 		reserved: make(map[string]bool, len(cfg.Reserved)),
+		sandbox:  cfg.Sandbox,
 	}
 	for i, entry := range l.baseEnv {
 		name, value, ok := strings.Cut(entry, "=")

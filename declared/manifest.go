@@ -400,6 +400,7 @@ func (p *parser) parseTool(m member) *Tool {
 		run.env = p.baseEnv // shared and never modified: subprocess copies it
 	}
 	spec.run = seal(run)
+	state.sandbox = p.sandbox
 	return newTool(spec, schema, state)
 }
 

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/inputschema"
+	"github.com/basis-go/basis/subprocess"
 )
 
 // Tool is one declared tool, ready to run: it implements
@@ -37,6 +39,7 @@ type toolState struct {
 	// CheckStart's messages (cwdAt is nil when no cwd is given).
 	programAt, cwdAt *Error
 	timeoutSet       bool // timeout_ms was given
+	sandbox          SandboxFunc
 }
 
 // previewView is what every preview of a tool shares, worked out once.
@@ -148,25 +151,32 @@ type subject struct {
 	Env     []string        `json:"env"`
 	Input   json.RawMessage `json:"input"`
 	Program string          `json:"program"`
+	// Sandbox is the confinement's description; absent without one.
+	Sandbox json.RawMessage `json:"sandbox,omitempty"`
 	Tool    string          `json:"tool"`
 }
 
 // AuthorizationPreview describes the call. Subject is canonical JSON:
 //
-//	{"command": [...], "cwd": "...", "env": [NAMES], "input": {...}, "program": "/abs/path", "tool": NAME}
+//	{"command": [...], "cwd": "...", "env": [NAMES], "input": {...}, "program": "/abs/path", "sandbox": {...}, "tool": NAME}
 //
 // command and cwd are as written in the manifest (placeholders
 // unexpanded; cwd "." when none is given); env lists the names the
 // manifest's env sets, never a value; input is the canonical form of the
 // call's input — the very bytes the program will read; program is the
 // absolute path command[0] resolves to in the program's own environment,
-// so a PATH set in the manifest's env cannot change what runs unseen.
+// so a PATH set in the manifest's env cannot change what runs unseen;
+// sandbox, present only when [Config.Sandbox] is set, is what the sandbox
+// allows the program (its [subprocess.Confinement] Subject, whose Summary
+// ends the preview's Summary).
 //
 // It refuses, and no approver is asked: input that cannot be read
 // unambiguously or does not match the schema (wrapping [ErrInvalidInput];
 // an [*InputError] for the schema); an unavailable tool (an
 // [*UnavailableError], wrapping [contract.ErrRefused]); a program that
-// cannot be found (wrapping [contract.ErrRefused] and [ErrCannotStart]).
+// cannot be found (wrapping [contract.ErrRefused] and [ErrCannotStart]);
+// a sandbox that cannot confine the program (wrapping
+// [contract.ErrRefused], [ErrNotConfined] and the sandbox's error).
 func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
 	if u := t.state.unavailable; u != nil {
 		return contract.Preview{}, u
@@ -182,11 +192,23 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 			causes: []error{contract.ErrRefused, ErrCannotStart, err},
 		}
 	}
+	confinement, err := t.confinement()
+	if err != nil {
+		return contract.Preview{}, err
+	}
 	env := t.spec.EnvNames
 	if env == nil {
 		env = []string{}
 	}
-	subj, err := contract.CanonicalJSON(subject{Command: t.spec.Command, Cwd: t.view.cwd, Env: env, Input: input, Program: program, Tool: t.spec.Name})
+	s := subject{Command: t.spec.Command, Cwd: t.view.cwd, Env: env, Input: input, Program: program, Tool: t.spec.Name}
+	summary := t.view.summary
+	if confinement != nil {
+		s.Sandbox = confinement.Subject
+		if confinement.Summary != "" {
+			summary += "; " + confinement.Summary
+		}
+	}
+	subj, err := contract.CanonicalJSON(s)
 	if err != nil {
 		return contract.Preview{}, fmt.Errorf("the input for %s cannot be described as JSON: %w", t.spec.Name, ErrInvalidInput)
 	}
@@ -195,8 +217,34 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 		Capabilities: capabilities(t.spec),
 		Dir:          t.view.dir,
 		Subject:      subj,
-		Summary:      t.view.summary,
+		Summary:      summary,
 	}, nil
+}
+
+// confinement asks the host's sandbox how this tool's program is
+// confined: nil without a sandbox. A sandbox that fails, or answers with
+// nothing usable, refuses the call: the program must not run unconfined.
+func (t *Tool) confinement() (*subprocess.Confinement, error) {
+	if t.state.sandbox == nil {
+		return nil, nil
+	}
+	c, err := t.state.sandbox(t.spec.Name, t.spec.Network, t.view.dir)
+	if err == nil && (c == nil || c.Confine == nil || !isJSONObject(c.Subject)) {
+		err = errors.New("the host's sandbox gave no confinement to run it in")
+	}
+	if err != nil {
+		return nil, &refusedError{
+			msg:    t.spec.Name + " cannot run here: " + err.Error(),
+			causes: []error{contract.ErrRefused, ErrNotConfined, err},
+		}
+	}
+	return c, nil
+}
+
+// isJSONObject reports whether raw is one valid JSON object.
+func isJSONObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
 
 // checkInput returns the bytes the program will read: the canonical form

@@ -1,3 +1,36 @@
-// Package mcpbind binds MCP servers as tools, and serves basis's roster as an
-// MCP server, through the official MCP Go SDK.
+// Package mcpbind binds MCP servers as tools, through the official MCP Go
+// SDK (github.com/modelcontextprotocol/go-sdk).
+//
+// Configuration is the .mcp.json format other agents read too:
+//
+//	{"mcpServers": {
+//	  "git":     {"command": "uvx", "args": ["mcp-server-git"], "env": {"TOKEN": "${GIT_TOKEN}"}},
+//	  "tickets": {"type": "http", "url": "https://tickets.example/mcp", "headers": {"Authorization": "Bearer ${TICKETS_TOKEN}"}}
+//	}}
+//
+// [Load] layers the workspace's <root>/.mcp.json over the operator's
+// <config dir>/mcp.json over servers a host supplies, a name in a more
+// specific layer shadowing the same name below it. Problems are
+// [*ConfigError] values naming the file, line, column, server and field,
+// never a value. Env and header values live in [*Values], which print
+// only names. ${VAR} and ${VAR:-default} are expanded when a server
+// starts; an unset variable makes only that server unavailable.
+//
+// A workspace file is code a repository asks to run: its servers start
+// only after the operator trusted the file's exact content with
+// [TrustStore.Trust] ("basis mcp trust"); until then they are listed as
+// "untrusted: run basis mcp trust" and never started.
+//
+// A [Manager] starts servers lazily ([Manager.Start], [Manager.ServerTools])
+// or all at once and concurrently ([Manager.StartAll]), each under a
+// startup timeout. A stdio server runs in a process group of its own,
+// which is killed whole when the Manager closes; the end of its stderr is
+// quoted when it fails. Each server tool becomes a [*Tool] named
+// "mcp__<server>__<tool>" ([ToolName]) that implements
+// [contract.ExecutableTool]: external side effect unless the operator
+// trusts the server's annotations and the tool is read-only; a preview
+// naming the server as configured; calls under a deadline, never retried
+// when the server dies during one.
+//
+// Every file but this one is for Unix: the package starts programs.
 package mcpbind

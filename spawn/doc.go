@@ -22,6 +22,9 @@
 // command environment: the command was written by a model, and credentials
 // in basis's environment are not its to read. Its PATH keeps absolute
 // entries only, so no program in the workspace is found by a bare name.
+// With [Config.Sandbox] set, a local command runs confined by the host's
+// sandbox, which its subject shows under "sandbox"; a sandbox that cannot
+// confine it refuses the command ([ErrNotConfined]).
 //
 // Tasks are bounded in depth ([DefaultMaxDepth]); the depth travels in the
 // context and, for a delegate that is a process ([CommandDelegator]), in

@@ -25,6 +25,9 @@ var (
 	ErrNoDelegator = errors.New("no subagent to delegate to")
 	// ErrDepthExceeded: a task arrived at the delegation depth bound.
 	ErrDepthExceeded = errors.New("delegation depth bound reached")
+	// ErrNotConfined: the host's sandbox ([Config.Sandbox]) could not
+	// confine a command; the [Refusal]'s Cause is the sandbox's error.
+	ErrNotConfined = errors.New("command cannot be confined")
 
 	// ErrUnanalysable: [AnalyzeCommands] cannot list the body's commands;
 	// see [UnanalysableError].
@@ -57,21 +60,29 @@ func inputError(problem, form string) error { return &InputError{Problem: proble
 
 // Refusal is a call refused before anything runs: by the preview (so no
 // approver is asked) and again by Execute. Reason is one of
-// [ErrUnknownTarget], [ErrCommandsOff], [ErrNoDelegator] and
-// [ErrDepthExceeded]; Message is what the model reads, including what to
-// do instead.
+// [ErrUnknownTarget], [ErrCommandsOff], [ErrNoDelegator],
+// [ErrDepthExceeded] and [ErrNotConfined]; Message is what the model
+// reads, including what to do instead.
 type Refusal struct {
 	// Reason is the sentinel for the kind of refusal.
 	Reason error
 	// Message says why, and what to do instead.
 	Message string
+	// Cause, when not nil, is the error behind the refusal: the
+	// sandbox's own for [ErrNotConfined].
+	Cause error
 }
 
 // Error returns the Message, prefixed with the tool's name.
 func (r *Refusal) Error() string { return "spawn: " + r.Message }
 
-// Unwrap returns the Reason and [contract.ErrRefused].
-func (r *Refusal) Unwrap() []error { return []error{r.Reason, contract.ErrRefused} }
+// Unwrap returns the Reason, [contract.ErrRefused] and the Cause.
+func (r *Refusal) Unwrap() []error {
+	if r.Cause != nil {
+		return []error{r.Reason, contract.ErrRefused, r.Cause}
+	}
+	return []error{r.Reason, contract.ErrRefused}
+}
 
 // UnanalysableError says why [AnalyzeCommands] cannot list a body's
 // commands. It wraps [ErrUnanalysable]. Its Reason is what the preview's

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -43,6 +44,10 @@ type CommandRequest struct {
 	Env []string
 	// Timeout bounds the command.
 	Timeout time.Duration
+	// Confine, when not nil, confines the command as [Config.Sandbox]
+	// said (subprocess.Cmd's Confine hook). Only the local executor gets
+	// one; it must not run the command without it.
+	Confine func(cmd *exec.Cmd) (start func() error, release func(), err error)
 }
 
 // CommandResult is how a command ended and what it printed. It is spawn's
@@ -233,6 +238,7 @@ func (localExecutor) RunCommand(ctx context.Context, req CommandRequest) (Comman
 		// A build that prints more than the limit keeps running to its end
 		// instead of dying of SIGPIPE half-way; only the head is kept.
 		KeepRunningPastLimit: true,
+		Confine:              req.Confine,
 	}
 	if contract.HasProgress(ctx) {
 		progress := func(line string) { contract.Progress(ctx, line) }

@@ -1,14 +1,17 @@
 package spawn
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/subprocess"
 )
 
 // plan is one call after the parse and the refusals: what would run, and
@@ -18,6 +21,9 @@ type plan struct {
 	executor Executor // command mode
 	dir      string   // where it runs; "" on a target
 	depth    int      // agent mode: the caller's delegation depth
+	// confinement is the sandbox of a command that runs here; nil
+	// without Config.Sandbox, on a target and for a task.
+	confinement *subprocess.Confinement
 }
 
 // plan parses the call's input — the one parse — and refuses what cannot
@@ -44,6 +50,10 @@ func (t *Tool) plan(ctx context.Context, call contract.Call) (plan, error) {
 				return plan{}, t.refuseTarget(in.Target)
 			}
 			p.executor, p.dir = e, ""
+		} else if t.sandbox != nil {
+			if p.confinement, err = t.confine(p.dir); err != nil {
+				return plan{}, err
+			}
 		}
 	case ModeAgent:
 		if t.delegator == nil {
@@ -55,6 +65,27 @@ func (t *Tool) plan(ctx context.Context, call contract.Call) (plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// confine asks the host's sandbox how a command here is confined. A
+// sandbox that fails, or answers with nothing usable, refuses the
+// command: it must not run unconfined.
+func (t *Tool) confine(dir string) (*subprocess.Confinement, error) {
+	c, err := t.sandbox(contract.SpawnName, false, dir)
+	if err == nil && (c == nil || c.Confine == nil || !isJSONObject(c.Subject)) {
+		err = errors.New("the host's sandbox gave no confinement to run it in")
+	}
+	if err != nil {
+		return nil, &Refusal{Reason: ErrNotConfined, Cause: err,
+			Message: "the command cannot run here: " + err.Error()}
+	}
+	return c, nil
+}
+
+// isJSONObject reports whether raw is one valid JSON object.
+func isJSONObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
 
 func (t *Tool) refuseCommand() error {
@@ -103,7 +134,10 @@ type subject struct {
 	Commands [][]string `json:"commands"`
 	Cwd      string     `json:"cwd"`
 	Mode     string     `json:"mode"`
-	Target   string     `json:"target"`
+	// Sandbox is the confinement's description for a command that runs
+	// here under Config.Sandbox; absent otherwise.
+	Sandbox json.RawMessage `json:"sandbox,omitempty"`
+	Target  string          `json:"target"`
 	// Unanalysable is why a command's Commands is null, so a rule, an
 	// approver or a person can say why no rule could allow it. Absent when
 	// the commands are listed, and for a task.
@@ -130,6 +164,12 @@ func (p plan) preview() (contract.Preview, error) {
 		}
 		if p.in.Target != "" {
 			preview.Summary = "run " + strconv.Quote(p.in.Body) + " on target " + p.in.Target
+		}
+		if p.confinement != nil {
+			s.Sandbox = p.confinement.Subject
+			if p.confinement.Summary != "" {
+				preview.Summary += "; " + p.confinement.Summary
+			}
 		}
 	case ModeAgent:
 		preview = contract.Preview{

@@ -64,6 +64,17 @@ type Config struct {
 	// (it always means here); such a name, or a nil executor, makes [New] fail with an error
 	// wrapping [ErrInvalidTarget]. The map is copied.
 	Targets map[string]Executor
+	// Sandbox, when set, confines every command that runs here (not on a
+	// target, and not a task): it is asked, at each preview and each
+	// Execute, for the confinement of tool [contract.SpawnName] with
+	// network false (the host's sandbox decides whether spawn gets the
+	// network) started in the workspace root. Its Subject is shown in the
+	// preview's subject under "sandbox" and its Confine confines the run.
+	// An error, or no usable confinement, refuses the command with a
+	// *[Refusal] ([ErrNotConfined]) carrying the sandbox's own message:
+	// a command never runs unconfined because its sandbox could not be
+	// had. Nil runs commands unconfined, and subjects have no "sandbox".
+	Sandbox func(tool string, network bool, dir string) (*subprocess.Confinement, error)
 }
 
 // Tool is the spawn tool: the model's one route to a shell command and to
@@ -80,6 +91,7 @@ type Tool struct {
 	local      Executor
 	targets    map[string]Executor
 	names      []string // sorted target names
+	sandbox    func(tool string, network bool, dir string) (*subprocess.Confinement, error)
 	descriptor contract.Descriptor
 }
 
@@ -118,6 +130,7 @@ func New(cfg *Config) (*Tool, error) {
 		timeout:    cmp.Or(cfg.CommandTimeout, DefaultCommandTimeout),
 		local:      localExecutor{},
 		targets:    make(map[string]Executor, len(cfg.Targets)),
+		sandbox:    cfg.Sandbox,
 	}
 	// In sorted order, so the error for several bad names is always the
 	// same one.
@@ -154,11 +167,13 @@ func (t *Tool) Descriptor() contract.Descriptor {
 // ("command" or "agent") and target ([LocalTarget] when none); when a
 // command's commands is null, the key unanalysable says why (the
 // [UnanalysableError]'s Reason), so a denial can say what stopped every
-// rule. An unknown target, commands switched off, a task with no delegator
-// and a task at the depth bound are refused here, as a *[Refusal] wrapping
-// [contract.ErrRefused], so no approver is ever asked about them; input
-// that cannot be parsed is an *[InputError] wrapping
-// [contract.ErrInvalidInput].
+// rule. A command that runs here under [Config.Sandbox] adds the key
+// sandbox (the confinement's Subject), and its Summary ends the
+// preview's. An unknown target, commands switched off, a task with no
+// delegator, a task at the depth bound and a command the sandbox cannot
+// confine are refused here, as a *[Refusal] wrapping [contract.ErrRefused],
+// so no approver is ever asked about them; input that cannot be parsed is
+// an *[InputError] wrapping [contract.ErrInvalidInput].
 func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
 	p, err := t.plan(ctx, call)
 	if err != nil {
@@ -188,6 +203,9 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 
 func (t *Tool) runCommand(ctx context.Context, p plan) (contract.Result, error) {
 	req := CommandRequest{Body: p.in.Body, Target: p.in.Target, Dir: p.dir, Timeout: t.timeout}
+	if p.confinement != nil {
+		req.Confine = p.confinement.Confine
+	}
 	if p.in.Target == "" {
 		req.Env = localEnv(t.environ, t.commandEnv)
 	} else {

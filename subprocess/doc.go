@@ -30,6 +30,8 @@
 //   - [Cmd.Confine] lets a sandbox confine the program without this
 //     package knowing about it: the hook may rewrite the command and start
 //     it, and a hook that refuses means the program does not run.
+//     [Confinement] carries such a hook with the description a preview
+//     shows of it, from a host's sandbox to the tools that start programs.
 //   - The [Outcome] says exactly one thing: exited with a code, killed by a
 //     signal, timed out, cancelled, or could not start (with the operating
 //     system's reason).

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basis-go/basis/sandbox"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,6 +26,9 @@ import (
 var basisBinary string
 
 func TestMain(m *testing.M) {
+	// Tests run basis in this process too, and its sandbox may re-execute
+	// the running binary to confine a program: this one, then.
+	sandbox.Main()
 	os.Exit(func() int {
 		dir, err := os.MkdirTemp("", "basis-bin-")
 		if err != nil {

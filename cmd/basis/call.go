@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/approver/terminal"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/subprocess"
@@ -66,13 +67,9 @@ refusal, denial), 128+N stopped by signal N.
 	if err != nil {
 		return usageErr(e, "call: %v", err)
 	}
-	rules, errs := w.loadRules()
+	gate, _, errs := w.newGate(ctx, appr)
 	if len(errs) > 0 {
 		return configErr(e, errs)
-	}
-	gate, err := approver.NewGate(appr, &approver.GateOptions{Rules: rules})
-	if err != nil {
-		return configErr(e, []error{err})
 	}
 	opts := &runtime.Options{Gate: gate}
 	if *auditPath != "" {
@@ -264,21 +261,26 @@ func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error
 	}
 	switch mode {
 	case "prompt":
-		return &approver.Terminal{Path: e.tty}, nil
+		return &terminal.Terminal{Path: e.tty}, nil
 	case "allow":
-		return approver.AllowAll, nil
+		return approver.AllowAll(), nil
 	case "deny":
-		return approver.DenyAll, nil
+		return approver.DenyAll(), nil
 	case "":
 		if e.interactive() {
-			return &approver.Terminal{Path: e.tty}, nil
+			return &terminal.Terminal{Path: e.tty}, nil
 		}
 		return approver.ApproverFunc(func(_ context.Context, req approver.Request) (approver.Answer, error) {
-			// Allowing spawn as a whole would allow every command, so the
-			// advice for it is a command rule.
-			rule := "basis rules add --tool " + req.Tool + " --allow"
-			if contract.IsSpawnName(req.Tool) {
-				rule = "basis rules add --tool spawn --command 'WORDS *' --allow"
+			// The advice is the narrowest rule that would allow the call,
+			// bound to the tool's source. Allowing spawn as a whole would
+			// allow every command, so for a command line that could not be
+			// analysed it names the form of a command rule.
+			rule := approver.Rule{Tool: req.Tool, Source: req.Source, Decision: approver.RuleAllow}.AddCommand()
+			switch {
+			case len(req.Proposed) > 0:
+				rule = req.Proposed[0].AddCommand()
+			case contract.IsSpawnName(req.Tool):
+				rule = "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"
 			}
 			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
 				"%s was not run: nobody was asked, because basis is not attached to a terminal and --approve defaults to deny then; "+

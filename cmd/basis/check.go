@@ -1,18 +1,27 @@
 package main
 
 import (
+	"strconv"
+
 	"context"
 	"fmt"
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
 	"os"
+	"path/filepath"
 
 	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/sandbox"
 )
 
 func cmdCheck(ctx context.Context, g *globals, args []string, e *env) int {
 	c := newCommand("check", "check", `Validates every configuration file basis would read — the workspace's and the
 global tools.json, the operator's rules.json and the workspace's
-.basis/rules.json — and the roster they make together. Every problem in every
-file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
+.basis/rules.json, the operator's sandbox.json and the workspace's
+.basis/sandbox.json — and the roster they make together, and whether this
+machine can sandbox the tools' programs as those files ask. Every problem in
+every file is printed, one per line. Exit status 0 when there is none, 2
+otherwise.
 `)
 	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
@@ -22,10 +31,18 @@ file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	rules, errs := w.loadRules()
+	p, errs := w.loadPolicy(ctx)
+	rules := p.rules()
 	rt, buildErrs := w.build(ctx, nil)
 	errs = append(errs, buildErrs...)
+	if rt != nil {
+		errs = append(errs, w.sandboxProblems()...)
+	}
 	var warnings []string
+	for _, wn := range p.warnings {
+		warnings = append(warnings, "warning: "+wn.String())
+	}
+	warnings = append(warnings, w.rulesForMissingTools(rt, rules)...)
 	for _, t := range w.declared {
 		if err := t.Unavailable(); err != nil {
 			errs = append(errs, err)
@@ -52,7 +69,8 @@ file is printed, one per line. Exit status 0 when there is none, 2 otherwise.
 	// rules files are counted when they exist.
 	manifests, _ := declared.Discover(w.declaredConfig())
 	files := len(manifests)
-	for _, p := range []string{w.operatorRules().Path, w.workspaceRulesPath()} {
+	for _, p := range []string{w.operatorRules().Path, w.workspaceRulesPath(),
+		filepath.Join(w.configDir, sandbox.ConfigFile), filepath.Join(w.root, workspaceSandboxFile)} {
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			files++
 		}
@@ -74,4 +92,31 @@ func them(n int) string {
 		return "it"
 	}
 	return "them"
+}
+
+// rulesForMissingTools warns about operator and workspace rules that name
+// a tool this workspace does not have: a typo, or a rule for another
+// repository, which is harmless but worth knowing about.
+func (w *workspace) rulesForMissingTools(rt *runtime.Runtime, rules []approver.Rule) []string {
+	if rt == nil {
+		return nil
+	}
+	var names []string
+	have := map[string]bool{}
+	for _, d := range rt.Tools() {
+		have[d.Name] = true
+		names = append(names, d.Name)
+	}
+	var out []string
+	for _, r := range rules {
+		if have[r.Tool] || r.Scope == approver.ScopeSystem {
+			continue
+		}
+		where := r.File
+		if r.Number > 0 {
+			where += " rule " + strconv.Itoa(r.Number)
+		}
+		out = append(out, "warning: "+where+": "+r.String()+": no tool named "+r.Tool+" here"+didYouMean(r.Tool, names))
+	}
+	return out
 }

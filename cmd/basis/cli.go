@@ -66,7 +66,8 @@ commands:
   check                              validate every configuration file; one problem per line
   call NAME [JSON | @FILE | -]       run one call through the whole pipeline; the result on stdout
        [--approve prompt|allow|deny|hook:ARGV] [--audit FILE] [--json]
-  rules list | add | remove          the operator's approval rules (<config dir>/rules.json)
+  explain NAME [JSON | @FILE | -]    what a call would do and which rules decide it; runs nothing
+  rules list | add | remove          approval rules: list every layer, add or remove the operator's
   init                               start a workspace: .basis/tools.json with an example tool
   version                            print the version and the revision it was built from
 
@@ -89,7 +90,7 @@ Run "basis COMMAND --help" for a command's flags.
 `
 
 // commands are the command names, for "did you mean".
-var commands = []string{"tools", "check", "call", "rules", "init", "version", "help"}
+var commands = []string{"tools", "check", "call", "explain", "rules", "init", "version", "help"}
 
 // globalFlags are the flags that go before the command: each name and the
 // value it takes ("" for none).
@@ -126,6 +127,8 @@ func run(ctx context.Context, args []string, e *env) int {
 		return cmdCall(ctx, &g, rest, e)
 	case "rules":
 		return cmdRules(ctx, &g, rest, e)
+	case "explain":
+		return cmdExplain(ctx, &g, rest, e)
 	case "init":
 		return cmdInit(&g, rest, e)
 	case "version":
@@ -134,7 +137,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprint(e.stdout, usage)
 		return exitOK
 	}
-	return usageErr(e, "unknown command %q%s; the commands are tools, check, call, rules, init and version (basis help)", cmd, didYouMean(cmd, commands))
+	return usageErr(e, "unknown command %q%s; the commands are tools, check, call, explain, rules, init and version (basis help)", cmd, didYouMean(cmd, commands))
 }
 
 // didYouMean is " (did you mean X?)" for the closest candidate, or "".

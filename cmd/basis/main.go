@@ -11,11 +11,16 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/basis-go/basis/sandbox"
 	"golang.org/x/term"
 )
 
 func main() {
-	// First, before any credential is read into a variable: no process of
+	// The very first thing: when this process is the sandbox's
+	// re-execution of basis, Main confines itself and executes the
+	// program it was asked to run, and never returns.
+	sandbox.Main()
+	// Then, before any credential is read into a variable: no process of
 	// ours may read our memory or environment through /proc.
 	if err := forbidInspection(); err != nil {
 		fmt.Fprintf(os.Stderr, "basis: cannot protect its environment from the commands it starts (prctl: %v); refusing to run\n", err)

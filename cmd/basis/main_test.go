@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,10 +99,23 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 		t.Errorf("call ids %q: want two different ones", ids)
 	}
 	source := filepath.Join(ws, ".basis", "tools.json")
+	// The sandbox is part of what was approved: the default one, with
+	// however this machine cuts the network.
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writable := []any{"${TMPDIR}"}
+	for _, dir := range slices.Sorted(slices.Values([]string{cache, ws})) {
+		writable = append(writable, dir)
+	}
+	subject, _ := recs[0]["subject"].(map[string]any)
+	sb, _ := subject["sandbox"].(map[string]any)
 	want := []map[string]any{
 		{"tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
 			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".",
-				"env": []any{"DEPLOY_TOKEN"}, "input": map[string]any{"service": "api"}, "program": filepath.Join(ws, ".basis", "tools", "deploy.sh"), "tool": "deploy"},
+				"env": []any{"DEPLOY_TOKEN"}, "input": map[string]any{"service": "api"}, "program": filepath.Join(ws, ".basis", "tools", "deploy.sh"), "tool": "deploy",
+				"sandbox": map[string]any{"mode": "workspace-write", "network": "none", "network_cut": sb["network_cut"], "write": writable}},
 			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]},
 			"outcome": "ok"},
 		{"tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
@@ -272,6 +286,43 @@ func TestCLI(t *testing.T) {
 			{args: []string{"rules", "remove", "7"}, want: exitUsage},
 			{args: []string{"rules", "remove", "--tool", "nothing"}, want: exitUsage},
 		}},
+		// Issue: an allow written in one repository ran another
+		// repository's tool of the same name. Rules are bound to sources.
+		{name: "rules_bound_to_source", setup: otherRepo, steps: []step{
+			{args: []string{"rules", "add", "--tool", "greet", "--allow"}, want: exitOK},
+			{args: []string{"call", "greet", `{"name": "Ada"}`, "--approve", "deny"}, want: exitOK},
+			{args: []string{"-C", "other", "call", "greet", `{"name": "Ada"}`, "--approve", "deny"}, want: exitRefused},
+			{args: []string{"rules", "add", "--tool", "greet", "--allow"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "gret", "--allow"}, want: exitUsage},
+			{args: []string{"rules", "add", "--tool", "greet", "--any-source", "--deny", "--reason", "no greeting anywhere"}, want: exitOK},
+			{args: []string{"-C", "other", "call", "greet", `{"name": "Ada"}`, "--approve", "allow"}, want: exitRefused},
+			{args: []string{"rules", "list"}, want: exitOK},
+			{args: []string{"rules", "remove", "--tool", "greet"}, want: exitOK},
+		}},
+		{name: "rules_ask_alternatives_examples", steps: []step{
+			{args: []string{"rules", "add", "--tool", "spawn", "--command", "echo *", "--allow"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "spawn", "--command", "echo {secret,token} *", "--ask", "--match", "echo token x", "--not-match", "echo hi"}, want: exitOK},
+			{args: []string{"rules", "add", "--tool", "spawn", "--command", "echo *", "--deny", "--match", "ls"}, want: exitUsage},
+			{args: []string{"call", "spawn", `{"input": "!echo hi"}`, "--approve", "deny"}, want: exitOK},
+			{args: []string{"call", "spawn", `{"input": "!echo token x"}`, "--approve", "deny"}, want: exitRefused},
+			{args: []string{"rules", "remove", "--tool", "spawn", "--ask"}, want: exitOK},
+			{args: []string{"rules", "list"}, want: exitOK},
+		}},
+		{name: "explain", steps: []step{
+			{args: []string{"explain", "greet", `{"name": "Ada"}`}, want: exitRefused},
+			{args: []string{"rules", "add", "--tool", "greet", "--pattern", `*"name":"Ada"*`, "--allow"}, want: exitOK},
+			{args: []string{"explain", "greet", `{"name": "Ada"}`}, want: exitOK},
+			{args: []string{"explain", "spawn", `{"input": "!go test ./... | tail -1"}`}, want: exitRefused},
+			{args: []string{"explain", "spawn", `{"input": "!ls $(pwd)"}`}, want: exitRefused},
+			{args: []string{"explain", "greet", `{"name": 7}`}, want: exitRefused},
+		}},
+		{name: "system_rules_beat_the_operator", setup: func(t *testing.T, ws, _ string) {
+			write(t, filepath.Join(ws, "etc-basis", "rules.json"), `{"schema": 2, "rules": [{"tool": "greet", "decision": "deny", "reason": "the administrator says no"}]}`)
+		}, steps: []step{
+			{args: []string{"rules", "add", "--tool", "greet", "--allow"}, env: []string{"BASIS_SYSTEM_CONFIG_DIR=etc-basis"}, want: exitOK},
+			{args: []string{"call", "greet", `{"name": "Ada"}`, "--approve", "allow"}, env: []string{"BASIS_SYSTEM_CONFIG_DIR=etc-basis"}, want: exitRefused},
+			{args: []string{"rules", "list"}, env: []string{"BASIS_SYSTEM_CONFIG_DIR=etc-basis"}, want: exitOK},
+		}},
 		{name: "rules_list_with_workspace_rules", setup: func(t *testing.T, ws, _ string) {
 			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reason": "use the release train"}]}`)
 		}, steps: one(exitOK, "rules", "list")},
@@ -387,6 +438,10 @@ func normalize(s, ws, home string) string {
 	s = strings.ReplaceAll(s, ws, "$WORK")
 	s = strings.ReplaceAll(s, home, "$HOME")
 	s = strings.ReplaceAll(s, testdata, "$TESTDATA")
+	// The sandbox lets programs write to this process's cache directory.
+	if cache, err := os.UserCacheDir(); err == nil {
+		s = strings.ReplaceAll(s, cache, "$CACHE")
+	}
 	s = anyCallID.ReplaceAllString(s, "cli-$$CALLID")
 	s = durationMS.ReplaceAllString(s, `"duration_ms":$$MS`)
 	s = strings.ReplaceAll(s, eraseLine, "<erase>")
@@ -482,6 +537,14 @@ func unsetVariableTool(t *testing.T, ws, _ string) {
     }
   }
 }`)
+}
+
+// otherRepo is a second repository inside the workspace directory, with a
+// tool of the same name as one of the workspace's.
+func otherRepo(t *testing.T, ws, _ string) {
+	write(t, filepath.Join(ws, "other", ".basis", "tools.json"), `{"schema": 1, "tools": {
+		"greet": {"description": "Another repository's greet.", "input_schema": {"type": "object"}, "command": ["echo", "not the greet you allowed"]}
+	}}`)
 }
 
 func globalManifest(t *testing.T, _, config string) {

@@ -2,27 +2,50 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/contract"
 )
 
 const rulesUsage = "rules list | add | remove"
 
 const rulesHelp = `Manages the operator's approval rules, kept in <config dir>/rules.json. A rule
-answers for a tool before any approver is asked:
+answers for a tool from one source before any approver is asked:
 
   basis rules list
-  basis rules add --tool NAME [--pattern GLOB | --command 'WORDS…'] (--allow | --deny) [--reason TEXT]
+  basis rules add --tool NAME [--source PATH|builtin | --any-source]
+                  [--pattern GLOB | --command 'WORDS…'] (--allow | --ask | --deny)
+                  [--reason TEXT] [--match LINE]… [--not-match LINE]…
   basis rules remove N…            (numbers as rules list shows them)
-  basis rules remove --tool NAME [--pattern GLOB | --command 'WORDS…'] [--allow | --deny]
+  basis rules remove --tool NAME [--source PATH|builtin] [--pattern GLOB | --command 'WORDS…']
+                  [--allow | --ask | --deny]
+
+Every rule is bound to the source of the tool it is written for: the
+manifest or MCP config that declares it (absolute, symlinks resolved), or
+builtin for spawn. add takes the source from the tools this workspace has;
+--source names one; --any-source binds the rule to every tool of that name,
+from any repository. A rule for one repository's tool never answers for
+another's.
+
+--allow runs the call unasked; --ask always sends it to the approver, even
+when an allow rule matches; --deny refuses it. The strictest matching rule
+wins: deny, then ask, then allow.
 
 --pattern is a glob over the call's preview subject (* any run, ? one
-character); --command is an argv prefix matched against each command a spawn
-call would run, split on spaces ('go test *'). A workspace's own
-.basis/rules.json may only deny; rules list shows its rules too.
+character). --command is an argv prefix matched against every simple command
+of a spawn call, split into words as a shell would ('go test *'); a word
+{a,b} is a choice of words (git {push,fetch} *). --match and --not-match give
+command lines (or subjects, for a pattern rule) the rule must and must not
+match; add refuses a rule whose examples disagree with it.
+
+A workspace's own .basis/rules.json may only deny and ask; the
+administrator's /etc/basis/rules.json comes before everything. rules list
+shows every layer.
 `
 
 func cmdRules(ctx context.Context, g *globals, args []string, e *env) int {
@@ -31,11 +54,11 @@ func cmdRules(ctx context.Context, g *globals, args []string, e *env) int {
 	}
 	switch args[0] {
 	case "list":
-		return cmdRulesList(g, args[1:], e)
+		return cmdRulesList(ctx, g, args[1:], e)
 	case "add":
-		return cmdRulesAdd(g, args[1:], e)
+		return cmdRulesAdd(ctx, g, args[1:], e)
 	case "remove":
-		return cmdRulesRemove(g, args[1:], e)
+		return cmdRulesRemove(ctx, g, args[1:], e)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintf(e.stdout, "usage: basis %s\n\n%s", rulesUsage, rulesHelp)
 		return exitOK
@@ -48,8 +71,8 @@ func cmdRules(ctx context.Context, g *globals, args []string, e *env) int {
 	return usageErr(e, "rules: unknown subcommand %q%s; say list, add or remove (basis rules --help)", args[0], didYouMean(args[0], []string{"list", "add", "remove"}))
 }
 
-func cmdRulesList(g *globals, args []string, e *env) int {
-	c := newCommand("rules list", "rules list", "Lists the operator's rules, numbered, then the workspace's deny rules.\n")
+func cmdRulesList(ctx context.Context, g *globals, args []string, e *env) int {
+	c := newCommand("rules list", "rules list", "Lists every layer of rules: the administrator's, the operator's (numbered), then the workspace's.\n")
 	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
 		return code
@@ -58,28 +81,37 @@ func cmdRulesList(g *globals, args []string, e *env) int {
 	if err != nil {
 		return configErr(e, []error{err})
 	}
+	p, errs := w.loadPolicy(ctx)
+	if len(errs) > 0 {
+		return configErr(e, errs)
+	}
+	if len(p.system) > 0 {
+		note := ""
+		if p.noOperatorAllows {
+			note = "; operator allow rules are switched off"
+		}
+		fmt.Fprintf(e.stdout, "system rules (%s, nobody below may loosen them%s):\n", w.systemRulesPath(), note)
+		for _, r := range p.system {
+			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
+		}
+	}
 	file := w.operatorRules()
-	operator, err := file.List()
-	if err != nil {
-		return configErr(e, []error{err})
-	}
-	ws, err := approver.LoadWorkspaceRules(w.workspaceRulesPath())
-	if err != nil {
-		return configErr(e, []error{err})
-	}
-	if len(operator) == 0 {
+	if len(p.operator) == 0 {
 		fmt.Fprintf(e.stdout, "no operator rules in %s; add one with: basis rules add --tool NAME --allow\n", w.displayPath(file.Path))
 	} else {
 		fmt.Fprintf(e.stdout, "operator rules (%s):\n", w.displayPath(file.Path))
-		for i, r := range operator {
-			fmt.Fprintf(e.stdout, "%3d  %s\n", i+1, describeRule(r))
+		for _, r := range p.operator {
+			fmt.Fprintf(e.stdout, "%3d  %s\n", r.Number, describeRule(r))
 		}
 	}
-	if len(ws) > 0 {
-		fmt.Fprintf(e.stdout, "workspace rules (%s, deny only; edit the file to change them):\n", approver.WorkspaceRulesFile)
-		for _, r := range ws {
+	if len(p.workspace) > 0 {
+		fmt.Fprintf(e.stdout, "workspace rules (%s, deny and ask only; edit the file to change them):\n", approver.WorkspaceRulesFile)
+		for _, r := range p.workspace {
 			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
 		}
+	}
+	for _, wn := range p.warnings {
+		fmt.Fprintf(e.stdout, "warning: %s\n", wn)
 	}
 	return exitOK
 }
@@ -94,112 +126,219 @@ func describeRule(r approver.Rule) string {
 
 // ruleFlags are the flags that spell a rule.
 type ruleFlags struct {
-	tool, pattern, command, reason string
-	allow, deny                    bool
+	tool, source, pattern, command, reason string
+	anySource, allow, ask, deny            bool
+	match, notMatch                        []string
 }
 
-func (f *ruleFlags) register(c *command, withReason bool) {
+func (f *ruleFlags) register(c *command, adding bool) {
 	c.fs.StringVar(&f.tool, "tool", "", "")
+	c.fs.StringVar(&f.source, "source", "", "")
 	c.fs.StringVar(&f.pattern, "pattern", "", "")
 	c.fs.StringVar(&f.command, "command", "", "")
 	c.fs.BoolVar(&f.allow, "allow", false, "")
+	c.fs.BoolVar(&f.ask, "ask", false, "")
 	c.fs.BoolVar(&f.deny, "deny", false, "")
-	if withReason {
+	if adding {
+		c.fs.BoolVar(&f.anySource, "any-source", false, "")
 		c.fs.StringVar(&f.reason, "reason", "", "")
+		c.fs.Var((*stringList)(&f.match), "match", "")
+		c.fs.Var((*stringList)(&f.notMatch), "not-match", "")
 	}
 }
 
-func cmdRulesAdd(g *globals, args []string, e *env) int {
-	c := newCommand("rules add", "rules add --tool NAME [--pattern GLOB | --command 'WORDS…'] (--allow | --deny) [--reason TEXT]", rulesHelp)
+// decision is the one of --allow, --ask and --deny given, or nil.
+func (f *ruleFlags) decision() (*approver.RuleDecision, int) {
+	var d []approver.RuleDecision
+	for _, x := range []struct {
+		set bool
+		d   approver.RuleDecision
+	}{{f.allow, approver.RuleAllow}, {f.ask, approver.RuleAsk}, {f.deny, approver.RuleDeny}} {
+		if x.set {
+			d = append(d, x.d)
+		}
+	}
+	if len(d) == 0 {
+		return nil, 0
+	}
+	return &d[0], len(d)
+}
+
+// words reads --command in the rule syntax: shell words, {a,b} choices.
+func (f *ruleFlags) words() ([]approver.CommandWord, error) {
+	if f.command == "" {
+		return nil, nil
+	}
+	return approver.ParseCommand(f.command)
+}
+
+// stringList is a flag that may be given several times.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ", ") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+var _ flag.Value = (*stringList)(nil)
+
+func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
+	c := newCommand("rules add", "rules add --tool NAME [--source PATH|builtin | --any-source] [--pattern GLOB | --command 'WORDS…'] (--allow | --ask | --deny) [--reason TEXT] [--match LINE]… [--not-match LINE]…", rulesHelp)
 	var f ruleFlags
 	f.register(c, true)
 	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
 		return code
 	}
+	decision, n := f.decision()
 	switch {
 	case f.tool == "":
 		return usageErr(e, "rules add: say which tool with --tool NAME")
-	case f.allow == f.deny:
-		return usageErr(e, "rules add: say exactly one of --allow or --deny")
+	case n != 1:
+		return usageErr(e, "rules add: say exactly one of --allow, --ask or --deny")
 	case f.pattern != "" && f.command != "":
 		return usageErr(e, "rules add: a rule has --pattern or --command, not both; add two rules")
+	case f.source != "" && f.anySource:
+		return usageErr(e, "rules add: say --source PATH or --any-source, not both")
 	}
-	r := approver.Rule{Tool: f.tool, Pattern: f.pattern, Command: strings.Fields(f.command), Allow: f.allow, Reason: f.reason, Scope: approver.ScopeOperator}
-	if err := r.Validate(); err != nil {
-		return usageErr(e, "rules add: %v", err)
+	words, err := f.words()
+	if err != nil {
+		return usageErr(e, "rules add: --command: %v", err)
+	}
+	if err := contract.CheckName(f.tool); err != nil {
+		return usageErr(e, "rules add: --tool: %v", err)
 	}
 	w, err := openWorkspace(g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
+	source, err := w.ruleSource(ctx, f.tool, f.source, f.anySource)
+	if err != nil {
+		return usageErr(e, "rules add: %v", err)
+	}
+	r := approver.Rule{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: *decision,
+		Reason: f.reason, Match: f.match, NotMatch: f.notMatch, Scope: approver.ScopeOperator}
+	if err := r.Validate(); err != nil {
+		return usageErr(e, "rules add: %v", err)
+	}
+	if err := r.CheckExamples(); err != nil {
+		return usageErr(e, "rules add: %v; nothing was saved", err)
+	}
 	file := w.operatorRules()
-	if err := file.Add(r); err != nil {
+	added, err := file.Add(r)
+	if err != nil {
 		return configErr(e, []error{err})
 	}
+	if !added {
+		fmt.Fprintf(e.stdout, "already there: %s\n", describeRule(r))
+		return exitOK
+	}
 	fmt.Fprintf(e.stdout, "added: %s\n", describeRule(r))
+	if f.anySource {
+		fmt.Fprintf(e.stdout, "note: bound to any source, this rule answers for every tool named %s, from any repository, manifest or MCP server, including ones not written yet\n", f.tool)
+	}
 	return exitOK
 }
 
-func cmdRulesRemove(g *globals, args []string, e *env) int {
-	c := newCommand("rules remove", "rules remove N… | rules remove --tool NAME [--pattern GLOB | --command 'WORDS…'] [--allow | --deny]", rulesHelp)
+// ruleSource is the source a new rule is bound to: --any-source, an
+// explicit --source, or the source of the tool of that name in this
+// workspace's roster.
+func (w *workspace) ruleSource(ctx context.Context, tool, explicit string, any bool) (string, error) {
+	switch {
+	case any:
+		return approver.AnySource, nil
+	case explicit == approver.BuiltinSource:
+		return explicit, nil
+	case explicit != "":
+		p := absFrom(w.cwd, explicit)
+		if resolved, err := filepath.EvalSymlinks(p); err == nil {
+			p = resolved
+		}
+		return p, nil
+	}
+	rt, errs := w.build(ctx, nil)
+	if len(errs) > 0 {
+		return "", fmt.Errorf("cannot read this workspace's tools to find where %s comes from (%v); fix that, or name the source with --source PATH", tool, errs[0])
+	}
+	if src, ok := rt.RuleSource(tool); ok {
+		if src == "" {
+			return "", fmt.Errorf("tool %s has no source to bind a rule to; use --any-source", tool)
+		}
+		return src, nil
+	}
+	var names []string
+	for _, d := range rt.Tools() {
+		names = append(names, d.Name)
+	}
+	return "", fmt.Errorf("%w: this workspace has no tool %s%s; run basis tools to see them, or name the source with --source PATH", errNoSuchTool, tool, didYouMean(tool, names))
+}
+
+func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int {
+	c := newCommand("rules remove", "rules remove N… | rules remove --tool NAME [--source PATH|builtin] [--pattern GLOB | --command 'WORDS…'] [--allow | --ask | --deny]", rulesHelp)
 	var f ruleFlags
 	f.register(c, false)
 	args, code := c.parse(args, e)
 	if code >= 0 {
 		return code
 	}
-	byNumber := map[int]bool{}
+	var numbers []int
 	for _, a := range args {
 		n, err := strconv.Atoi(a)
 		if err != nil || n < 1 {
 			return usageErr(e, "rules remove: %q is not a rule number; see the numbers with: basis rules list", a)
 		}
-		byNumber[n-1] = true
+		numbers = append(numbers, n)
 	}
+	decision, n := f.decision()
 	switch {
-	case len(byNumber) > 0 && f.tool != "":
+	case len(numbers) > 0 && f.tool != "":
 		return usageErr(e, "rules remove: give rule numbers or --tool, not both")
-	case len(byNumber) == 0 && f.tool == "":
+	case len(numbers) == 0 && f.tool == "":
 		return usageErr(e, "rules remove: give rule numbers (basis rules list) or --tool NAME")
-	case f.allow && f.deny:
-		return usageErr(e, "rules remove: say at most one of --allow or --deny")
+	case n > 1:
+		return usageErr(e, "rules remove: say at most one of --allow, --ask or --deny")
+	}
+	words, err := f.words()
+	if err != nil {
+		return usageErr(e, "rules remove: --command: %v", err)
 	}
 	w, err := openWorkspace(g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
+	source := f.source
+	if source != "" && source != approver.BuiltinSource && source != approver.AnySource {
+		source = absFrom(w.cwd, source)
+		if resolved, err := filepath.EvalSymlinks(source); err == nil {
+			source = resolved
+		}
+	}
 	file := w.operatorRules()
-	if len(byNumber) > 0 {
-		current, err := file.List()
+	if len(numbers) > 0 {
+		current, _, err := file.List(ctx)
 		if err != nil {
 			return configErr(e, []error{err})
 		}
-		for n := range byNumber {
-			if n >= len(current) {
-				return usageErr(e, "rules remove: there is no rule %d (there are %d); see them with: basis rules list", n+1, len(current))
+		for _, n := range numbers {
+			if n > len(current) {
+				return usageErr(e, "rules remove: there is no rule %d (there are %d); see them with: basis rules list", n, len(current))
 			}
 		}
 	}
-	command := strings.Fields(f.command)
-	var gone []approver.Rule
-	removed, err := file.Remove(func(i int, r approver.Rule) bool {
-		var match bool
-		if len(byNumber) > 0 {
-			match = byNumber[i]
-		} else {
-			match = r.Tool == f.tool && r.Pattern == f.pattern && strings.Join(r.Command, " ") == strings.Join(command, " ") &&
-				(!f.allow || r.Allow) && (!f.deny || !r.Allow)
+	filter := approver.RuleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}
+	gone, err := file.Remove(func(number int, r approver.Rule) bool {
+		if len(numbers) > 0 {
+			for _, n := range numbers {
+				if (approver.RuleFilter{Number: n}).Match(number, r) {
+					return true
+				}
+			}
+			return false
 		}
-		if match {
-			gone = append(gone, r)
-		}
-		return match
+		return filter.Match(number, r)
 	})
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	if removed == 0 {
+	if len(gone) == 0 {
 		fmt.Fprintf(e.stderr, "basis: no rule matched, nothing was removed; see the rules with: basis rules list\n")
 		return exitUsage
 	}

@@ -23,6 +23,9 @@ type toolJSON struct {
 	// Status is "ok", or "unavailable: …" with the reason a call to the
 	// tool would be refused.
 	Status string `json:"status"`
+	// Sandbox is how the tool's programs are confined; absent for a tool
+	// that starts no program here.
+	Sandbox *sandboxOf `json:"sandbox,omitempty"`
 }
 
 func cmdTools(ctx context.Context, g *globals, args []string, e *env) int {
@@ -30,7 +33,7 @@ func cmdTools(ctx context.Context, g *globals, args []string, e *env) int {
 tool, then the workspace's declared tools, then the global ones.
 
   --json   print a JSON array (name, description, input_schema, side_effect,
-           binding, source) instead of a table
+           binding, source, status, sandbox) instead of a table
 `)
 	asJSON := c.fs.Bool("json", false, "")
 	_, code := c.parseArgs(args, 0, 0, e)
@@ -47,10 +50,14 @@ tool, then the workspace's declared tools, then the global ones.
 	}
 	tools := rt.Tools()
 	status := w.toolStatus()
+	sandboxFor := w.toolSandboxes()
 	if *asJSON {
 		out := make([]toolJSON, len(tools))
 		for i, d := range tools {
 			out[i] = toolJSON{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, SideEffect: d.SideEffect, Binding: d.Binding, Source: d.Source, Status: status(d.Name)}
+			if sb, ok := sandboxFor(d.Name); ok {
+				out[i].Sandbox = &sb
+			}
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -61,7 +68,7 @@ tool, then the workspace's declared tools, then the global ones.
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tBINDING\tSIDE EFFECT\tSOURCE\tSTATUS\tDESCRIPTION")
+	fmt.Fprintln(tw, "NAME\tBINDING\tSIDE EFFECT\tSOURCE\tSTATUS\tSANDBOX\tDESCRIPTION")
 	for _, d := range tools {
 		source := d.Source
 		if d.Binding == contract.BindingDeclared {
@@ -70,7 +77,11 @@ tool, then the workspace's declared tools, then the global ones.
 		if source == "" {
 			source = "basis"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Binding, d.SideEffect, source, status(d.Name), oneLine(d.Description))
+		sb := "-"
+		if o, ok := sandboxFor(d.Name); ok {
+			sb = o.String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Binding, d.SideEffect, source, status(d.Name), sb, oneLine(d.Description))
 	}
 	if err := tw.Flush(); err != nil {
 		return usageErr(e, "writing the list: %v", err)

@@ -34,6 +34,12 @@ type workspace struct {
 	// declared holds the declared tools the last build loaded, for the
 	// commands that report on them (tools, check).
 	declared []*declared.Tool
+	// cwd is the directory basis was started in, for relative paths given
+	// on the command line.
+	cwd string
+	// sandboxes confines the programs of spawn and the declared tools;
+	// set by build.
+	sandboxes *sandboxes
 }
 
 // openWorkspace resolves the root, the config directory, the starting
@@ -43,7 +49,7 @@ func openWorkspace(g *globals, e *env) (*workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot tell the current directory (%v); pass the workspace with -C DIR", err)
 	}
-	w := &workspace{g: g, e: e}
+	w := &workspace{g: g, e: e, cwd: cwd}
 	if g.dir != "" {
 		// -C names the root exactly: no walking up, and the operator's
 		// naming it is the trust a foreign owner would otherwise need.
@@ -110,23 +116,12 @@ func (w *workspace) workspaceRulesPath() string {
 	return filepath.Join(w.root, approver.WorkspaceRulesFile)
 }
 
-// loadRules reads the operator's rules and the workspace's deny rules.
-func (w *workspace) loadRules() ([]approver.Rule, []error) {
-	var errs []error
-	operator, err := w.operatorRules().List()
-	if err != nil {
-		errs = append(errs, err)
-	}
-	ws, err := approver.LoadWorkspaceRules(w.workspaceRulesPath())
-	if err != nil {
-		errs = append(errs, err)
-	}
-	return append(operator, ws...), errs
-}
-
 // spawnTool builds the spawn tool this invocation offers.
 func (w *workspace) spawnTool() (*spawn.Tool, error) {
 	cfg := spawn.Config{Root: w.root, Environ: w.e.environ, NoShell: w.g.noShell}
+	if w.sandboxes != nil {
+		cfg.Sandbox = w.sandboxes.confine
+	}
 	if len(w.delegate) > 0 {
 		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
 	}
@@ -136,12 +131,16 @@ func (w *workspace) spawnTool() (*spawn.Tool, error) {
 // declaredConfig says where the manifests are and what their programs'
 // environment is made of.
 func (w *workspace) declaredConfig() *declared.Config {
-	return &declared.Config{
+	cfg := &declared.Config{
 		Root:      w.root,
 		ConfigDir: w.configDir,
 		Environ:   w.e.environ,
 		Reserved:  []string{contract.SpawnName},
 	}
+	if w.sandboxes != nil {
+		cfg.Sandbox = w.sandboxes.confine
+	}
+	return cfg
 }
 
 // declaredTools loads the workspace's and the config directory's manifests.
@@ -152,9 +151,13 @@ func (w *workspace) declaredTools(ctx context.Context) ([]*declared.Tool, error)
 // build loads everything and builds the runtime. Every problem found is
 // returned, not only the first, so `check` can list them all. A declared
 // tool that is unavailable here (an unset ${VAR}) is registered all the
-// same: it is listed, and a call to it is refused with the reason.
+// same: it is listed, and a call to it is refused with the reason. The
+// programs of spawn and the declared tools run sandboxed as the
+// sandbox.json files say (workspace-write without the network when there
+// are none).
 func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.Runtime, []error) {
-	var errs []error
+	sandboxes, errs := w.loadSandboxes(ctx)
+	w.sandboxes = sandboxes
 	b := runtime.NewBuilder()
 	sp, err := w.spawnTool()
 	if err != nil {

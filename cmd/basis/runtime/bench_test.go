@@ -33,14 +33,14 @@ func benchRuntime(b *testing.B) *runtime.Runtime {
 		tool := fmt.Sprintf("tool_%d", i%50)
 		switch i % 3 {
 		case 0:
-			rules = append(rules, approver.Rule{Tool: tool, Pattern: fmt.Sprintf(`*"job":"job_%d"*`, i), Allow: true})
+			rules = append(rules, approver.Rule{Tool: tool, Pattern: fmt.Sprintf(`*"job":"job_%d"*`, i), Decision: approver.RuleAllow, Source: approver.AnySource})
 		case 1:
-			rules = append(rules, approver.Rule{Tool: tool, Allow: i%2 == 0})
+			rules = append(rules, approver.Rule{Tool: tool, Decision: decisionOf(i%2 == 0), Source: approver.AnySource})
 		default:
-			rules = append(rules, approver.Rule{Tool: tool, Command: []string{"make", fmt.Sprint(i), "*"}, Allow: true})
+			rules = append(rules, approver.Rule{Tool: tool, Command: approver.Words("make", fmt.Sprint(i), "*"), Decision: approver.RuleAllow, Source: approver.AnySource})
 		}
 	}
-	rules = append(rules, approver.Rule{Tool: "cat", Pattern: `*"job":"deploy"*`, Allow: true})
+	rules = append(rules, approver.Rule{Tool: "cat", Pattern: `*"job":"deploy"*`, Decision: approver.RuleAllow, Source: approver.AnySource})
 	return build(b, &runtime.Options{Gate: newGate(b, &countingApprover{decision: approver.Deny}, rules...), Audit: io.Discard}, cat)
 }
 
@@ -102,4 +102,11 @@ func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+func decisionOf(allow bool) approver.RuleDecision {
+	if allow {
+		return approver.RuleAllow
+	}
+	return approver.RuleDeny
 }

@@ -3,8 +3,10 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
 )
 
@@ -68,6 +70,11 @@ type entry struct {
 	tool   contract.ExecutableTool
 	desc   contract.Descriptor
 	source string
+	// ruleSource is the source operator rules are bound to: the
+	// symlink-resolved path of the tool's manifest or MCP config,
+	// approver.BuiltinSource for spawn, or "" for a host tool (which only
+	// rules written for any source match).
+	ruleSource string
 	// mcp records that the tool was registered as bridged from an MCP
 	// server, the only kind that may carry contract.MCPPrefix.
 	mcp bool
@@ -155,7 +162,23 @@ func newEntry(tool contract.ExecutableTool, mcp bool) (e *entry, err error) {
 		}
 	}()
 	d := tool.Descriptor()
-	return &entry{tool: tool, desc: d, source: sourceOf(d), mcp: mcp}, nil
+	return &entry{tool: tool, desc: d, source: sourceOf(d), ruleSource: ruleSourceOf(d), mcp: mcp}, nil
+}
+
+// ruleSourceOf is where a tool came from, as rules name it: a rule written
+// while working in one repository must never approve another repository's
+// tool of the same name, so a path is resolved through symlinks once, here.
+func ruleSourceOf(d contract.Descriptor) string {
+	switch {
+	case d.Binding == contract.BindingSpawn:
+		return approver.BuiltinSource
+	case filepath.IsAbs(d.Source):
+		if p, err := filepath.EvalSymlinks(d.Source); err == nil {
+			return p
+		}
+		return filepath.Clean(d.Source)
+	}
+	return d.Source
 }
 
 func sourceOf(d contract.Descriptor) string {

@@ -178,12 +178,9 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 	if r == nil {
 		return refused(name, StageUnknown, unknownToolText(name, ro.names()), nil)
 	}
-	input, err := contract.CanonicalInput(call.Input)
-	if err != nil {
-		return refused(name, StageInvalid, "the input for "+name+" is invalid: "+strings.TrimPrefix(err.Error(), contract.ErrInvalidInput.Error()+": "), err)
-	}
-	if err := r.schema.Check(name, input); err != nil {
-		return refused(name, StageInvalid, err.Error(), err)
+	input, refusal := checkInput(r, name, call.Input)
+	if refusal != nil {
+		return *refusal
 	}
 	call.Input = input
 
@@ -191,7 +188,7 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 	if err != nil {
 		return refused(name, StagePreview, text, err)
 	}
-	verdict := rt.authorize(ctx, name, call, preview)
+	verdict := rt.authorize(ctx, r, call, preview)
 	if !verdict.Allow {
 		out := refused(name, StageDenied, verdict.Reason, verdict.Err)
 		out.Preview, out.Verdict = &preview, &verdict
@@ -205,9 +202,10 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 
 // authorize asks the gate. With no gate, only calls that change nothing
 // pass.
-func (rt *Runtime) authorize(ctx context.Context, name string, call contract.Call, p contract.Preview) approver.Verdict {
+func (rt *Runtime) authorize(ctx context.Context, r *registered, call contract.Call, p contract.Preview) approver.Verdict {
+	name := r.desc.Name
 	if rt.gate != nil {
-		return rt.gate.Authorize(ctx, name, call, p)
+		return rt.gate.Authorize(ctx, approver.Request{CallID: call.ID, Tool: name, Source: r.ruleSource, Preview: p, Input: call.Input})
 	}
 	if !p.SideEffect.Consequential() {
 		return approver.Verdict{Allow: true, Source: approver.SourceReadOnly, Reason: "reads only"}
@@ -308,4 +306,19 @@ func effectWords(s contract.SideEffect) string {
 		return "reach outside this machine"
 	}
 	return "have side effects"
+}
+
+// checkInput reads the input strictly into its canonical form and checks it
+// against the tool's schema; a refusal is the Outcome Call returns.
+func checkInput(r *registered, name string, raw []byte) ([]byte, *Outcome) {
+	input, err := contract.CanonicalInput(raw)
+	if err != nil {
+		out := refused(name, StageInvalid, "the input for "+name+" is invalid: "+strings.TrimPrefix(err.Error(), contract.ErrInvalidInput.Error()+": "), err)
+		return nil, &out
+	}
+	if err := r.schema.Check(name, input); err != nil {
+		out := refused(name, StageInvalid, err.Error(), err)
+		return nil, &out
+	}
+	return input, nil
 }

@@ -161,8 +161,8 @@ func TestPreviewAndExecuteGetTheCanonicalInput(t *testing.T) {
 }
 
 func TestApprovalOrder(t *testing.T) {
-	denyRule := approver.Rule{Tool: "write", Allow: false, Reason: "writes are off today"}
-	allowRule := approver.Rule{Tool: "allowed", Allow: true}
+	denyRule := approver.Rule{Tool: "write", Decision: approver.RuleDeny, Reason: "writes are off today"}
+	allowRule := approver.Rule{Tool: "allowed", Decision: approver.RuleAllow, Source: approver.AnySource}
 	tests := []struct {
 		name       string
 		tool       *hostTool
@@ -482,7 +482,7 @@ func TestAuditSubjectIsTheBytesRulesMatch(t *testing.T) {
 	tool := newHostTool("shell_like", contract.SideEffectProcess)
 	input := json.RawMessage(`{"text":"make build && ./run < in > out"}`)
 	var audit bytes.Buffer
-	rule := approver.Rule{Tool: "shell_like", Pattern: `*"make build && ./run < in > out"*`, Allow: true}
+	rule := approver.Rule{Tool: "shell_like", Pattern: `*"make build && ./run < in > out"*`, Decision: approver.RuleAllow, Source: approver.AnySource}
 	rt := build(t, &runtime.Options{Gate: newGate(t, &countingApprover{decision: approver.Deny}, rule), Audit: &audit}, tool)
 	out := rt.Call(t.Context(), "shell_like", contract.Call{ID: "c1", Input: input})
 	if out.Status != runtime.StatusOK || out.Verdict.Source != approver.SourceRule {

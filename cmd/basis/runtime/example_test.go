@@ -63,7 +63,7 @@ func Example() {
 	deny := approver.ApproverFunc(func(context.Context, approver.Request) (approver.Answer, error) {
 		return approver.Answer{Decision: approver.Deny, Reason: "nobody is here to approve it"}, nil
 	})
-	gate, err := approver.NewGate(deny, &approver.GateOptions{Rules: []approver.Rule{{Tool: "shout", Allow: true}}})
+	gate, err := approver.NewGate(deny, &approver.GateOptions{Rules: []approver.Rule{{Tool: "shout", Decision: approver.RuleAllow, Source: approver.AnySource}}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,14 +1,14 @@
-package approver
+package terminal
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/basis-go/basis/approver"
 	"golang.org/x/term"
 )
 
@@ -21,7 +21,9 @@ const DefaultTTY = "/dev/tty"
 // raw mode:
 //
 //	y  allow once
-//	a  allow this exact call for the rest of the session
+//	a  allow this exact call for the rest of the session — or, when the
+//	   gate proposed command rules (approver.Request.Proposed, shown in the
+//	   question), allow what they cover
 //	t  allow every call of this tool for the rest of the session
 //	n  deny once
 //	d  deny this exact call for the rest of the session
@@ -32,7 +34,7 @@ const DefaultTTY = "/dev/tty"
 //
 // With no terminal — none given, /dev/tty cannot be opened, or what was
 // given is not a terminal — Approve prints nothing anywhere and returns
-// [ErrNoTerminal] with a denial whose reason says "no terminal to ask at".
+// [approver.ErrNoTerminal] with a denial whose reason says "no terminal to ask at".
 //
 // Questions from concurrent calls are asked one at a time. A question ends
 // when its context is done, with the terminal's mode restored; that needs a
@@ -47,13 +49,18 @@ type Terminal struct {
 	// Path is the device opened for each question when TTY is nil; empty
 	// means DefaultTTY.
 	Path string
+	// SaveTo, when set, names where "always" answers are kept (the
+	// operator's rules file): the a, t and d keys then answer with
+	// [approver.Answer.Persist], so a gate with [approver.GateOptions.Save] writes them as
+	// rules, and the echo says where. Empty keeps them for the session.
+	SaveTo string
 
 	mu sync.Mutex
 }
 
 // Approve asks one question. It returns when a key is pressed or ctx is
 // done; the terminal's mode is restored either way.
-func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
+func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tty, closeTTY, err := t.open()
@@ -63,7 +70,7 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 	defer closeTTY()
 	raw, err := tty.SyscallConn()
 	if err != nil {
-		return denyFor(ErrNoTerminal)
+		return denyFor(approver.ErrNoTerminal)
 	}
 	// The descriptor is used only inside Control: the file stays in
 	// non-blocking mode, where read deadlines (and so cancellation) work,
@@ -71,11 +78,11 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 	var state *term.State
 	ctlErr := raw.Control(func(fd uintptr) {
 		if !term.IsTerminal(int(fd)) {
-			err = ErrNoTerminal
+			err = approver.ErrNoTerminal
 			return
 		}
 		if state, err = term.MakeRaw(int(fd)); err != nil {
-			err = fmt.Errorf("%w: the terminal cannot be put in raw mode: %w", ErrNoTerminal, err)
+			err = fmt.Errorf("%w: the terminal cannot be put in raw mode: %w", approver.ErrNoTerminal, err)
 			return
 		}
 		_ = discardTypeahead(int(fd))
@@ -88,8 +95,8 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 	}
 	defer raw.Control(func(fd uintptr) { _ = term.Restore(int(fd), state) })
 
-	if _, err := tty.WriteString(question(req)); err != nil {
-		return denyFor(fmt.Errorf("%w: writing the question: %w", ErrNoTerminal, err))
+	if _, err := tty.WriteString(approver.TerminalQuestion(req)); err != nil {
+		return denyFor(fmt.Errorf("%w: writing the question: %w", approver.ErrNoTerminal, err))
 	}
 	key, err := readKey(ctx, tty)
 	if err != nil {
@@ -97,9 +104,9 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 			_, _ = tty.WriteString("\r\n  (no answer; denied)\r\n")
 			return denyFor(ctx.Err())
 		}
-		return denyFor(fmt.Errorf("%w: reading a key: %w", ErrNoTerminal, err))
+		return denyFor(fmt.Errorf("%w: reading a key: %w", approver.ErrNoTerminal, err))
 	}
-	answer, said := keyAnswer(key, req.Tool)
+	answer, said := approver.TerminalAnswer(key, req, t.SaveTo)
 	_, _ = tty.WriteString(said + "\r\n")
 	return answer, nil
 }
@@ -117,7 +124,7 @@ func (t *Terminal) open() (*os.File, func(), error) {
 	// controlling terminal.
 	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, nil, ErrNoTerminal
+		return nil, nil, approver.ErrNoTerminal
 	}
 	return f, func() { f.Close() }, nil
 }
@@ -149,36 +156,7 @@ func readKey(ctx context.Context, tty *os.File) (byte, error) {
 	}
 }
 
-// question renders the prompt. Raw mode turns off output processing, so
-// lines end in "\r\n".
-func question(req Request) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\r\nbasis: tool %s wants to act (side effect %s)\r\n", printable(req.Tool), req.Preview.SideEffect)
-	if req.Preview.Summary != "" {
-		fmt.Fprintf(&b, "  %s\r\n", printable(req.Preview.Summary))
-	}
-	if len(req.Preview.Subject) > 0 {
-		fmt.Fprintf(&b, "  subject: %s\r\n", printable(string(req.Preview.Subject)))
-	}
-	b.WriteString("  [y] allow once  [a] always this call  [t] always this tool  [n] deny  [d] deny always: ")
-	return b.String()
-}
-
-// keyAnswer maps a key to an answer and the words echoed after it.
-func keyAnswer(key byte, tool string) (Answer, string) {
-	switch key {
-	case 'y', 'Y':
-		return Answer{Decision: Allow, Reason: "allowed once at the terminal"}, "y: allowed once"
-	case 'a', 'A':
-		return Answer{Decision: AllowSession, Reason: "allowed at the terminal for this session"}, "a: allowed; this exact call will not be asked about again"
-	case 't', 'T':
-		return Answer{Decision: AllowSession, Reason: fmt.Sprintf("every call of %s allowed at the terminal for this session", tool), Remember: &Remember{Tool: true}},
-			"t: allowed; calls of this tool will not be asked about again"
-	case 'n', 'N':
-		return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied by the operator at the terminal", tool)}, "n: denied"
-	case 'd', 'D':
-		return Answer{Decision: DenySession, Reason: fmt.Sprintf("tool %s denied by the operator at the terminal for the rest of this session; do not ask for this call again", tool)},
-			"d: denied; this exact call will be denied without asking"
-	}
-	return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: the key pressed at the terminal was not an answer", tool)}, "denied (not one of y a t n d)"
+// denyFor is a denial whose reason is err's text, and err.
+func denyFor(err error) (approver.Answer, error) {
+	return approver.Answer{Decision: approver.Deny, Reason: err.Error()}, err
 }

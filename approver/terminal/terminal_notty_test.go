@@ -1,4 +1,4 @@
-package approver_test
+package terminal_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/approver/terminal"
 	"github.com/basis-go/basis/contract"
 )
 
@@ -34,7 +35,7 @@ func TestTerminalWithoutATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pipeR.Close()
-	terminals := map[string]*approver.Terminal{
+	terminals := map[string]*terminal.Terminal{
 		"missing device": {Path: filepath.Join(t.TempDir(), "no-such-tty")},
 		"regular file":   {Path: regular},
 		"pipe":           {TTY: pipeW},
@@ -47,7 +48,7 @@ func TestTerminalWithoutATerminal(t *testing.T) {
 			}
 			g := newGate(t, term)
 			v := authorize(t, g, "spawn", cargoTest)
-			if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != "tool spawn denied: no answer from the approver: no terminal to ask at" {
+			if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != "tool spawn denied: no answer from the approver: no terminal to ask at; no rule allows the command cargo test" {
 				t.Errorf("%s: verdict %+v", name, v)
 			}
 		}

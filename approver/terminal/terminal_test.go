@@ -2,7 +2,7 @@
 
 // The pseudo-terminal these tests open is Linux's /dev/ptmx.
 
-package approver_test
+package terminal_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/approver/terminal"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 )
@@ -120,7 +121,7 @@ type asked struct {
 	err    error
 }
 
-func askAsync(ctx context.Context, term *approver.Terminal, req approver.Request) <-chan asked {
+func askAsync(ctx context.Context, term *terminal.Terminal, req approver.Request) <-chan asked {
 	out := make(chan asked, 1)
 	go func() {
 		a, err := term.Approve(ctx, req)
@@ -130,25 +131,32 @@ func askAsync(ctx context.Context, term *approver.Terminal, req approver.Request
 }
 
 func TestTerminalKeys(t *testing.T) {
+	const saveTo = "/home/me/.config/basis/rules.json"
 	tests := []struct {
-		key  string
-		want approver.Answer
-		says string
+		key, saveTo string
+		want        approver.Answer
+		says        string
 	}{
-		{"y", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
-		{"Y", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
-		{"a", approver.Answer{Decision: approver.AllowSession, Reason: "allowed at the terminal for this session"}, "a: allowed; this exact call"},
-		{"t", approver.Answer{Decision: approver.AllowSession, Reason: "every call of spawn allowed at the terminal for this session", Remember: &approver.Remember{Tool: true}}, "t: allowed; calls of this tool"},
-		{"n", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied by the operator at the terminal"}, "n: denied"},
-		{"d", approver.Answer{Decision: approver.DenySession, Reason: "tool spawn denied by the operator at the terminal for the rest of this session; do not ask for this call again"}, "d: denied; this exact call"},
-		{"\r", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
-		{"\x03", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
+		{"y", "", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
+		{"Y", "", approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
+		{"a", "", approver.Answer{Decision: approver.AllowSession, Reason: "allowed at the terminal"}, "a: allowed; this exact call will not be asked about again for the rest of this session"},
+		{"t", "", approver.Answer{Decision: approver.AllowSession, Reason: "every call of spawn allowed at the terminal", Remember: &approver.Remember{Tool: true}}, "t: allowed; calls of this tool will not be asked about again for the rest of this session"},
+		{"n", "", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied by the operator at the terminal"}, "n: denied"},
+		{"d", "", approver.Answer{Decision: approver.DenySession, Reason: "tool spawn denied by the operator at the terminal; do not ask for this call again"}, "d: denied; this exact call will be denied without asking for the rest of this session"},
+		{"\r", "", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
+		{"\x03", "", approver.Answer{Decision: approver.Deny, Reason: "tool spawn denied: the key pressed at the terminal was not an answer"}, "denied (not one of y a t n d)"},
+		// With somewhere to save them, "always" answers are kept, and the
+		// echo says where.
+		{"a", saveTo, approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "allowed at the terminal"}, "a: allowed; this exact call will not be asked about again from now on (saved to " + saveTo + ")"},
+		{"t", saveTo, approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "every call of spawn allowed at the terminal", Remember: &approver.Remember{Tool: true}}, "t: allowed; calls of this tool will not be asked about again from now on (saved to " + saveTo + ")"},
+		{"d", saveTo, approver.Answer{Decision: approver.DenySession, Persist: true, Reason: "tool spawn denied by the operator at the terminal; do not ask for this call again"}, "d: denied; this exact call will be denied without asking from now on (saved to " + saveTo + ")"},
+		{"y", saveTo, approver.Answer{Decision: approver.Allow, Reason: "allowed once at the terminal"}, "y: allowed once"},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%q", tt.key), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%q saving to %q", tt.key, tt.saveTo), func(t *testing.T) {
 			p := openPTY(t)
 			before := p.lflag(t)
-			term := &approver.Terminal{TTY: p.slave}
+			term := &terminal.Terminal{TTY: p.slave, SaveTo: tt.saveTo}
 			got := askAsync(context.Background(), term, terminalRequest(t))
 			p.waitFor(t, promptEnd, 1)
 			if p.lflag(t)&(unix.ICANON|unix.ECHO) != 0 {
@@ -174,7 +182,7 @@ func TestTerminalShowsThePreview(t *testing.T) {
 	p := openPTY(t)
 	req := terminalRequest(t)
 	req.Preview.Summary = "run cargo test \x1b[2J\x1b[Hin /repo"
-	got := askAsync(context.Background(), &approver.Terminal{TTY: p.slave}, req)
+	got := askAsync(context.Background(), &terminal.Terminal{TTY: p.slave}, req)
 	p.waitFor(t, promptEnd, 1)
 	p.press(t, "n")
 	<-got
@@ -197,7 +205,7 @@ func TestTerminalDiscardsTypeahead(t *testing.T) {
 	p := openPTY(t)
 	p.press(t, "y")
 	p.waitFor(t, "y", 1) // echoed: the key is in the terminal's input queue
-	got := askAsync(context.Background(), &approver.Terminal{TTY: p.slave}, terminalRequest(t))
+	got := askAsync(context.Background(), &terminal.Terminal{TTY: p.slave}, terminalRequest(t))
 	p.waitFor(t, promptEnd, 1)
 	p.press(t, "n")
 	if res := <-got; res.err != nil || res.answer.Decision != approver.Deny {
@@ -210,7 +218,7 @@ func TestTerminalCancelRestoresTheTerminal(t *testing.T) {
 	before := p.lflag(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	term := &approver.Terminal{TTY: p.slave}
+	term := &terminal.Terminal{TTY: p.slave}
 	res := <-askAsync(ctx, term, terminalRequest(t))
 	if !errors.Is(res.err, context.DeadlineExceeded) || res.answer.Decision != approver.Deny {
 		t.Errorf("Approve = %+v, %v; want a denial for the deadline", res.answer, res.err)
@@ -230,7 +238,7 @@ func TestTerminalCancelRestoresTheTerminal(t *testing.T) {
 
 func TestTerminalAsksOneQuestionAtATime(t *testing.T) {
 	p := openPTY(t)
-	term := &approver.Terminal{TTY: p.slave}
+	term := &terminal.Terminal{TTY: p.slave}
 	first := askAsync(context.Background(), term, terminalRequest(t))
 	second := askAsync(context.Background(), term, terminalRequest(t))
 	p.waitFor(t, promptEnd, 1)

@@ -1,4 +1,4 @@
-package approver
+package terminal
 
 import "golang.org/x/sys/unix"
 

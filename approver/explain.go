@@ -1,0 +1,291 @@
+package approver
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Explanation is what rules alone say about one call, without asking any
+// approver: for "basis explain" and for denial messages.
+type Explanation struct {
+	// ReadOnly: the preview says the call only reads, so it passes
+	// unasked and no rule is consulted.
+	ReadOnly bool
+	// Matches lists every rule that matches the call, in rule order
+	// (fixed rules, then session rules), each with its scope and, when
+	// loaded from a file, its file and number.
+	Matches []RuleMatch
+	// Inert lists rules of the same tool that would match the call but do
+	// not apply: bound to another source, or to none, or operator allow
+	// rules the system file turned off. The reader may wonder why.
+	Inert []Rule
+	// Decided reports whether a rule allows or denies the call; Verdict is
+	// then what the gate would answer (Source [SourceRule], Rule the
+	// winner).
+	Decided bool
+	Verdict Verdict
+	// Ask, when no rule decides, is the ask rule that sends the call to
+	// the approver even though other rules may allow it. When neither is
+	// set, the gate asks its approver because no rule matched.
+	Ask *Rule
+	// Gap, when the rules do not allow the call, says what no rule covers:
+	// the simple command no rule allows, or that the command line could
+	// not be analysed and why.
+	Gap string
+	// Allow lists rules which, added to the operator's rules, would allow
+	// the call (one per command no rule covers); empty when the rules
+	// already allow it, when a deny or ask rule would still win, or when
+	// the call's tool has no source to bind a rule to.
+	Allow []Rule
+}
+
+// RuleMatch is one rule that matches a call.
+type RuleMatch struct {
+	// Rule is the rule, a copy.
+	Rule Rule
+	// Commands, for a command rule, are the simple commands it matched.
+	Commands [][]string
+}
+
+// Explain says what the gate's rules make of the call req describes,
+// without asking the approver and without remembering anything.
+func (g *Gate) Explain(req Request) Explanation {
+	var e Explanation
+	if !req.Preview.SideEffect.Consequential() {
+		e.ReadOnly = true
+		e.Decided = true
+		e.Verdict = Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
+		return e
+	}
+	subject := subjectText(req.Preview)
+	commands, _ := subjectCommands(subject)
+	g.mu.RLock()
+	// The system's rules are in fixed too; its layer shows in each rule's
+	// Scope.
+	for _, set := range []*ruleSet{g.fixed, g.session} {
+		for _, c := range set.all {
+			if c.rule.Tool != req.Tool {
+				continue
+			}
+			m, ok := c.matches(subject, commands)
+			if !ok {
+				continue
+			}
+			if !c.off && c.appliesTo(req.Source) {
+				e.Matches = append(e.Matches, m)
+			} else {
+				e.Inert = append(e.Inert, m.Rule)
+			}
+		}
+	}
+	g.mu.RUnlock()
+	switch won := g.ruling(req.Tool, req.Source, subject); {
+	case won == nil:
+	case won.rule.Decision == RuleAsk:
+		e.Ask = won.copyRule()
+		return e
+	default:
+		e.Decided, e.Verdict = true, ruleVerdict(won)
+		if e.Verdict.Allow {
+			return e
+		}
+	}
+	e.Gap = g.gap(req.Tool, req.Source, subject)
+	if !e.Decided {
+		e.Allow = g.allowRules(req, subject)
+	}
+	return e
+}
+
+// appliesTo reports whether the rule can match a call from source.
+func (c *compiledRule) appliesTo(source string) bool {
+	r := &c.rule
+	if !r.bound() {
+		return false
+	}
+	k := keyOf(r)
+	return k.source == AnySource || k.source == source
+}
+
+// matches reports whether the rule matches subject, leaving its source
+// aside, and for a command rule which commands it matched.
+func (c *compiledRule) matches(subject string, commands [][]string) (RuleMatch, bool) {
+	m := RuleMatch{Rule: *c.copyRule()}
+	switch c.rule.kind() {
+	case kindSubject:
+		return m, c.rule.Subject == subject
+	case kindPattern:
+		return m, c.glob.match(subject)
+	case kindCommand:
+		for _, argv := range commands {
+			if c.cmd.match(argv) {
+				m.Commands = append(m.Commands, argv)
+			}
+		}
+		return m, len(m.Commands) > 0
+	}
+	return m, true
+}
+
+// gap says what the rules do not cover in a call they do not allow, or ""
+// when the subject is not a command line: the first simple command no
+// allow rule matches, or why the command line could not be analysed.
+func (g *Gate) gap(tool, source, subject string) string {
+	if !hasCommandsKey(subject) {
+		return ""
+	}
+	commands, ok := subjectCommands(subject)
+	if !ok {
+		why := unanalysable(subject)
+		if why == "" {
+			why = "no reason given"
+		}
+		return fmt.Sprintf("the command line could not be analysed (%s), so no command rule can allow it", oneLine(why, maxReasonDetail))
+	}
+	for _, argv := range g.uncovered(tool, source, commands) {
+		return fmt.Sprintf("no rule allows the command %s", oneLine(strings.Join(argv, " "), maxReasonDetail))
+	}
+	return ""
+}
+
+// uncovered returns the commands no command allow rule for tool and source
+// matches.
+func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
+	fixedExact, fixedAny := g.fixed.lookup(tool, source)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	sessionExact, sessionAny := g.session.lookup(tool, source)
+	var out [][]string
+	for _, argv := range commands {
+		covered := false
+		for _, t := range []*toolRules{fixedExact, fixedAny, sessionExact, sessionAny} {
+			if t == nil {
+				continue
+			}
+			for _, r := range t.commands {
+				if r.rule.Decision == RuleAllow && r.cmd.match(argv) {
+					covered = true
+				}
+			}
+		}
+		if !covered {
+			out = append(out, argv)
+		}
+	}
+	return out
+}
+
+// allowRules proposes the operator rules that would allow the call: one
+// exact command rule per command no rule allows, or a pattern that matches
+// exactly this subject.
+func (g *Gate) allowRules(req Request, subject string) []Rule {
+	if req.Source == "" || !validTool(req.Tool) {
+		return nil
+	}
+	base := Rule{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator}
+	if commands, ok := subjectCommands(subject); ok {
+		var out []Rule
+		for _, argv := range g.uncovered(req.Tool, req.Source, commands) {
+			r := base
+			r.Command = exactCommand(argv)
+			out = append(out, r)
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	r := base
+	r.Pattern = SubjectPattern(subject)
+	return []Rule{r}
+}
+
+func validTool(name string) bool { return (&Rule{Tool: name}).validTool() != "" }
+
+// exactCommand is a command pattern that matches argv: each word as it
+// is. A word holding '*', which a command pattern reads as any run, then
+// matches more than itself; nothing in a command pattern matches only '*'.
+func exactCommand(argv []string) []CommandWord { return Words(argv...) }
+
+// SubjectPattern returns a pattern that matches subject: subject itself,
+// with each '*' (which a pattern reads as any run) turned into '?' (any
+// one character), so the pattern matches subject and, at most, subjects of
+// the same length that differ from it where it has '*' or '?'.
+func SubjectPattern(subject string) string {
+	return strings.ReplaceAll(subject, "*", "?")
+}
+
+// hasCommandsKey reports whether subject is an object with a top-level
+// "commands" key: a subject about a command line.
+func hasCommandsKey(subject string) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal([]byte(subject), &top) != nil {
+		return false
+	}
+	_, ok := top["commands"]
+	return ok
+}
+
+// unanalysable returns the subject's "unanalysable" string: why a tool
+// could not analyse its command line.
+func unanalysable(subject string) string {
+	var top struct {
+		Unanalysable string `json:"unanalysable"`
+	}
+	_ = json.Unmarshal([]byte(subject), &top)
+	return top.Unanalysable
+}
+
+// AddCommand returns the basis command line that adds r to the operator's
+// rules: basis rules add --tool T --source S [--command '…' | --pattern
+// '…'] --allow|--ask|--deny [--match '…'] [--not-match '…'] [--reason
+// '…'], every value quoted for a POSIX shell. A rule bound to any source says --any-source; one bound to none
+// leaves the source out (the CLI then takes it from the current tools).
+func (r Rule) AddCommand() string {
+	var b strings.Builder
+	b.WriteString("basis rules add --tool ")
+	b.WriteString(shellQuote(r.Tool))
+	switch r.Source {
+	case "":
+	case AnySource:
+		b.WriteString(" --any-source")
+	default:
+		b.WriteString(" --source ")
+		b.WriteString(shellQuote(r.Source))
+	}
+	switch r.kind() {
+	case kindPattern:
+		b.WriteString(" --pattern ")
+		b.WriteString(shellQuote(r.Pattern))
+	case kindCommand:
+		b.WriteString(" --command ")
+		b.WriteString(shellQuote(FormatCommand(r.Command)))
+	case kindSubject:
+		b.WriteString(" --pattern ")
+		b.WriteString(shellQuote(SubjectPattern(r.Subject)))
+	}
+	b.WriteString(" --")
+	b.WriteString(r.Decision.String())
+	for _, ex := range r.Match {
+		b.WriteString(" --match ")
+		b.WriteString(shellQuote(ex))
+	}
+	for _, ex := range r.NotMatch {
+		b.WriteString(" --not-match ")
+		b.WriteString(shellQuote(ex))
+	}
+	if r.Reason != "" {
+		b.WriteString(" --reason ")
+		b.WriteString(shellQuote(r.Reason))
+	}
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell, leaving words of plain
+// characters as they are.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

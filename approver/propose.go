@@ -1,0 +1,75 @@
+package approver
+
+import (
+	"slices"
+	"strings"
+)
+
+// ProposeCommand returns the narrowest command pattern worth remembering
+// for argv, one simple command: the program, then its subcommand when the
+// second word looks like one (a lower-case word such as test, push or
+// run), then "*" for whatever follows. So "go test ./pkg/..." gives
+// go test *, "git push origin main" git push *, "ls -la" ls *, "make
+// build" make build and "make" make.
+func ProposeCommand(argv []string) []CommandWord {
+	if len(argv) == 0 {
+		return nil
+	}
+	keep := 1
+	if len(argv) > 1 && looksLikeSubcommand(argv[1]) {
+		keep = 2
+	}
+	words := Words(argv[:keep]...)
+	if len(argv) > keep {
+		words = append(words, CommandWord{"*"})
+	}
+	return words
+}
+
+// looksLikeSubcommand: a lower-case word of letters, digits, '-' and '_'
+// that starts with a letter — not a flag, a path or an assignment.
+func looksLikeSubcommand(w string) bool {
+	if w == "" || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	return strings.Trim(w, "abcdefghijklmnopqrstuvwxyz0123456789-_") == ""
+}
+
+// FormatCommandLine writes argv as one command line that
+// [SplitCommandLine] reads back: each word quoted for a POSIX shell when
+// it needs to be.
+func FormatCommandLine(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, w := range argv {
+		parts[i] = shellQuote(w)
+	}
+	return strings.Join(parts, " ")
+}
+
+// propose makes the rules an approver may offer as "always" for a command
+// line: for each command no allow rule covers, the narrowest pattern
+// ([ProposeCommand]) with the command's line as its first Match example;
+// commands that give the same pattern share one rule.
+func (g *Gate) propose(req Request, subject string) []Rule {
+	if req.Source == "" || !validTool(req.Tool) {
+		return nil
+	}
+	commands, ok := subjectCommands(subject)
+	if !ok {
+		return nil
+	}
+	var out []Rule
+	for _, argv := range g.uncovered(req.Tool, req.Source, commands) {
+		words := ProposeCommand(argv)
+		line := FormatCommandLine(argv)
+		i := slices.IndexFunc(out, func(r Rule) bool { return FormatCommand(r.Command) == FormatCommand(words) })
+		if i >= 0 {
+			if !slices.Contains(out[i].Match, line) {
+				out[i].Match = append(out[i].Match, line)
+			}
+			continue
+		}
+		out = append(out, Rule{Tool: req.Tool, Source: req.Source, Command: words, Decision: RuleAllow, Match: []string{line}, Scope: ScopeOperator})
+	}
+	return out
+}

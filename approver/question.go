@@ -1,0 +1,83 @@
+package approver
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TerminalQuestion is the question a terminal approver shows for req: the
+// tool, the side effect, the preview's Summary and Subject, any proposed
+// rules, and the keys it takes. Every piece is made printable, so a
+// subject cannot move the cursor or rewrite what the person reads. Lines
+// end in "\r\n", since a terminal in raw mode does no output processing.
+// The terminal module (github.com/basis-go/basis/approver/terminal) asks
+// it; it lives here so that every approver that asks a person words the
+// question, and reads the answer, the same way.
+func TerminalQuestion(req Request) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\r\nbasis: tool %s wants to act (side effect %s)\r\n", printable(req.Tool), req.Preview.SideEffect)
+	if req.Preview.Summary != "" {
+		fmt.Fprintf(&b, "  %s\r\n", printable(req.Preview.Summary))
+	}
+	if len(req.Preview.Subject) > 0 {
+		fmt.Fprintf(&b, "  subject: %s\r\n", printable(string(req.Preview.Subject)))
+	}
+	if len(req.Proposed) > 0 {
+		fmt.Fprintf(&b, "  always would allow: %s\r\n", printable(proposedText(req.Proposed)))
+		b.WriteString("  [y] allow once  [a] always (the rule above)  [t] always this tool  [n] deny  [d] deny always: ")
+		return b.String()
+	}
+	b.WriteString("  [y] allow once  [a] always this call  [t] always this tool  [n] deny  [d] deny always: ")
+	return b.String()
+}
+
+// TerminalAnswer maps a key pressed at the question of [TerminalQuestion]
+// to an answer and the words echoed after it:
+//
+//	y  allow once
+//	a  allow this exact call for the rest of the session — or, when the
+//	   gate proposed command rules (Request.Proposed, shown in the
+//	   question), allow what they cover
+//	t  allow every call of this tool for the rest of the session
+//	n  deny once
+//	d  deny this exact call for the rest of the session
+//
+// Upper case works too; any other key denies. With saveTo set, the
+// "always" answers carry [Answer.Persist] and the echo says where they are
+// kept; otherwise they hold for the session.
+func TerminalAnswer(key byte, req Request, saveTo string) (Answer, string) {
+	tool := req.Tool
+	kept, persist := "for the rest of this session", false
+	if saveTo != "" {
+		kept, persist = "from now on (saved to "+printable(saveTo)+")", true
+	}
+	switch key {
+	case 'y', 'Y':
+		return Answer{Decision: Allow, Reason: "allowed once at the terminal"}, "y: allowed once"
+	case 'a', 'A':
+		if len(req.Proposed) > 0 {
+			return Answer{Decision: AllowSession, Persist: persist, Reason: "allowed at the terminal", Remember: &Remember{Proposed: true}},
+				"a: allowed; commands matching " + printable(proposedText(req.Proposed)) + " will not be asked about again " + kept
+		}
+		return Answer{Decision: AllowSession, Persist: persist, Reason: "allowed at the terminal"},
+			"a: allowed; this exact call will not be asked about again " + kept
+	case 't', 'T':
+		return Answer{Decision: AllowSession, Persist: persist, Reason: fmt.Sprintf("every call of %s allowed at the terminal", tool), Remember: &Remember{Tool: true}},
+			"t: allowed; calls of this tool will not be asked about again " + kept
+	case 'n', 'N':
+		return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied by the operator at the terminal", tool)}, "n: denied"
+	case 'd', 'D':
+		return Answer{Decision: DenySession, Persist: persist, Reason: fmt.Sprintf("tool %s denied by the operator at the terminal; do not ask for this call again", tool)},
+			"d: denied; this exact call will be denied without asking " + kept
+	}
+	return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: the key pressed at the terminal was not an answer", tool)}, "denied (not one of y a t n d)"
+}
+
+// proposedText lists proposed rules' commands: "go test *; tail *".
+func proposedText(rules []Rule) string {
+	parts := make([]string, len(rules))
+	for i, r := range rules {
+		parts[i] = FormatCommand(r.Command)
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
+)
+
+func cmdExplain(ctx context.Context, g *globals, args []string, e *env) int {
+	c := newCommand("explain", "explain NAME [JSON | @FILE | -]",
+		`Shows what a call would do, without running it or asking anyone: the tool's
+preview (summary, side effect, subject), every rule that matches it and the
+layer it comes from, what the rules decide, and — when they do not allow it —
+what no rule covers and the exact basis rules add that would allow it.
+
+Exit status: 0 the rules would let it run (or it only reads), 3 it would be
+refused or would need an approver's answer, 2 usage or configuration error.
+`)
+	args, code := c.parseArgs(args, 1, 2, e)
+	if code >= 0 {
+		return code
+	}
+	name := args[0]
+	input, err := readInput(ctx, args[1:], e)
+	if err != nil {
+		return usageErr(e, "explain: %v", err)
+	}
+	w, err := openWorkspace(g, e)
+	if err != nil {
+		return configErr(e, []error{err})
+	}
+	// The approver is never asked: explain only reads the rules.
+	gate, _, errs := w.newGate(ctx, approver.DenyAll())
+	if len(errs) > 0 {
+		return configErr(e, errs)
+	}
+	rt, errs := w.build(ctx, &runtime.Options{Gate: gate})
+	if errs != nil {
+		return configErr(e, errs)
+	}
+	ctx = contract.WithDelegationDepth(ctx, w.depth)
+	ex := rt.Explain(ctx, name, contract.Call{ID: "explain", Input: input})
+	out := e.stdout
+	if ex.Refusal != nil {
+		fmt.Fprintf(out, "refused before the gate (%s): %s\n", ex.Refusal.Stage, ex.Refusal.Text)
+		return exitRefused
+	}
+	p := ex.Preview
+	fmt.Fprintf(out, "tool:        %s (from %s)\n", name, sourceText(ex.Request.Source))
+	fmt.Fprintf(out, "would:       %s\n", p.Summary)
+	fmt.Fprintf(out, "side effect: %s\n", p.SideEffect)
+	fmt.Fprintf(out, "subject:     %s\n", p.Subject)
+	rules := ex.Rules
+	if rules.ReadOnly {
+		fmt.Fprintln(out, "verdict:     runs unasked: the call only reads, so no rule is consulted")
+		return exitOK
+	}
+	if len(rules.Matches) == 0 {
+		fmt.Fprintln(out, "rules:       none matches")
+	} else {
+		fmt.Fprintln(out, "rules that match:")
+		for _, m := range rules.Matches {
+			fmt.Fprintf(out, "  %-9s %s\n", m.Rule.Scope.String()+":", describeRule(m.Rule))
+		}
+	}
+	for _, r := range rules.Inert {
+		fmt.Fprintf(out, "  not used:  %s\n", describeRule(r))
+	}
+	code = exitRefused
+	switch {
+	case rules.Decided && rules.Verdict.Allow:
+		fmt.Fprintf(out, "verdict:     runs: %s\n", rules.Verdict.Reason)
+		code = exitOK
+	case rules.Decided:
+		fmt.Fprintf(out, "verdict:     refused: %s\n", rules.Verdict.Reason)
+	case rules.Ask != nil:
+		fmt.Fprintf(out, "verdict:     the approver is asked, because of: %s\n", describeRule(*rules.Ask))
+	default:
+		fmt.Fprintln(out, "verdict:     no rule decides, so the approver is asked (--approve on call; without a terminal it denies)")
+	}
+	if rules.Gap != "" {
+		fmt.Fprintf(out, "not covered: %s\n", rules.Gap)
+	}
+	if len(rules.Allow) > 0 {
+		fmt.Fprintln(out, "to allow it for good:")
+		for _, r := range rules.Allow {
+			fmt.Fprintf(out, "  %s\n", r.AddCommand())
+		}
+	}
+	return code
+}
+
+// sourceText names where a tool comes from, as rules bind it.
+func sourceText(source string) string {
+	switch source {
+	case "":
+		return "the host, no source"
+	case approver.BuiltinSource:
+		return "builtin"
+	}
+	return strings.TrimSpace(source)
+}

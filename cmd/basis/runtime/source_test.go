@@ -1,0 +1,111 @@
+package runtime_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
+)
+
+// A rule written for one repository's tool must not approve another
+// repository's tool of the same name; the gate learns the tool's source
+// from the runtime, resolved through symlinks.
+func TestRulesSeeTheToolsResolvedSource(t *testing.T) {
+	dir := t.TempDir()
+	repoA := filepath.Join(dir, "repoA", ".basis", "tools.json")
+	repoB := filepath.Join(dir, "repoB", ".basis", "tools.json")
+	for _, p := range []string{repoA, repoB} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// repoA is also reached through a symlinked checkout.
+	linked := filepath.Join(dir, "linked")
+	if err := os.Symlink(filepath.Join(dir, "repoA"), linked); err != nil {
+		t.Fatal(err)
+	}
+	rule := approver.Rule{Tool: "word_count", Source: repoA, Decision: approver.RuleAllow}
+	tests := []struct {
+		name   string
+		source string
+		want   runtime.Status
+	}{
+		{"the repository the rule was written for", repoA, runtime.StatusOK},
+		{"the same file through a symlink", filepath.Join(linked, ".basis", "tools.json"), runtime.StatusOK},
+		{"another repository's tool of the same name", repoB, runtime.StatusRefused},
+	}
+	for _, tt := range tests {
+		tool := newHostTool("word_count", contract.SideEffectProcess)
+		tool.desc.Binding, tool.desc.Source = contract.BindingDeclared, tt.source
+		gate, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: []approver.Rule{rule}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := runtime.NewBuilder()
+		if err := b.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+		rt, err := b.Build(&runtime.Options{Gate: gate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := rt.Call(t.Context(), "word_count", contract.Call{ID: "1", Input: []byte(`{"text":"a b"}`)})
+		if out.Status != tt.want {
+			t.Errorf("%s: status %v (%s), want %v", tt.name, out.Status, out.Text, tt.want)
+		}
+	}
+}
+
+// Explain walks a call up to the gate and says what the rules decide,
+// running nothing and asking nobody.
+func TestExplainRunsNothing(t *testing.T) {
+	tool := newHostTool("write", contract.SideEffectProcess)
+	tool.desc.Binding, tool.desc.Source = contract.BindingDeclared, "/repo/.basis/tools.json"
+	asked := false
+	ask := approver.ApproverFunc(func(context.Context, approver.Request) (approver.Answer, error) {
+		asked = true
+		return approver.Answer{Decision: approver.Allow}, nil
+	})
+	gate, err := approver.NewGate(ask, &approver.GateOptions{Rules: []approver.Rule{
+		{Tool: "write", Source: "/repo/.basis/tools.json", Decision: approver.RuleDeny, Reason: "not today"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := runtime.NewBuilder()
+	if err := b.Add(tool); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := b.Build(&runtime.Options{Gate: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src, ok := rt.RuleSource("write"); !ok || src != "/repo/.basis/tools.json" {
+		t.Errorf("RuleSource = %q, %v", src, ok)
+	}
+	ex := rt.Explain(t.Context(), "write", contract.Call{ID: "1", Input: []byte(`{"text": "x", "text": "y"}`)})
+	if ex.Refusal == nil || ex.Refusal.Stage != runtime.StageInvalid {
+		t.Errorf("a duplicate key: %+v", ex.Refusal)
+	}
+	ex = rt.Explain(t.Context(), "wirte", contract.Call{ID: "1", Input: []byte(`{}`)})
+	if ex.Refusal == nil || ex.Refusal.Stage != runtime.StageUnknown {
+		t.Errorf("an unknown tool: %+v", ex.Refusal)
+	}
+	ex = rt.Explain(t.Context(), "write", contract.Call{ID: "1", Input: []byte(`{"text": "x"}`)})
+	if ex.Refusal != nil || ex.Preview == nil || ex.Rules == nil || !ex.Rules.Decided || ex.Rules.Verdict.Allow {
+		t.Fatalf("explain: %+v", ex)
+	}
+	if ex.Request.Source != "/repo/.basis/tools.json" || string(ex.Request.Input) != `{"text":"x"}` {
+		t.Errorf("request %+v", ex.Request)
+	}
+	if asked || tool.executes.Load() != 0 {
+		t.Errorf("explain asked the approver (%v) or ran the tool (%d times)", asked, tool.executes.Load())
+	}
+}

@@ -1,0 +1,90 @@
+//go:build unix
+
+package mcpbind_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/mcpbind"
+)
+
+// serverBin is the in-repo MCP test server, built once for every test.
+var serverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpbind-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	serverBin = filepath.Join(dir, "mcptestserver")
+	build := exec.Command("go", "build", "-o", serverBin, "./internal/testserver/cmd/mcptestserver")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the test server:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// stdioServer configures the test server as a host's stdio server.
+func stdioServer(name string, args ...string) mcpbind.ServerConfig {
+	return mcpbind.ServerConfig{Name: name, Type: mcpbind.TypeStdio, Command: serverBin, Args: args}
+}
+
+// newManager loads servers as a host's and returns a Manager closed when
+// the test ends.
+func newManager(t testing.TB, opts mcpbind.Options, servers ...mcpbind.ServerConfig) *mcpbind.Manager {
+	t.Helper()
+	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Host: servers})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	m := mcpbind.NewManager(cfg, opts)
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// tool returns the server's tool whose name on the server is remote.
+func tool(t testing.TB, m *mcpbind.Manager, server, remote string) contract.ExecutableTool {
+	t.Helper()
+	tools, err := m.ServerTools(context.Background(), server)
+	if err != nil && !errors.Is(err, mcpbind.ErrNameCollision) {
+		t.Fatalf("ServerTools(%s): %v", server, err)
+	}
+	want := mcpbind.ToolName(server, remote)
+	for _, tl := range tools {
+		if tl.Descriptor().Name == want {
+			return tl
+		}
+	}
+	t.Fatalf("server %s has no tool %s", server, want)
+	return nil
+}
+
+func toolNames(tools []contract.ExecutableTool) []string {
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Descriptor().Name)
+	}
+	return names
+}
+
+func call(t testing.TB, tl contract.ExecutableTool, input string) (contract.Result, error) {
+	t.Helper()
+	return tl.Execute(context.Background(), contract.Call{ID: "1", Input: []byte(input)})
+}
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,63 @@
+//go:build unix
+
+// Command mcptestserver runs the testserver over stdio, for mcpbind's
+// tests of real processes.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/basis-go/basis/mcpbind/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	var opts testserver.Options
+	flag.IntVar(&opts.PageSize, "page", 0, "tools per tools/list page")
+	flag.IntVar(&opts.Extra, "extra", 0, "number of extra echo tools")
+	flag.BoolVar(&opts.LongName, "long", false, "add a tool with a 200-character name")
+	flag.BoolVar(&opts.Collide, "collide", false, "add two tools whose names sanitise to one")
+	stubborn := flag.String("stubborn", "", "ignore SIGTERM and stdin EOF, fork a grandchild, and write both pids to this file")
+	sleeper := flag.Bool("sleeper", false, "sleep until killed (the stubborn server's grandchild)")
+	delay := flag.Duration("delay", 0, "wait this long before serving")
+	flag.Parse()
+	if *sleeper {
+		select {}
+	}
+	opts.Exit = os.Exit
+	opts.Stderr = os.Stderr
+	if *stubborn != "" {
+		signal.Ignore(syscall.SIGTERM)
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		child := exec.Command(self, "-sleeper")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := os.WriteFile(*stubborn, fmt.Appendf(nil, "%d %d\n", os.Getpid(), child.Process.Pid), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	time.Sleep(*delay)
+	fmt.Fprintln(os.Stderr, "mcptestserver: serving")
+	err := testserver.New(opts).Run(context.Background(), &mcp.StdioTransport{})
+	if *stubborn != "" {
+		select {} // ignore the end of stdin too
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcptestserver:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,132 @@
+//go:build unix
+
+// Package testserver is an MCP server for mcpbind's tests: tools that
+// answer, fail, report progress, crash, leak a variable, change the tool
+// list, and options for paging and awkward names. The same server runs
+// in-process (over in-memory or HTTP transports) and as a program
+// (cmd/mcptestserver, over stdio).
+package testserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options shape the server.
+type Options struct {
+	// PageSize is the most tools one tools/list page holds; 0 is the
+	// SDK's default.
+	PageSize int
+	// Extra adds tools extra00, extra01, ... that echo.
+	Extra int
+	// LongName adds a tool whose name is 200 characters.
+	LongName bool
+	// Collide adds tools "a.b" and "a_b", which sanitise to one name.
+	Collide bool
+	// Exit ends the process for the crash tool; nil makes crash a
+	// protocol error.
+	Exit func(code int)
+	// Stderr is where the crash and leak tools write.
+	Stderr io.Writer
+}
+
+// LongToolName is the 200-character tool name LongName adds.
+var LongToolName = strings.Repeat("long", 50)
+
+// New returns the server.
+func New(opts Options) *mcp.Server {
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{
+		PageSize: opts.PageSize,
+		Logger:   slog.New(slog.DiscardHandler),
+	})
+	object := json.RawMessage(`{"type":"object"}`)
+	add := func(name, desc string, ann *mcp.ToolAnnotations, h mcp.ToolHandler) {
+		s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: object, Annotations: ann}, h)
+	}
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	echo := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("echo " + string(req.Params.Arguments)), nil
+	}
+	add("echo", "Echoes its arguments.", &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Echo"}, echo)
+	add("fail", "Always reports an error.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "it broke: no such ticket"}}}, nil
+	})
+	add("progress", "Reports progress three times.", nil, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			for i := 1; i <= 3; i++ {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)})
+			}
+		}
+		return text("done"), nil
+	})
+	add("crash", "Exits in the middle of the call.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if opts.Exit == nil {
+			return nil, fmt.Errorf("crash is not available in-process")
+		}
+		fmt.Fprintln(opts.Stderr, "fatal: the crash tool was called")
+		opts.Exit(7)
+		return nil, nil
+	})
+	add("leak", "Writes the variable its argument names to stderr and returns it as an error.", nil, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ Name string }
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		v := os.Getenv(in.Name)
+		fmt.Fprintln(opts.Stderr, "leaking "+v)
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the value is " + v}}}, nil
+	})
+	add("header", "Returns the value the server received in the header its argument names.", nil, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ Name string }
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		if req.Extra == nil || req.Extra.Header == nil {
+			return text("no headers"), nil
+		}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "got " + req.Extra.Header.Get(in.Name)}}}, nil
+	})
+	add("protoerr", "Answers with a protocol error, as Go servers report bad input.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, fmt.Errorf("invalid params: ticket id must be a number")
+	})
+	add("image", "Returns an image.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, 1234)}}}, nil
+	})
+	add("structured", "Returns structured content only.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"n": 1, "ok": true}}, nil
+	})
+	add("sleep", "Sleeps for the milliseconds its argument gives.", nil, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ MS int }
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		select {
+		case <-time.After(time.Duration(in.MS) * time.Millisecond):
+		case <-ctx.Done():
+		}
+		return text("slept"), nil
+	})
+	add("grow", "Adds the tool grown, which changes the tool list.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		add("grown", "Added by grow.", nil, echo)
+		return text("grown"), nil
+	})
+	for i := range opts.Extra {
+		add(fmt.Sprintf("extra%02d", i), "An extra tool.", nil, echo)
+	}
+	add("quiet", "", nil, echo)
+	if opts.LongName {
+		add(LongToolName, "A tool with a 200-character name.", nil, echo)
+	}
+	if opts.Collide {
+		add("a.b", "Sanitises like a_b.", nil, echo)
+		add("a_b", "Sanitises like a.b.", nil, echo)
+	}
+	return s
+}

@@ -1,0 +1,233 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// File names of the two config files basis reads.
+const (
+	// WorkspaceFileName is the workspace's file, in its root; the name is
+	// the one other agents read too.
+	WorkspaceFileName = ".mcp.json"
+	// OperatorFileName is the operator's file, in the operator config dir.
+	OperatorFileName = "mcp.json"
+)
+
+// LoadOptions says where [Load] finds servers.
+type LoadOptions struct {
+	// Root is the workspace root, where .mcp.json may be; empty for none.
+	Root string
+	// ConfigDir is the operator config dir, where mcp.json and the trust
+	// store are; empty for none.
+	ConfigDir string
+	// Host lists servers a Go host supplies; the least specific layer.
+	// Their File may be empty and their Origin is set to OriginHost.
+	Host []ServerConfig
+	// Trust is the workspace trust store; nil means NewTrustStore(ConfigDir),
+	// or, without a ConfigDir, no store (so no workspace file is trusted).
+	Trust *TrustStore
+}
+
+// ConfigFile is one config file Load read.
+type ConfigFile struct {
+	// Path is the file's absolute, symlink-resolved path.
+	Path string
+	// Origin is OriginWorkspace or OriginOperator.
+	Origin Origin
+	// Trust is the operator's trust in a workspace file; always Trusted
+	// for the operator's own.
+	Trust TrustState
+}
+
+// Config is the layered set of servers: the workspace file's, then the
+// operator's, then the host's, a name in a more specific layer shadowing
+// the same name in a less specific one.
+type Config struct {
+	// Servers are the effective servers, in name order.
+	Servers []ServerConfig
+	// Shadowed are servers hidden by a more specific one of the same name.
+	Shadowed []ServerConfig
+	// Files are the config files read, most specific first.
+	Files []ConfigFile
+}
+
+// Trust returns the trust state of the file the named server came from:
+// Trusted for operator and host servers.
+func (c *Config) Trust(server string) TrustState {
+	for _, s := range c.Servers {
+		if s.Name != server {
+			continue
+		}
+		if s.Origin != OriginWorkspace {
+			return Trusted
+		}
+		for _, f := range c.Files {
+			if f.Path == s.File {
+				return f.Trust
+			}
+		}
+	}
+	return Untrusted
+}
+
+// Load reads <Root>/.mcp.json and <ConfigDir>/mcp.json (a missing file is
+// no error) and layers them over the host's servers. It starts nothing.
+//
+// It returns the Config with every server that is well formed, and every
+// problem found as an [errors.Join] of [*ConfigError] values (and, when
+// the trust store is unusable, an error wrapping [ErrTrustStore], in which
+// case no workspace file counts as trusted). A problem in one server drops
+// that server only.
+func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
+	cfg := &Config{}
+	var errs []error
+	trust := opts.Trust
+	if trust == nil && opts.ConfigDir != "" {
+		trust = NewTrustStore(opts.ConfigDir)
+	}
+	var layers [][]ServerConfig
+	read := func(dir, name string, origin Origin) {
+		if dir == "" {
+			return
+		}
+		path, err := resolvePath(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		data, mode, err := readConfigFileMode(ctx, path)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		if origin == OriginOperator && mode.Perm()&0o022 != 0 {
+			// Its servers start without asking and may have their
+			// annotations trusted: another user must not be able to add
+			// one.
+			errs = append(errs, &ConfigError{File: path, Err: newProblem(ErrUnreadable,
+				"is writable by other users, so its servers are not used; chmod go-w it")})
+			return
+		}
+		file := ConfigFile{Path: path, Origin: origin, Trust: Trusted}
+		if origin == OriginWorkspace {
+			file.Trust = Untrusted
+			if trust != nil {
+				state, err := trust.State(ctx, path, data)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				file.Trust = state
+			}
+		}
+		cfg.Files = append(cfg.Files, file)
+		servers, err := ParseConfig(path, data, origin)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		layers = append(layers, servers)
+	}
+	read(opts.Root, WorkspaceFileName, OriginWorkspace)
+	read(opts.ConfigDir, OperatorFileName, OriginOperator)
+	host, err := checkHostServers(opts.Host)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	layers = append(layers, host)
+
+	byName := map[string]bool{}
+	byPrefix := map[string]ServerConfig{}
+	for _, layer := range layers {
+		for _, s := range layer {
+			if byName[s.Name] {
+				cfg.Shadowed = append(cfg.Shadowed, s)
+				continue
+			}
+			prefix := serverPrefix(s.Name)
+			if other, ok := byPrefix[prefix]; ok {
+				errs = append(errs, &ConfigError{File: s.File, Server: printableName(s.Name), Err: newProblem(ErrInvalidValue,
+					"its tools would be named like those of server "+printableName(other.Name)+" ("+prefix+"...); rename one of them")})
+				continue
+			}
+			byName[s.Name] = true
+			byPrefix[prefix] = s
+			cfg.Servers = append(cfg.Servers, s)
+		}
+	}
+	slices.SortFunc(cfg.Servers, func(a, b ServerConfig) int { return strings.Compare(a.Name, b.Name) })
+	return cfg, errors.Join(errs...)
+}
+
+// checkHostServers applies the file format's rules to servers a host
+// supplies in Go.
+func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
+	var out []ServerConfig
+	var errs []error
+	seen := map[string]bool{}
+	for _, s := range servers {
+		s.Origin = OriginHost
+		s.Args = slices.Clone(s.Args)
+		bad := func(field string, err error) {
+			errs = append(errs, &ConfigError{File: s.File, Server: printableName(s.Name), Field: field, Err: err})
+		}
+		n := len(errs)
+		switch {
+		case s.Name == "":
+			bad("", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
+		case seen[s.Name]:
+			bad("", newProblem(ErrDuplicateKey, "the server name is given twice; keep one"))
+		}
+		seen[s.Name] = true
+		if s.Type == "" {
+			s.Type = TypeStdio
+			if s.URL != "" {
+				s.Type = TypeHTTP
+			}
+		}
+		switch s.Type {
+		case TypeStdio:
+			if strings.TrimSpace(s.Command) == "" {
+				bad("command", newProblem(ErrMissingField, "a stdio server needs a Command"))
+			}
+		case TypeHTTP, TypeSSE:
+			if strings.TrimSpace(s.URL) == "" {
+				bad("url", newProblem(ErrMissingField, "an "+s.Type+" server needs a URL"))
+			}
+		default:
+			bad("type", newProblem(ErrUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
+		}
+		for field, text := range s.templates() {
+			if err := checkTemplate(text); err != nil {
+				bad(field, err.err)
+			}
+		}
+		if s.StartupTimeout < 0 || s.CallTimeout < 0 {
+			bad("", newProblem(ErrInvalidValue, "a timeout is negative"))
+		}
+		if len(errs) == n {
+			out = append(out, s)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// templates yields every field of s that may hold ${VAR} placeholders,
+// by field name.
+func (s *ServerConfig) templates() map[string]string {
+	m := map[string]string{"command": s.Command, "cwd": s.Cwd, "url": s.URL}
+	for i, a := range s.Args {
+		m["args["+itoa(i)+"]"] = a
+	}
+	s.Env.Each(func(n, v string) { m["env."+n] = v })
+	s.Headers.Each(func(n, v string) { m["headers."+n] = v })
+	return m
+}

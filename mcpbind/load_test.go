@@ -1,0 +1,339 @@
+//go:build unix
+
+package mcpbind_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/basis-go/basis/mcpbind"
+	"github.com/google/go-cmp/cmp"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// realDir is dir with symlinks resolved, as Load records paths.
+func realDir(t *testing.T, dir string) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestLoadLayersAndShadows(t *testing.T) {
+	root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {"shared": {"command": "ws"}, "wsonly": {"command": "w"}}}`)
+	writeFile(t, filepath.Join(conf, "mcp.json"), `{"mcpServers": {"shared": {"command": "op"}, "oponly": {"url": "http://h"}}}`)
+	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf,
+		Host: []mcpbind.ServerConfig{{Name: "oponly", Command: "host"}, {Name: "hostonly", Command: "h"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Name, Command, File, Origin string }
+	var got []row
+	for _, s := range cfg.Servers {
+		got = append(got, row{s.Name, s.Command, s.File, s.Origin.String()})
+	}
+	ws, op := filepath.Join(root, ".mcp.json"), filepath.Join(conf, "mcp.json")
+	want := []row{
+		{"hostonly", "h", "", "host"},
+		{"oponly", "", op, "operator"},
+		{"shared", "ws", ws, "workspace"},
+		{"wsonly", "w", ws, "workspace"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	if len(cfg.Shadowed) != 2 {
+		t.Errorf("shadowed = %d servers, want 2 (operator shared, host oponly)", len(cfg.Shadowed))
+	}
+	if diff := cmp.Diff([]mcpbind.ConfigFile{{Path: ws, Origin: mcpbind.OriginWorkspace, Trust: mcpbind.Untrusted},
+		{Path: op, Origin: mcpbind.OriginOperator, Trust: mcpbind.Trusted}}, cfg.Files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadServerNamesThatSanitiseAlike(t *testing.T) {
+	conf := realDir(t, t.TempDir())
+	writeFile(t, filepath.Join(conf, "mcp.json"), `{"mcpServers": {"a.b": {"command": "x"}, "a_b": {"command": "y"}}}`)
+	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	if !errors.Is(err, mcpbind.ErrInvalidValue) || !strings.Contains(err.Error(), "server a_b") || !strings.Contains(err.Error(), "server a.b") {
+		t.Fatalf("error = %v, want one naming both servers", err)
+	}
+	if len(cfg.Servers) != 1 {
+		t.Errorf("servers = %d, want the first one kept", len(cfg.Servers))
+	}
+}
+
+// TestUntrustedWorkspaceStartsNothing: a repository's .mcp.json runs
+// nothing until the operator trusts that exact content.
+func TestUntrustedWorkspaceStartsNothing(t *testing.T) {
+	root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+	marker := filepath.Join(t.TempDir(), "started")
+	file := filepath.Join(root, ".mcp.json")
+	writeFile(t, file, `{"mcpServers": {"repo": {"command": "`+serverBin+`", "args": ["-stubborn", "`+marker+`"]}}}`)
+	ctx := context.Background()
+	load := func() *mcpbind.Manager {
+		cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mcpbind.NewManager(cfg, mcpbind.Options{CloseGrace: 100 * time.Millisecond})
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+
+	m := load()
+	if err := m.StartAll(ctx); err != nil {
+		t.Fatalf("StartAll: %v", err)
+	}
+	if err := m.Start(ctx, "repo"); !errors.Is(err, mcpbind.ErrUntrusted) {
+		t.Errorf("Start = %v, want ErrUntrusted", err)
+	}
+	if got := m.Status()[0].String(); got != "untrusted: run basis mcp trust" {
+		t.Errorf("status = %q", got)
+	}
+	if len(m.Tools()) != 0 {
+		t.Errorf("an untrusted server has tools")
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("the untrusted server started (marker: %v)", err)
+	}
+
+	store := mcpbind.NewTrustStore(conf)
+	rec, err := store.Trust(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Path != file || len(rec.SHA256) != 64 {
+		t.Errorf("record = %+v", rec)
+	}
+	if info, err := os.Stat(store.Path()); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("trust store mode: %v, %v", info.Mode(), err)
+	}
+	m = load()
+	if err := m.StartAll(ctx); err != nil {
+		t.Fatalf("StartAll after trust: %v", err)
+	}
+	if st := m.Status()[0]; st.State != mcpbind.StateConnected {
+		t.Fatalf("status after trust = %v", st)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the trusted server did not start: %v", err)
+	}
+	m.Close()
+	os.Remove(marker)
+
+	// Any change to the file needs trusting again.
+	writeFile(t, file, `{"mcpServers": {"repo": {"command": "`+serverBin+`", "args": ["-stubborn", "`+marker+`", "-page", "2"]}}}`)
+	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Files[0].Trust; got != mcpbind.Changed {
+		t.Errorf("trust after a change = %v, want changed", got)
+	}
+	m = load()
+	if err := m.StartAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("a changed file's server started")
+	}
+
+	if _, err := store.Trust(ctx, file); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := store.Untrust(ctx, file); !ok || err != nil {
+		t.Fatalf("Untrust = %v, %v", ok, err)
+	}
+	list, err := store.List(ctx)
+	if err != nil || len(list) != 0 {
+		t.Errorf("List after untrust = %v, %v", list, err)
+	}
+}
+
+func TestTrustStoreWritableByOthersCountsForNothing(t *testing.T) {
+	root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+	file := filepath.Join(root, ".mcp.json")
+	writeFile(t, file, `{"mcpServers": {"repo": {"command": "x"}}}`)
+	store := mcpbind.NewTrustStore(conf)
+	if _, err := store.Trust(context.Background(), file); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(store.Path(), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+	if !errors.Is(err, mcpbind.ErrTrustStore) {
+		t.Errorf("Load = %v, want ErrTrustStore", err)
+	}
+	if cfg.Trust("repo") == mcpbind.Trusted {
+		t.Errorf("a world-writable trust store was believed")
+	}
+}
+
+func TestReadConfigRefusesWhatIsNotARegularFile(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, path string)
+		want  string
+	}{
+		{"fifo", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Skip("mkfifo:", err)
+			}
+		}, "is not a regular file"},
+		{"directory", func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file"},
+		{"too large", func(t *testing.T, path string) {
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(16<<20 + 1); err != nil {
+				t.Fatal(err)
+			}
+		}, "is larger than 16 MiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conf := realDir(t, t.TempDir())
+			tt.setup(t, filepath.Join(conf, "mcp.json"))
+			done := make(chan error, 1)
+			go func() {
+				_, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, mcpbind.ErrUnreadable) || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("Load = %v, want ErrUnreadable saying %q", err, tt.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Load hung")
+			}
+		})
+	}
+}
+
+func TestLoadFollowsSymlinksToRegularFiles(t *testing.T) {
+	conf, other := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+	target := filepath.Join(other, "real.json")
+	writeFile(t, target, `{"mcpServers": {"a": {"command": "x"}}}`)
+	if err := os.Symlink(target, filepath.Join(conf, "mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Servers) != 1 || cfg.Servers[0].File != target {
+		t.Errorf("servers = %+v, want one from %s", cfg.Servers, target)
+	}
+}
+
+func TestLoadHonoursCancellation(t *testing.T) {
+	conf := realDir(t, t.TempDir())
+	writeFile(t, filepath.Join(conf, "mcp.json"), `{"mcpServers": {}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := mcpbind.Load(ctx, mcpbind.LoadOptions{ConfigDir: conf})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Load = %v, want context.Canceled", err)
+	}
+}
+
+func TestUnsetVariableMakesOnlyThatServerUnavailable(t *testing.T) {
+	bad := stdioServer("bad")
+	bad.Env = mcpbind.NewValues(map[string]string{"T": "${MCPBIND_TEST_UNSET_VAR}"})
+	m := newManager(t, mcpbind.Options{Lookup: func(string) (string, bool) { return "", false }}, bad, stdioServer("good"))
+	if st := m.Status()[0]; st.State != mcpbind.StateUnavailable {
+		t.Errorf("before any start, bad is %v; an unset variable is known without starting", st)
+	}
+	if err := m.StartAll(context.Background()); err != nil {
+		t.Fatalf("StartAll = %v; an unset variable is no start failure", err)
+	}
+	got := map[string]string{}
+	for _, st := range m.Status() {
+		got[st.Server] = st.String()
+	}
+	want := map[string]string{
+		"bad":  "unavailable: env.T: variable MCPBIND_TEST_UNSET_VAR is not set and has no default; set it, or write ${MCPBIND_TEST_UNSET_VAR:-default}",
+		"good": "connected, 12 tools",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	err := m.Start(context.Background(), "bad")
+	var ce *mcpbind.ConfigError
+	if !errors.Is(err, mcpbind.ErrUnsetVariable) || !errors.As(err, &ce) || ce.Variable != "MCPBIND_TEST_UNSET_VAR" || ce.Field != "env.T" {
+		t.Errorf("Start(bad) = %v (%+v)", err, ce)
+	}
+}
+
+func TestOperatorFileWritableByOthersIsNotUsed(t *testing.T) {
+	conf := realDir(t, t.TempDir())
+	path := filepath.Join(conf, "mcp.json")
+	writeFile(t, path, `{"mcpServers": {"a": {"command": "x", "trust_annotations": true}}}`)
+	if err := os.Chmod(path, 0o664); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	if !errors.Is(err, mcpbind.ErrUnreadable) || !strings.Contains(err.Error(), "chmod go-w") {
+		t.Errorf("Load = %v, want a refusal saying how to fix it", err)
+	}
+	if len(cfg.Servers) != 0 {
+		t.Errorf("servers = %v, want none from a group-writable file", cfg.Servers)
+	}
+}
+
+func TestTrustRefusesAFileThatIsNoMCPConfig(t *testing.T) {
+	root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+	store := mcpbind.NewTrustStore(conf)
+	tests := []struct {
+		name, content string
+		want          error
+	}{
+		{"not JSON", `{"mcpServers": `, mcpbind.ErrSyntax},
+		{"no mcpServers", `{"servers": {}}`, mcpbind.ErrMissingField},
+	}
+	for _, tt := range tests {
+		file := filepath.Join(root, ".mcp.json")
+		writeFile(t, file, tt.content)
+		if _, err := store.Trust(context.Background(), file); !errors.Is(err, tt.want) {
+			t.Errorf("%s: Trust = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	// A server-level problem is no reason to refuse: that server is
+	// reported when the file loads, and the others work.
+	file := filepath.Join(root, ".mcp.json")
+	writeFile(t, file, `{"mcpServers": {"a": {"type": "bogus"}, "b": {"command": "x"}}}`)
+	if _, err := store.Trust(context.Background(), file); err != nil {
+		t.Errorf("Trust of a file with one bad server = %v", err)
+	}
+	list, err := store.List(context.Background())
+	if err != nil || len(list) != 1 || list[0].Path != file {
+		t.Errorf("List = %v, %v; want only the last file", list, err)
+	}
+}

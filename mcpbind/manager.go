@@ -1,0 +1,789 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/errgroup"
+)
+
+// Options configure a [Manager].
+type Options struct {
+	// Lookup finds a ${VAR}'s value when a server starts; nil means
+	// os.LookupEnv.
+	Lookup func(name string) (string, bool)
+	// Env is the environment a stdio server starts with, before its own
+	// env entries; nil means os.Environ().
+	Env []string
+	// OnToolsChanged is called, from a goroutine of its own, with every
+	// tool a server now has: after the server announced that its tools
+	// changed (notifications/tools/list_changed) and they were read again,
+	// and after a restarted server came back with other tools. The host
+	// replaces that server's tools with these (the runtime checks them for
+	// collisions and reserved names as it does at startup). Calls for one
+	// server are never concurrent.
+	OnToolsChanged func(server string, tools []contract.ExecutableTool)
+	// HTTPClient is the client http and sse servers are reached with (its
+	// Transport gains each server's headers); nil means a client with
+	// http.DefaultTransport.
+	HTTPClient *http.Client
+	// CloseGrace is how long a stdio server has to exit after its stdin is
+	// closed before its process group is killed; 0 means
+	// [DefaultCloseGrace].
+	CloseGrace time.Duration
+	// Logger receives what the SDK logs; nil discards it.
+	Logger *slog.Logger
+}
+
+// State is where a server is in its life.
+type State int
+
+const (
+	// StateNotStarted: the server has not been asked for yet.
+	StateNotStarted State = iota
+	// StateConnected: the server is running and its tools are listed.
+	StateConnected
+	// StateFailed: the server could not start, or died and has not been
+	// restarted yet (it will be at the next call).
+	StateFailed
+	// StateUntrusted: the server comes from a workspace file the operator
+	// has not trusted; it is never started.
+	StateUntrusted
+	// StateUnavailable: the server's config cannot be used here, such as a
+	// ${VAR} that is not set; it is never started.
+	StateUnavailable
+	// StateClosed: the Manager was closed.
+	StateClosed
+)
+
+// String returns "not started", "connected", "failed", "untrusted",
+// "unavailable" or "closed".
+func (s State) String() string {
+	switch s {
+	case StateNotStarted:
+		return "not started"
+	case StateConnected:
+		return "connected"
+	case StateFailed:
+		return "failed"
+	case StateUntrusted:
+		return "untrusted"
+	case StateUnavailable:
+		return "unavailable"
+	case StateClosed:
+		return "closed"
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText implements [encoding.TextMarshaler]: JSON shows the word.
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Status is one server's state, for "basis tools" and "basis check".
+type Status struct {
+	// Server is the server's name.
+	Server string
+	// Origin and File say where it was configured.
+	Origin Origin
+	File   string
+	// State is its state; Reason says why it failed or is unavailable.
+	State  State
+	Reason string
+	// Tools is how many tools it has, when connected.
+	Tools int
+}
+
+// String returns "connected, 3 tools", "failed: REASON",
+// "untrusted: run basis mcp trust", "unavailable: REASON", "not started"
+// or "closed".
+func (s Status) String() string {
+	switch s.State {
+	case StateConnected:
+		if s.Tools == 1 {
+			return "connected, 1 tool"
+		}
+		return "connected, " + strconv.Itoa(s.Tools) + " tools"
+	case StateFailed:
+		return "failed: " + s.Reason
+	case StateUntrusted:
+		return ErrUntrusted.Error()
+	case StateUnavailable:
+		return "unavailable: " + s.Reason
+	case StateClosed:
+		return "closed"
+	}
+	return "not started"
+}
+
+// Manager runs the configured MCP servers and offers their tools. Servers
+// start when first needed ([Manager.Start], [Manager.ServerTools]) or all
+// at once ([Manager.StartAll]); a server that died is restarted for the
+// next call. A Manager is safe for concurrent use; Close stops every
+// server.
+type Manager struct {
+	opts    Options
+	servers map[string]*server
+	names   []string // sorted
+	closed  atomic.Bool
+	// connectTo, when set (by tests), gives the transport for a server in
+	// place of the configured one.
+	connectTo func(ServerConfig) mcp.Transport
+}
+
+// NewManager returns a Manager for cfg's servers. It starts nothing.
+func NewManager(cfg *Config, opts Options) *Manager {
+	if opts.Lookup == nil {
+		opts.Lookup = os.LookupEnv
+	}
+	if opts.Env == nil {
+		opts.Env = os.Environ()
+	}
+	if opts.CloseGrace <= 0 {
+		opts.CloseGrace = DefaultCloseGrace
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	m := &Manager{opts: opts, servers: map[string]*server{}}
+	for _, sc := range cfg.Servers {
+		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc)}
+		switch {
+		case s.trust != Trusted:
+			s.state = StateUntrusted
+		default:
+			// An unset variable is known before anything starts, so
+			// "basis tools" can say so without starting the server.
+			if err := sc.CheckVariables(opts.Lookup); err != nil {
+				s.state, s.reason = StateUnavailable, reasonOf(err)
+			}
+		}
+		m.servers[sc.Name] = s
+		m.names = append(m.names, sc.Name)
+	}
+	slices.Sort(m.names)
+	return m
+}
+
+// Servers returns the names of the configured servers, sorted.
+func (m *Manager) Servers() []string { return slices.Clone(m.names) }
+
+// Status returns every server's status, in name order.
+func (m *Manager) Status() []Status {
+	out := make([]Status, 0, len(m.names))
+	for _, n := range m.names {
+		out = append(out, m.servers[n].status())
+	}
+	return out
+}
+
+// ServerFor returns the server whose tools are named like toolName, so a
+// host that needs one tool starts only its server.
+func (m *Manager) ServerFor(toolName string) (string, bool) {
+	best, bestLen := "", -1
+	for _, n := range m.names {
+		prefix := serverPrefix(n)
+		if len(toolName) == contract.MaxNameLen && len(prefix) > contract.MaxNameLen-hashLen-1 {
+			prefix = prefix[:contract.MaxNameLen-hashLen-1] // a shortened name keeps only this much
+		}
+		if strings.HasPrefix(toolName, prefix) && len(prefix) > bestLen {
+			best, bestLen = n, len(prefix)
+		}
+	}
+	return best, best != ""
+}
+
+// Start starts the named server, if it is not running, and lists its
+// tools. It returns a [*ServerError] when the server is untrusted,
+// unavailable or fails to start.
+func (m *Manager) Start(ctx context.Context, name string) error {
+	s, err := m.server(name)
+	if err != nil {
+		return err
+	}
+	_, err = s.ensure(ctx)
+	return err
+}
+
+// StartAll starts every trusted, available server concurrently, each under
+// its own startup timeout. A server that fails is reported in the returned
+// error (an [errors.Join] of [*ServerError] values) and has no tools; the
+// others are not held up or affected. Untrusted and unavailable servers
+// are not started and not errors here: [Manager.Status] lists them.
+func (m *Manager) StartAll(ctx context.Context) error {
+	var g errgroup.Group
+	errs := make([]error, len(m.names))
+	for i, n := range m.names {
+		s := m.servers[n]
+		if s.trust != Trusted {
+			continue
+		}
+		g.Go(func() error {
+			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, ErrUnsetVariable) {
+				errs[i] = err
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return errors.Join(errs...)
+}
+
+// Tools returns the tools of every connected server, in name order. It
+// starts nothing.
+func (m *Manager) Tools() []contract.ExecutableTool {
+	var out []contract.ExecutableTool
+	for _, n := range m.names {
+		out = append(out, m.servers[n].currentTools()...)
+	}
+	return out
+}
+
+// ServerTools starts the named server if needed and returns its tools.
+// Tools whose names collide are left out; the error reports them
+// (wrapping [ErrNameCollision]) alongside the tools that remain.
+func (m *Manager) ServerTools(ctx context.Context, name string) ([]contract.ExecutableTool, error) {
+	s, err := m.server(name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.ensure(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return asExecutable(s.tools), s.toolsErr
+}
+
+// Close stops every server: a stdio server has the grace period to exit
+// after its stdin closes, then its whole process group is killed. Calls in
+// flight fail.
+func (m *Manager) Close() error {
+	if m.closed.Swap(true) {
+		return nil
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(m.names))
+	for i, n := range m.names {
+		wg.Go(func() { errs[i] = m.servers[n].close() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (m *Manager) server(name string) (*server, error) {
+	if m.closed.Load() {
+		return nil, &ServerError{Server: name, Err: ErrClosed}
+	}
+	s := m.servers[name]
+	if s == nil {
+		return nil, &ServerError{Server: name, Err: fmt.Errorf("%w: no server of that name is configured", ErrUnknownServer)}
+	}
+	return s, nil
+}
+
+func (m *Manager) httpClient(headers http.Header) *http.Client {
+	c := &http.Client{}
+	if m.opts.HTTPClient != nil {
+		*c = *m.opts.HTTPClient
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = &headerTransport{base: base, headers: headers}
+	return c
+}
+
+// headerTransport sends a server's configured headers with every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers http.Header
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header[k] = slices.Clone(v)
+		}
+	}
+	return t.base.RoundTrip(req)
+}
+
+// server is one configured server and, while it runs, its session.
+type server struct {
+	m       *Manager
+	cfg     ServerConfig
+	trust   TrustState
+	subject map[string]any
+
+	startMu   sync.Mutex // serialises starts and restarts
+	refreshMu sync.Mutex // serialises re-reading the tools
+
+	mu       sync.Mutex // guards what follows
+	conn     *conn
+	state    State
+	reason   string
+	tools    []*Tool
+	toolsErr error
+
+	progress  sync.Map // progress token → the calling context
+	nextToken atomic.Int64
+}
+
+// conn is one session with a running server.
+type conn struct {
+	session *mcp.ClientSession
+	stdio   *stdioTransport // nil for http and sse
+	launch  *launch
+	done    chan struct{} // closed when the session has ended
+	stop    func()        // ends the context the session was connected with
+}
+
+// close ends the session and what it runs.
+func (c *conn) close() error {
+	err := c.session.Close()
+	if c.stop != nil {
+		c.stop()
+	}
+	return err
+}
+
+func (c *conn) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *conn) stderr(wait time.Duration) string {
+	if c.stdio == nil {
+		return ""
+	}
+	return c.stdio.stderr(wait)
+}
+
+func (s *server) status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{Server: s.cfg.Name, Origin: s.cfg.Origin, File: s.cfg.File, State: s.state, Reason: s.reason}
+	if s.state == StateConnected {
+		if s.conn != nil && s.conn.ended() {
+			st.State, st.Reason = StateFailed, "the server exited; it restarts at the next call"
+		}
+		st.Tools = len(s.tools)
+	}
+	return st
+}
+
+func (s *server) currentTools() []contract.ExecutableTool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateConnected {
+		return nil
+	}
+	return asExecutable(s.tools)
+}
+
+func (s *server) startupTimeout() time.Duration {
+	return cmpOr(s.cfg.StartupTimeout, DefaultStartupTimeout)
+}
+
+func (s *server) callTimeout() time.Duration {
+	return cmpOr(s.cfg.CallTimeout, DefaultCallTimeout)
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+func (s *server) fail(state State, err error) error {
+	s.mu.Lock()
+	s.state, s.reason = state, reasonOf(err)
+	s.mu.Unlock()
+	return err
+}
+
+// reasonOf is the first line of err's message without the server's name,
+// for a status line.
+func reasonOf(err error) string {
+	var se *ServerError
+	if errors.As(err, &se) && se.Err != nil {
+		err = se.Err
+	}
+	var ce *ConfigError
+	if errors.As(err, &ce) && ce.Err != nil {
+		if ce.Field == "" {
+			return ce.Err.Error()
+		}
+		return ce.Field + ": " + ce.Err.Error()
+	}
+	text, _, _ := strings.Cut(err.Error(), "\n")
+	return text
+}
+
+// ensure returns a live session, starting the server (again) if needed.
+func (s *server) ensure(ctx context.Context) (*conn, error) {
+	if s.trust != Trusted {
+		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: ErrUntrusted}
+	}
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.m.closed.Load() {
+		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: ErrClosed}
+	}
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil && !c.ended() {
+		return c, nil
+	}
+	if c != nil {
+		_ = c.close() // reap the dead one and its process group
+	}
+	return s.start(ctx)
+}
+
+func (s *server) start(ctx context.Context) (*conn, error) {
+	l, err := s.cfg.expand(s.m.opts.Lookup)
+	if err != nil {
+		return nil, s.fail(StateUnavailable, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.startupTimeout())
+	defer cancel()
+	c := &conn{launch: l, done: make(chan struct{})}
+	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, &mcp.ClientOptions{
+		Logger:       s.m.opts.Logger,
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			// The handler runs on the session's reading goroutine; reading
+			// the list from there would wait on itself.
+			go s.refresh(c)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			s.progressLine(c, req.Params)
+		},
+	})
+	var transport mcp.Transport
+	switch s.cfg.Type {
+	case TypeStdio:
+		c.stdio = newStdioTransport(l, s.m.opts.Env, s.m.opts.CloseGrace, l.redact)
+		transport = c.stdio
+	case TypeSSE:
+		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}
+	default:
+		transport = &mcp.StreamableClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}
+	}
+	if s.m.connectTo != nil {
+		transport = s.m.connectTo(s.cfg)
+	}
+	session, err := connect(ctx, c, client, transport)
+	if err != nil {
+		if c.stdio != nil {
+			c.stdio.kill()
+		}
+		text := "it could not be started or did not complete the MCP handshake: " + l.redact(err.Error())
+		if ctx.Err() != nil {
+			text = "it did not complete the MCP handshake within " + s.startupTimeout().String() + "; set startup_timeout_ms for a slower server"
+		}
+		return nil, s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Stderr: c.stderr(500 * time.Millisecond),
+			Err: &problem{kind: ErrStart, cause: err, text: text}})
+	}
+	c.session = session
+	go func() {
+		_ = session.Wait()
+		close(c.done)
+	}()
+	tools, toolsErr, err := s.listTools(ctx, c)
+	if err != nil {
+		_ = c.close()
+		return nil, s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Stderr: c.stderr(500 * time.Millisecond),
+			Err: &problem{kind: ErrStart, cause: err, text: "listing its tools failed: " + l.redact(err.Error())}})
+	}
+	s.mu.Lock()
+	restarted, before := s.conn != nil || s.tools != nil, toolNamesOf(s.tools)
+	s.conn, s.tools, s.toolsErr = c, tools, toolsErr
+	s.state, s.reason = StateConnected, ""
+	s.mu.Unlock()
+	// A Manager closed meanwhile closes this session too: its close waits
+	// for startMu, which the caller holds until this returns.
+	if restarted && !slices.Equal(before, toolNamesOf(tools)) {
+		// A restarted server may offer other tools than it did.
+		go s.notify(tools)
+	}
+	return c, nil
+}
+
+func toolNamesOf(tools []*Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.desc.Name
+	}
+	return names
+}
+
+// notify tells the host the server's tools changed.
+func (s *server) notify(tools []*Tool) {
+	cb := s.m.opts.OnToolsChanged
+	if cb == nil {
+		return
+	}
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	cb(s.cfg.Name, asExecutable(tools))
+}
+
+// connect connects client over transport under ctx's deadline. The SDK
+// ties an sse session's event stream to the context Connect is given, so
+// Connect gets a context that lives as long as the session (c.stop ends
+// it); ctx bounds only the waiting.
+func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Transport) (*mcp.ClientSession, error) {
+	life, stop := context.WithCancel(context.WithoutCancel(ctx))
+	type result struct {
+		session *mcp.ClientSession
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		session, err := client.Connect(life, transport, nil)
+		done <- result{session, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			stop()
+			return nil, r.err
+		}
+		c.stop = stop
+		return r.session, nil
+	case <-ctx.Done():
+		stop()
+		if c.stdio != nil {
+			c.stdio.kill()
+		}
+		if r := <-done; r.session != nil {
+			_ = r.session.Close()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// listTools reads every page of tools/list and binds the tools. Tools whose
+// names collide are left out and reported in toolsErr.
+func (s *server) listTools(ctx context.Context, c *conn) (tools []*Tool, toolsErr error, err error) {
+	var remote []*mcp.Tool
+	for t, err := range c.session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, nil, err
+		}
+		remote = append(remote, t)
+	}
+	return s.bind(remote)
+}
+
+// refresh re-reads the tools after a list_changed notification and tells
+// the host.
+func (s *server) refresh(c *conn) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	if c.ended() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.startupTimeout())
+	defer cancel()
+	tools, toolsErr, err := s.listTools(ctx, c)
+	if err != nil {
+		s.m.opts.Logger.Warn("re-reading an MCP server's tools failed", "server", s.cfg.Name, "error", c.launch.redact(err.Error()))
+		return
+	}
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return // a restart has listed the tools since
+	}
+	s.tools, s.toolsErr = tools, toolsErr
+	s.mu.Unlock()
+	if toolsErr != nil {
+		s.m.opts.Logger.Warn("an MCP server's tools collide", "server", s.cfg.Name, "error", toolsErr.Error())
+	}
+	if cb := s.m.opts.OnToolsChanged; cb != nil {
+		cb(s.cfg.Name, asExecutable(tools)) // refreshMu is held
+	}
+}
+
+func (s *server) progressLine(c *conn, p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	v, ok := s.progress.Load(fmt.Sprint(p.ProgressToken))
+	if !ok {
+		return
+	}
+	line := c.launch.redact(p.Message)
+	amount := strconv.FormatFloat(p.Progress, 'g', -1, 64)
+	if p.Total > 0 {
+		amount += "/" + strconv.FormatFloat(p.Total, 'g', -1, 64)
+	}
+	if line == "" {
+		line = amount
+	} else {
+		line += " (" + amount + ")"
+	}
+	contract.Progress(v.(context.Context), line)
+}
+
+// progressLinger is how long a call's progress token stays registered
+// after the call returned.
+const progressLinger = time.Second
+
+// call runs one tool call. It is never retried: a call in flight when the
+// server died fails, and the next call restarts the server.
+func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (contract.Result, error) {
+	op := "call tool " + strconv.Quote(tool)
+	c, err := s.ensure(ctx)
+	if err != nil {
+		var se *ServerError
+		if errors.As(err, &se) {
+			se2 := *se
+			se2.Op = op
+			return contract.Result{}, &se2
+		}
+		return contract.Result{}, err
+	}
+	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout())
+	defer cancel()
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if contract.HasProgress(ctx) {
+		token := "basis-" + strconv.FormatInt(s.nextToken.Add(1), 10)
+		s.progress.Store(token, ctx)
+		// The SDK hands notifications to their handler on a queue of
+		// their own, so one sent just before the result may be handled
+		// just after it: the token lingers a moment to deliver it.
+		defer time.AfterFunc(progressLinger, func() { s.progress.Delete(token) })
+		params.SetProgressToken(token)
+	}
+	res, err := c.session.CallTool(callCtx, params)
+	if err != nil {
+		return contract.Result{}, s.callError(ctx, callCtx, c, op, err)
+	}
+	text := c.launch.redact(resultText(res))
+	if res.IsError {
+		if text == "" {
+			text = "the tool failed and said nothing more"
+		}
+		return contract.Result{}, &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrToolError, text: text}}
+	}
+	return contract.Result{Text: text}, nil
+}
+
+func (s *server) callError(ctx, callCtx context.Context, c *conn, op string, err error) error {
+	var wire *jsonrpc.Error
+	switch {
+	case errors.As(err, &wire):
+		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrProtocol, cause: err,
+			text: "the server refused the call (code " + strconv.FormatInt(wire.Code, 10) + "): " + c.launch.redact(wire.Message)}}
+	case ctx.Err() != nil:
+		return &ServerError{Server: s.cfg.Name, Op: op, Err: fmt.Errorf("the call was cancelled: %w", ctx.Err())}
+	case callCtx.Err() != nil:
+		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrCallTimeout, cause: callCtx.Err(),
+			text: "no answer within " + s.callTimeout().String() + "; the call may still have had an effect. Set call_timeout_ms for a slower server"}}
+	}
+	// Anything else is a broken connection: wait for the session to end,
+	// so a dead server is told apart from a garbled answer.
+	select {
+	case <-c.done:
+	case <-time.After(time.Second):
+	}
+	if c.ended() || errors.Is(err, mcp.ErrConnectionClosed) {
+		s.fail(StateFailed, errors.New("the server exited; it restarts at the next call"))
+		return &ServerError{Server: s.cfg.Name, Op: op, Stderr: c.stderr(time.Second), Err: &problem{kind: ErrServerDied, cause: err,
+			text: "the server's connection ended while the call was in flight, so it may or may not have had its effect; it was not retried. The next call restarts the server"}}
+	}
+	return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrProtocol, cause: err, text: c.launch.redact(err.Error())}}
+}
+
+func (s *server) close() error {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	s.mu.Lock()
+	c := s.conn
+	s.conn = nil
+	if s.state == StateConnected || s.state == StateFailed || s.state == StateNotStarted {
+		s.state = StateClosed
+	}
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	if err := c.close(); err != nil && !c.ended() {
+		return &ServerError{Server: s.cfg.Name, Op: "close", Err: errors.New(c.launch.redact(err.Error()))}
+	}
+	return nil
+}
+
+// resultText turns a call's content into what the model reads: text joined
+// with newlines, other content summarised, and structured content as JSON
+// when there is no text.
+func resultText(res *mcp.CallToolResult) string {
+	var parts []string
+	hasText := false
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			hasText = true
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, "[image "+c.MIMEType+", "+strconv.Itoa(len(c.Data))+" bytes]")
+		case *mcp.AudioContent:
+			parts = append(parts, "[audio "+c.MIMEType+", "+strconv.Itoa(len(c.Data))+" bytes]")
+		case *mcp.ResourceLink:
+			parts = append(parts, "[resource link "+c.URI+"]")
+		case *mcp.EmbeddedResource:
+			parts = append(parts, resourceSummary(c.Resource))
+		default:
+			parts = append(parts, fmt.Sprintf("[%T content]", c))
+		}
+	}
+	if !hasText && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			parts = append([]string{string(b)}, parts...)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func resourceSummary(r *mcp.ResourceContents) string {
+	if r == nil {
+		return "[resource]"
+	}
+	size := len(r.Blob)
+	if r.Text != "" {
+		size = len(r.Text)
+	}
+	head := "[resource " + r.URI
+	if r.MIMEType != "" {
+		head += " " + r.MIMEType
+	}
+	return head + ", " + strconv.Itoa(size) + " bytes]"
+}

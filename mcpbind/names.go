@@ -1,0 +1,55 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+
+	"github.com/basis-go/basis/contract"
+)
+
+// sanitize replaces every character outside [A-Za-z0-9_-] with "_", so a
+// server's or tool's name fits the set every model provider accepts.
+func sanitize(s string) string {
+	if s == "" {
+		return "_"
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 && nameByte(byte(r)) || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// serverPrefix is what every tool name of the server begins with.
+func serverPrefix(server string) string {
+	return contract.MCPPrefix + sanitize(server) + "__"
+}
+
+// hashLen is how many hex digits of SHA-256 end a shortened name.
+const hashLen = 8
+
+// ToolName returns the basis name of tool on server:
+// "mcp__<server>__<tool>", each part with characters outside
+// [A-Za-z0-9_-] replaced by "_". A name longer than
+// [contract.MaxNameLen] keeps its first characters and ends in "_" and
+// eight hex digits of a hash of the server's and the tool's original
+// names, so the same tool always gets the same name and two long names
+// with a common beginning still differ.
+func ToolName(server, tool string) string {
+	name := serverPrefix(server) + sanitize(tool)
+	if len(name) <= contract.MaxNameLen {
+		return name
+	}
+	sum := sha256.Sum256([]byte(server + "\x00" + tool))
+	return name[:contract.MaxNameLen-hashLen-1] + "_" + hex.EncodeToString(sum[:])[:hashLen]
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,555 @@
+package mcpbind
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Roster is what a [Server] serves: a runtime's tools behind an adapter the
+// host writes. Implementations must be safe for concurrent use: the server
+// calls Call from many goroutines at once and does not serialise anything
+// itself — a roster whose tools must not run side by side (tools that are
+// not Parallel) serialises them in Call.
+type Roster interface {
+	// Tools returns the descriptors of every tool to serve. It is read when
+	// the server is made and again on every [Server.Refresh].
+	Tools() []contract.Descriptor
+	// Call runs one call through the whole pipeline (schema, preview, gate,
+	// execute, audit) and returns the text the model reads and whether it
+	// is an error: a tool error, or a refusal of any kind (unknown tool,
+	// invalid input, preview refusal, denial). The text is sent to the
+	// client as it is, so it must never carry a secret.
+	//
+	// ctx carries the call's progress hook (see [contract.Progress]) and
+	// the question channel [Ask] uses; it is cancelled when the client
+	// cancels the call or the server shuts down.
+	Call(ctx context.Context, name string, call contract.Call) (text string, isError bool)
+}
+
+// TitledRoster is a [Roster] that also has a human title for some of its
+// tools. The server sends a title when Title returns a non-empty string.
+type TitledRoster interface {
+	Roster
+	// Title returns the tool's human title, or "" for none.
+	Title(tool string) string
+}
+
+// DefaultAnswerTimeout is how long a call waits, between two round trips,
+// for the client to come back with its user's answer to an approval
+// question before the question counts as unanswered (and the call is
+// denied).
+const DefaultAnswerTimeout = 10 * time.Minute
+
+// ServerOptions configures a [Server]. The zero value is usable.
+type ServerOptions struct {
+	// Name and Version identify the server to clients; empty means "basis"
+	// and "devel".
+	Name, Version string
+	// Log receives one line per call and a line for each tool that cannot
+	// be served. Nil discards them. On stdio it must not be stdout, which
+	// carries the protocol.
+	Log io.Writer
+	// AnswerTimeout bounds the wait for an answer to an approval question
+	// between round trips; zero means [DefaultAnswerTimeout].
+	AnswerTimeout time.Duration
+}
+
+// Server serves a [Roster] as an MCP server, over stdio ([Server.Serve]
+// with [mcp.StdioTransport]) or streamable HTTP ([Server.ListenAndServe]).
+// Every call goes to [Roster.Call]; every result is a tool result, with
+// isError set for failures and refusals, never a protocol error, so the
+// model reads what went wrong and can correct itself.
+//
+// Calls run concurrently, from one client or many; the server does not
+// serialise them (the roster does, for tools that are not Parallel), and
+// a slow call never holds up tools/list.
+type Server struct {
+	roster  Roster
+	mcp     *mcp.Server
+	opts    ServerOptions
+	logMu   sync.Mutex
+	regMu   sync.Mutex
+	served  atomic.Pointer[map[string][]byte] // name → the tool as sent, for change detection
+	base    context.Context
+	stopAll context.CancelFunc
+	calls   sync.WaitGroup
+
+	mu      sync.Mutex
+	pending map[string]*pendingCall // by request state, while a call is in flight
+	closing bool                    // no new call starts; guards calls.Add against calls.Wait
+	seq     atomic.Uint64
+}
+
+// NewServer returns a server for r. It reads r.Tools() once now; call
+// [Server.Refresh] when the roster changes.
+func NewServer(r Roster, opts *ServerOptions) *Server {
+	s := &Server{roster: r, pending: map[string]*pendingCall{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Name == "" {
+		s.opts.Name = "basis"
+	}
+	if s.opts.Version == "" {
+		s.opts.Version = "devel"
+	}
+	if s.opts.Log == nil {
+		s.opts.Log = io.Discard
+	}
+	if s.opts.AnswerTimeout <= 0 {
+		s.opts.AnswerTimeout = DefaultAnswerTimeout
+	}
+	s.base, s.stopAll = context.WithCancel(context.Background())
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
+		// Advertise tools (and list_changed) even while the roster is
+		// empty: a later Refresh may add some.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	s.mcp.AddReceivingMiddleware(s.unknownTools)
+	empty := map[string][]byte{}
+	s.served.Store(&empty)
+	s.Refresh()
+	return s
+}
+
+// MCPServer returns the underlying SDK server, for hosts that connect
+// transports of their own.
+func (s *Server) MCPServer() *mcp.Server { return s.mcp }
+
+// Refresh reads the roster's tools again and brings the served list up to
+// date: tools gone are removed, new and changed ones are (re)added, and
+// clients are sent notifications/tools/list_changed when anything
+// differs. Calls in flight are not disturbed.
+func (s *Server) Refresh() {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	old := *s.served.Load()
+	next := make(map[string][]byte)
+	for _, d := range s.roster.Tools() {
+		t, err := s.toolFor(d)
+		if err != nil {
+			s.logf("tool %s is not served: %v", printableToolName(d.Name), err)
+			continue
+		}
+		wire, err := json.Marshal(t)
+		if err != nil {
+			s.logf("tool %s is not served: %v", printableToolName(d.Name), err)
+			continue
+		}
+		next[d.Name] = wire
+		if !bytes.Equal(old[d.Name], wire) {
+			s.mcp.AddTool(t, s.callTool)
+		}
+	}
+	var gone []string
+	for name := range old {
+		if _, ok := next[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	s.served.Store(&next)
+}
+
+// serving reports whether a tool of that name is served now.
+func (s *Server) serving(name string) bool {
+	_, ok := (*s.served.Load())[name]
+	return ok
+}
+
+// toolFor converts a descriptor to the MCP tool sent to clients.
+func (s *Server) toolFor(d contract.Descriptor) (*mcp.Tool, error) {
+	schema := d.InputSchema
+	if len(bytes.TrimSpace(schema)) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	var top map[string]any
+	if err := json.Unmarshal(schema, &top); err != nil || top["type"] != "object" {
+		return nil, fmt.Errorf("its input schema is not a JSON Schema object of type \"object\"")
+	}
+	t := &mcp.Tool{
+		Name:        d.Name,
+		Description: d.Description,
+		InputSchema: json.RawMessage(schema),
+		Annotations: Annotations(d.SideEffect),
+	}
+	if tr, ok := s.roster.(TitledRoster); ok {
+		if title := tr.Title(d.Name); title != "" {
+			t.Title = title
+			t.Annotations.Title = title
+		}
+	}
+	return t, nil
+}
+
+// Annotations returns the MCP tool annotations for a tool whose strongest
+// side effect is se: readOnlyHint for none; destructiveHint for process and
+// external; openWorldHint for external. Every hint is stated, since MCP's
+// defaults (destructive, open world) would otherwise claim more than the
+// tool does.
+func Annotations(se contract.SideEffect) *mcp.ToolAnnotations {
+	destructive := se == contract.SideEffectProcess || se == contract.SideEffectExternal
+	openWorld := se >= contract.SideEffectExternal
+	return &mcp.ToolAnnotations{
+		ReadOnlyHint:    se == contract.SideEffectNone,
+		DestructiveHint: &destructive,
+		OpenWorldHint:   &openWorld,
+	}
+}
+
+// unknownTools answers a call of a tool the server does not list with a
+// tool result rather than the SDK's protocol error, so the model reads the
+// roster's refusal (which names close matches) and its turn goes on.
+func (s *Server) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || call.Params == nil || s.serving(call.Params.Name) {
+			return next(ctx, method, req)
+		}
+		// This path is outside the SDK's input-request handling, so the
+		// call may not ask its user anything: [Ask] says so and the
+		// approver denies.
+		pc := s.newPending(call, false)
+		return s.start(ctx, pc, call)
+	}
+}
+
+// callTool is the SDK handler of every served tool.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if req.Params.RequestState != "" {
+		return s.resume(ctx, req), nil
+	}
+	return s.start(ctx, s.newPending(req, true), req)
+}
+
+// pendingCall is one call in flight. Its pipeline runs on a goroutine of
+// its own, under a context derived from the server's (not the request's),
+// because on protocol 2026-07-28 an approval question ends the request and
+// the answer comes in a second one: the pipeline waits in [Ask] across
+// the two.
+type pendingCall struct {
+	id      string // the request state a retry echoes; unguessable
+	seq     uint64
+	name    string
+	input   json.RawMessage
+	origin  *mcp.ServerSession
+	canAsk  bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	asks    chan *question // from Ask to the attached handler
+	done    chan struct{}
+	text    string
+	isError bool
+	asked   atomic.Int32
+	progN   atomic.Int64
+	askMu   sync.Mutex // one question at a time
+
+	mu          sync.Mutex
+	att         *attachment // the request currently waiting on the call
+	outstanding *question   // a question sent to the client and not yet answered
+}
+
+// attachment is the request a pendingCall reports to: where progress
+// goes, and whether its client can be asked.
+type attachment struct {
+	ctx       context.Context
+	session   *mcp.ServerSession
+	token     any
+	canElicit bool
+}
+
+type pendingKey struct{}
+
+func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall {
+	ctx, cancel := context.WithCancel(s.base)
+	pc := &pendingCall{
+		id:     rand.Text(),
+		seq:    s.seq.Add(1),
+		name:   req.Params.Name,
+		input:  bytes.Clone(req.Params.Arguments),
+		origin: req.Session,
+		canAsk: canAsk,
+		cancel: cancel,
+		asks:   make(chan *question),
+		done:   make(chan struct{}),
+	}
+	ctx = context.WithValue(ctx, pendingKey{}, pc)
+	ctx = contract.WithProgress(ctx, pc.progress)
+	pc.ctx = ctx
+	return pc
+}
+
+// start runs a new call and waits for its result or its first question.
+func (s *Server) start(ctx context.Context, pc *pendingCall, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		pc.cancel()
+		return errorResult("basis: the server is shutting down; the call was not run"), nil
+	}
+	s.pending[pc.id] = pc
+	s.calls.Add(1)
+	s.mu.Unlock()
+	pc.attach(ctx, req)
+	go s.run(pc)
+	return s.wait(ctx, pc, req), nil
+}
+
+// run is the call's pipeline goroutine.
+func (s *Server) run(pc *pendingCall) {
+	defer s.calls.Done()
+	began := time.Now()
+	status := "ok"
+	func() {
+		defer func() {
+			// A panic's value is not printed anywhere: it may hold what
+			// the roster keeps secret.
+			if recover() != nil {
+				pc.text, pc.isError = "basis: the call failed inside the server (a panic); nothing ran to completion, and the server is still up", true
+				status = "panicked"
+			}
+		}()
+		in := pc.input
+		if len(in) == 0 {
+			in = json.RawMessage(`{}`)
+		}
+		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, contract.Call{ID: "mcp-" + strconv.FormatUint(pc.seq, 10), Input: in})
+	}()
+	if status == "ok" && pc.isError {
+		status = "error"
+	}
+	if pc.ctx.Err() != nil {
+		status += ", cancelled"
+	}
+	pc.cancel()
+	close(pc.done)
+	s.mu.Lock()
+	delete(s.pending, pc.id)
+	s.mu.Unlock()
+	asked := ""
+	if n := pc.asked.Load(); n > 0 {
+		asked = fmt.Sprintf(", asked the client %d time(s)", n)
+	}
+	s.logf("call %d %s: %s in %s%s", pc.seq, printableToolName(pc.name), status, time.Since(began).Round(time.Millisecond), asked)
+}
+
+// wait waits on behalf of one request: for the call's result, or for a
+// question to send the client as an input request. A request cancelled by
+// the client cancels the call.
+func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	stop := context.AfterFunc(ctx, pc.cancel)
+	select {
+	case <-pc.done:
+		stop()
+		pc.detach()
+		return pc.result()
+	case q := <-pc.asks:
+		if !stop() {
+			// The request is gone and the call is being cancelled;
+			// Ask returns with the cancellation.
+			<-pc.done
+			pc.detach()
+			return pc.result()
+		}
+		pc.mu.Lock()
+		q.timer = time.AfterFunc(s.opts.AnswerTimeout, func() {
+			q.answer(answer{err: fmt.Errorf("%w within %s", ErrNoAnswer, s.opts.AnswerTimeout)})
+		})
+		pc.att, pc.outstanding = nil, q
+		pc.mu.Unlock()
+		pc.asked.Add(1)
+		if !newProtocol(req.Session) {
+			// On older protocols the SDK asks the client and retries
+			// within this same request; when the request ends without
+			// that retry (the client failed to answer), the question
+			// is over.
+			context.AfterFunc(ctx, func() { q.answer(answer{err: fmt.Errorf("%w: the request that asked it ended", ErrNoAnswer)}) })
+		}
+		return &mcp.CallToolResult{
+			InputRequests: mcp.InputRequestMap{questionID: q.params},
+			RequestState:  pc.id,
+		}
+	}
+}
+
+// resume handles the retry of a call that asked a question: it hands the
+// client's answer to the waiting pipeline and waits again.
+func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	s.mu.Lock()
+	pc := s.pending[req.Params.RequestState]
+	s.mu.Unlock()
+	if pc == nil {
+		return errorResult("basis: the approval question this retry answers is no longer open (it was answered already, it timed out, or the call was cancelled); call the tool again")
+	}
+	if pc.name != req.Params.Name || !sameJSON(pc.input, req.Params.Arguments) {
+		return errorResult("basis: this retry's tool or arguments differ from the call that asked the question; call the tool again")
+	}
+	pc.mu.Lock()
+	q := pc.outstanding
+	if q != nil && pc.att == nil {
+		pc.outstanding = nil
+		q.timer.Stop()
+	} else {
+		q = nil
+	}
+	pc.mu.Unlock()
+	if q == nil {
+		return errorResult("basis: the approval question this retry answers is being answered by another request; call the tool again")
+	}
+	pc.attach(ctx, req)
+	res, _ := req.Params.InputResponses[questionID].(*mcp.ElicitResult)
+	q.answer(answer{reply: replyFrom(res)})
+	return s.wait(ctx, pc, req)
+}
+
+func (pc *pendingCall) attach(ctx context.Context, req *mcp.CallToolRequest) {
+	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
+	if pc.canAsk {
+		a.canElicit = canElicit(req.Session)
+	}
+	pc.mu.Lock()
+	pc.att = a
+	pc.mu.Unlock()
+}
+
+func (pc *pendingCall) detach() {
+	pc.mu.Lock()
+	pc.att = nil
+	pc.mu.Unlock()
+}
+
+func (pc *pendingCall) attached() *attachment {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.att
+}
+
+func (pc *pendingCall) result() *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: pc.text}}, IsError: pc.isError}
+}
+
+// progress is the call's progress hook: a line becomes a progress
+// notification when the waiting request carries a progress token. It is
+// sent in the request's context, so an HTTP client gets it on that
+// request's stream.
+func (pc *pendingCall) progress(line string) {
+	a := pc.attached()
+	if a == nil || a.token == nil || a.session == nil {
+		return
+	}
+	n := pc.progN.Add(1)
+	_ = a.session.NotifyProgress(a.ctx, &mcp.ProgressNotificationParams{ProgressToken: a.token, Message: line, Progress: float64(n)})
+}
+
+// shutdown cancels every call in flight (and every question waiting for
+// an answer) and waits for their pipelines to end, so their audit records
+// are written.
+func (s *Server) shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.stopAll()
+	s.calls.Wait()
+}
+
+// cancelSession cancels the calls a session started and waits for them.
+func (s *Server) cancelSession(ss *mcp.ServerSession) {
+	s.mu.Lock()
+	calls := make([]*pendingCall, 0, len(s.pending))
+	for pc := range maps.Values(s.pending) {
+		if pc.origin == ss {
+			calls = append(calls, pc)
+		}
+	}
+	s.mu.Unlock()
+	for _, pc := range calls {
+		pc.cancel()
+	}
+	for _, pc := range calls {
+		<-pc.done
+	}
+}
+
+// Serve serves one client over t (for stdio, &mcp.StdioTransport{}) until
+// the client disconnects or ctx is done. Either way the calls that client
+// started are cancelled and Serve returns once their pipelines have ended.
+func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("mcpbind: serve: connecting the transport: %w", err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		s.cancelSession(ss)
+		ss.Close()
+		<-ended
+		return nil
+	case err = <-ended:
+		s.cancelSession(ss)
+		return err
+	}
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
+}
+
+func (s *Server) logf(format string, args ...any) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.opts.Log, "basis serve: "+format+"\n", args...)
+}
+
+// printableToolName renders a tool name from the client for a log line: as it
+// is when valid, quoted and shortened otherwise.
+func printableToolName(name string) string {
+	if contract.ValidName(name) {
+		return name
+	}
+	if len(name) > contract.MaxNameLen {
+		name = name[:contract.MaxNameLen] + "…"
+	}
+	return strconv.Quote(name)
+}
+
+// sameJSON reports whether two argument objects are the same JSON value.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	ca, errA := contract.CanonicalInput(a)
+	cb, errB := contract.CanonicalInput(b)
+	return errA == nil && errB == nil && bytes.Equal(ca, cb)
+}
+
+// newProtocol reports whether the session speaks protocol 2026-07-28 or
+// later, where a question ends the request and the answer comes in a
+// retry. The SDK assumes the newest version when it does not know.
+func newProtocol(ss *mcp.ServerSession) bool {
+	v := "9999"
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ProtocolVersion != "" {
+			v = p.ProtocolVersion
+		}
+	}
+	return v >= "2026-07-28"
+}

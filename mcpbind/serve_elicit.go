@@ -1,0 +1,222 @@
+package mcpbind
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Errors [Ask] returns. Each means nobody answered, and an approver treats
+// it as a denial whose reason says how to allow the call another way.
+var (
+	// ErrNoElicitation: the client did not declare that it supports form
+	// elicitation, so its user cannot be asked.
+	ErrNoElicitation = errors.New("the MCP client cannot ask its user (it did not declare elicitation support)")
+	// ErrNotServing: the context does not come from a call a [Server] is
+	// serving, so there is no client to ask.
+	ErrNotServing = errors.New("no MCP client to ask: the call is not being served by basis serve")
+	// ErrNoAnswer: the question went to the client and no answer came
+	// back in time.
+	ErrNoAnswer = errors.New("the MCP client's user gave no answer")
+)
+
+// questionID names the one input request a call sends at a time.
+const questionID = "basis_approval"
+
+// Question is what the client's user is asked about one call: the preview
+// the gate judged, and the tool it is for.
+type Question struct {
+	// Tool is the name the model called.
+	Tool string
+	// Source is where the tool came from (a manifest path, an MCP config,
+	// "builtin"), shown so the user knows whose tool it is.
+	Source string
+	// SideEffect is the preview's: what the call may touch.
+	SideEffect contract.SideEffect
+	// Summary is the preview's one human line.
+	Summary string
+	// Subject is the preview's canonical JSON of exactly what runs; it
+	// never carries a secret, so it is shown as it is.
+	Subject json.RawMessage
+}
+
+// Choice is the user's answer. The zero value denies: nothing that is not
+// an explicit allow is read as consent.
+type Choice int
+
+const (
+	// ChoiceDeny: do not run the call.
+	ChoiceDeny Choice = iota
+	// ChoiceAllowOnce: run this call.
+	ChoiceAllowOnce
+	// ChoiceAllowAlways: run this call, and calls of this tool with the
+	// same subject from now on in this workspace. The approver remembers
+	// it as a rule bound to the tool's source.
+	ChoiceAllowAlways
+)
+
+var choiceWords = [...]string{ChoiceDeny: "deny", ChoiceAllowOnce: "allow_once", ChoiceAllowAlways: "allow_always"}
+
+// String returns "deny", "allow_once" or "allow_always".
+func (c Choice) String() string {
+	if c >= 0 && int(c) < len(choiceWords) {
+		return choiceWords[c]
+	}
+	return fmt.Sprintf("Choice(%d)", int(c))
+}
+
+// Reply is the client's answer to a [Question].
+type Reply struct {
+	// Choice is what the user chose; anything but an explicit allow is
+	// ChoiceDeny.
+	Choice Choice
+	// Said is what happened, in words for a denial's reason: "the user
+	// chose deny", "the user declined the question", …
+	Said string
+}
+
+type answer struct {
+	reply Reply
+	err   error
+}
+
+// question is one elicitation on its way to the client and back.
+type question struct {
+	params *mcp.ElicitParams
+	once   sync.Once
+	reply  chan answer // buffered: the first answer wins, later ones are dropped
+	timer  *time.Timer // the answer timeout; set and stopped under the call's mu
+}
+
+func (q *question) answer(a answer) {
+	q.once.Do(func() { q.reply <- a })
+}
+
+// Ask asks the user of the MCP client that made the call in ctx whether
+// the call may run, through a form elicitation sent as an input request
+// (the SDK's multi round-trip pattern): on protocol 2026-07-28 the call's
+// result carries the question and the client retries with the answer; on
+// older protocols the SDK sends elicitation/create and retries for us.
+// Either way Ask blocks until the answer comes, ctx is done, or the
+// server's answer timeout passes.
+//
+// An approver in the host calls Ask from inside [Roster.Call]. It returns
+// [ErrNoElicitation] when the client cannot be asked, [ErrNotServing]
+// when ctx is not a served call's, and an error wrapping [ErrNoAnswer] or
+// ctx's error when no answer came; all of them mean deny.
+func Ask(ctx context.Context, q Question) (Reply, error) {
+	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
+	if pc == nil {
+		return Reply{}, ErrNotServing
+	}
+	pc.askMu.Lock()
+	defer pc.askMu.Unlock()
+	if a := pc.attached(); a == nil || !a.canElicit {
+		return Reply{}, ErrNoElicitation
+	}
+	qu := &question{params: elicitParams(q), reply: make(chan answer, 1)}
+	select {
+	case pc.asks <- qu:
+	case <-ctx.Done():
+		return Reply{}, fmt.Errorf("asking the MCP client's user: %w", context.Cause(ctx))
+	}
+	select {
+	case a := <-qu.reply:
+		return a.reply, a.err
+	case <-ctx.Done():
+		qu.answer(answer{err: ctx.Err()})
+		return Reply{}, fmt.Errorf("waiting for the MCP client's user: %w", context.Cause(ctx))
+	}
+}
+
+// canElicit reports whether the session's client declared form
+// elicitation (an empty elicitation capability means form, for clients
+// older than modes).
+func canElicit(ss *mcp.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+		return false
+	}
+	e := p.Capabilities.Elicitation
+	return e.Form != nil || e.URL == nil
+}
+
+// elicitParams renders the form: the preview in words, and one choice.
+// enum with enumNames is the form every protocol version with elicitation
+// understands.
+func elicitParams(q Question) *mcp.ElicitParams {
+	var b strings.Builder
+	fmt.Fprintf(&b, "basis: the tool %s wants to act (side effect: %s).\n", printable(q.Tool), q.SideEffect)
+	if q.Summary != "" {
+		fmt.Fprintf(&b, "%s\n", printable(q.Summary))
+	}
+	if len(q.Subject) > 0 {
+		fmt.Fprintf(&b, "Exactly what runs: %s\n", printable(string(q.Subject)))
+	}
+	if q.Source != "" {
+		fmt.Fprintf(&b, "The tool comes from: %s\n", printable(q.Source))
+	}
+	b.WriteString("Allow it?")
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"decision": map[string]any{
+				"type":        "string",
+				"title":       "Decision",
+				"description": "Allow this call once, allow calls with this same subject from now on in this workspace, or deny it.",
+				"enum":        []any{ChoiceAllowOnce.String(), ChoiceAllowAlways.String(), ChoiceDeny.String()},
+				"enumNames":   []any{"Allow once", "Always allow this (in this workspace)", "Deny"},
+			},
+		},
+		"required": []any{"decision"},
+	}
+	return &mcp.ElicitParams{Mode: "form", Message: b.String(), RequestedSchema: schema}
+}
+
+// replyFrom reads the client's answer. Anything but an accepted form with
+// one of the three choices is a denial.
+func replyFrom(res *mcp.ElicitResult) Reply {
+	if res == nil {
+		return Reply{Choice: ChoiceDeny, Said: "no answer to the question came back with the retry"}
+	}
+	switch res.Action {
+	case "decline":
+		return Reply{Choice: ChoiceDeny, Said: "the user declined the question"}
+	case "cancel":
+		return Reply{Choice: ChoiceDeny, Said: "the user dismissed the question without choosing"}
+	case "accept":
+	default:
+		return Reply{Choice: ChoiceDeny, Said: "the client's answer was not accept, decline or cancel"}
+	}
+	word, _ := res.Content["decision"].(string)
+	switch word {
+	case ChoiceAllowOnce.String():
+		return Reply{Choice: ChoiceAllowOnce, Said: "the user allowed it once"}
+	case ChoiceAllowAlways.String():
+		return Reply{Choice: ChoiceAllowAlways, Said: "the user allowed it always"}
+	case ChoiceDeny.String():
+		return Reply{Choice: ChoiceDeny, Said: "the user chose deny"}
+	}
+	return Reply{Choice: ChoiceDeny, Said: "the user's answer was not one of allow_once, allow_always, deny"}
+}
+
+// printable escapes control characters, so text from a tool or a manifest
+// cannot forge lines in the user's form.
+func printable(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	q := fmt.Sprintf("%q", s)
+	return q[1 : len(q)-1]
+}

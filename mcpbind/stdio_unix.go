@@ -1,0 +1,178 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stderrTailSize is how much of a server's stderr is kept for messages.
+const stderrTailSize = 64 << 10
+
+// DefaultCloseGrace is how long a closing stdio server has to exit after
+// its stdin is closed before its whole process group is killed.
+const DefaultCloseGrace = 2 * time.Second
+
+// stdioTransport starts a server program through the SDK's
+// CommandTransport, with two things the SDK does not do: the child gets a
+// process group of its own, which is killed whole on close (the SDK
+// signals only the direct child, so an npx wrapper's real server would
+// outlive it), and its stderr is read into a bounded tail for messages.
+type stdioTransport struct {
+	cmd   *exec.Cmd
+	grace time.Duration
+	tail  *tailBuffer
+	// stderrDone is closed when the stderr pipe reaches EOF: every
+	// process holding it has exited.
+	stderrDone chan struct{}
+
+	mu   sync.Mutex
+	conn *groupConn
+}
+
+func newStdioTransport(l *launch, baseEnv []string, grace time.Duration, redact func(string) string) *stdioTransport {
+	cmd := exec.Command(l.command, l.args...)
+	cmd.Env = append(append([]string(nil), baseEnv...), l.env...)
+	cmd.Dir = l.cwd
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return &stdioTransport{cmd: cmd, grace: grace, tail: &tailBuffer{max: stderrTailSize, redact: redact}, stderrDone: make(chan struct{})}
+}
+
+// Connect starts the program.
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	// An *os.File, so exec hands the descriptor to the child and Wait does
+	// not wait for a copying goroutine that a grandchild holding stderr
+	// would keep alive.
+	t.cmd.Stderr = w
+	// The SDK's own escalation (SIGTERM, then SIGKILL to the child alone)
+	// waits longer than the grace, so the group kill comes first.
+	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: t.grace + time.Second}
+	conn, err := inner.Connect(ctx)
+	w.Close()
+	if err != nil {
+		r.Close()
+		close(t.stderrDone)
+		return nil, err
+	}
+	go func() {
+		defer close(t.stderrDone)
+		defer r.Close()
+		buf := make([]byte, 4096)
+		for {
+			n, err := r.Read(buf)
+			t.tail.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	gc := &groupConn{Connection: conn, pgid: t.cmd.Process.Pid, grace: t.grace}
+	t.mu.Lock()
+	t.conn = gc
+	t.mu.Unlock()
+	return gc, nil
+}
+
+// stderr returns the tail of the server's stderr, first waiting up to
+// wait for every holder of the pipe to exit, so a crash's last words are
+// in it.
+func (t *stdioTransport) stderr(wait time.Duration) string {
+	if wait > 0 {
+		select {
+		case <-t.stderrDone:
+		case <-time.After(wait):
+		}
+	}
+	return t.tail.String()
+}
+
+// kill ends the whole process group now, whether or not the session was
+// ever set up.
+func (t *stdioTransport) kill() {
+	if p := t.cmd.Process; p != nil {
+		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+	}
+}
+
+// groupConn closes the SDK's connection (which closes the child's stdin
+// and waits for it) and, after the grace period or as soon as that
+// returns, kills the whole process group, so nothing the server started
+// outlives it.
+type groupConn struct {
+	mcp.Connection
+	pgid  int
+	grace time.Duration
+
+	once sync.Once
+	err  error
+}
+
+// Close implements [mcp.Connection].
+func (c *groupConn) Close() error {
+	c.once.Do(func() {
+		done := make(chan error, 1)
+		go func() { done <- c.Connection.Close() }()
+		timer := time.NewTimer(c.grace)
+		defer timer.Stop()
+		select {
+		case err := <-done:
+			c.err = err
+			_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+		case <-timer.C:
+			_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+			select {
+			case c.err = <-done:
+			case <-time.After(time.Second):
+				c.err = errors.New("the server did not exit after it was killed")
+			}
+		}
+		// A server that exits on its own, or is killed, has done what
+		// closing asks: its exit status is no failure of Close.
+		var exit *exec.ExitError
+		if errors.As(c.err, &exit) || errors.Is(c.err, os.ErrProcessDone) {
+			c.err = nil
+		}
+	})
+	return c.err
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu     sync.Mutex
+	max    int
+	buf    []byte
+	redact func(string) string
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the tail with every configured secret cut out.
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	s := string(b.buf)
+	b.mu.Unlock()
+	if b.redact != nil {
+		s = b.redact(s)
+	}
+	return s
+}

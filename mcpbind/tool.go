@@ -1,0 +1,233 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool is one tool of an MCP server, bound to the contract. Its name is
+// [ToolName] of the server's and the tool's names; calling it calls the
+// tool on the server, starting (or restarting) the server if needed.
+type Tool struct {
+	desc        contract.Descriptor
+	srv         *server
+	remote      string
+	annotations any // the tool's annotations as the server sent them, or nil
+}
+
+var _ contract.ExecutableTool = (*Tool)(nil)
+
+// Descriptor describes the tool: the server's input schema as given,
+// binding "mcp", source "<config file>#<server>", side effect external
+// unless the operator trusts the server's annotations and the tool says
+// readOnlyHint.
+func (t *Tool) Descriptor() contract.Descriptor {
+	d := t.desc
+	d.Capabilities = slices.Clone(d.Capabilities)
+	return d
+}
+
+// Server returns the name of the tool's server.
+func (t *Tool) Server() string { return t.srv.cfg.Name }
+
+// RemoteName returns the tool's name on its server.
+func (t *Tool) RemoteName() string { return t.remote }
+
+// AuthorizationPreview describes the call: its Subject is the canonical
+// JSON of {"annotations", "arguments", "server", "tool"}, where server is
+// the server as configured (its command and args as written, or its URL
+// without query) — never an env or header value. It refuses input that is
+// not one JSON object, wrapping [contract.ErrInvalidInput].
+func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
+	args, err := contract.CanonicalInput(call.Input)
+	if err != nil {
+		return contract.Preview{}, err
+	}
+	subject, err := contract.CanonicalJSON(map[string]any{
+		"annotations": t.annotations,
+		"arguments":   args,
+		"server":      t.srv.subject,
+		"tool":        t.remote,
+	})
+	if err != nil {
+		return contract.Preview{}, err
+	}
+	return contract.Preview{
+		SideEffect:   t.desc.SideEffect,
+		Capabilities: slices.Clone(t.desc.Capabilities),
+		Subject:      subject,
+		Summary:      "call tool " + strconv.Quote(t.remote) + " of MCP server " + strconv.Quote(t.srv.cfg.Name) + " (" + serverSummary(t.srv.subject) + ")",
+	}, nil
+}
+
+// Execute calls the tool with the call's input as its arguments, under the
+// server's call timeout. Text content is joined; images, audio and
+// resources are summarised; structured content is shown as JSON when there
+// is no text. An isError result, a protocol error, a timeout and a server
+// that died during the call are errors ([*ServerError]) naming the server;
+// none is retried.
+func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
+	args, err := contract.CanonicalInput(call.Input)
+	if err != nil {
+		return contract.Result{}, err
+	}
+	return t.srv.call(ctx, t.remote, args)
+}
+
+func asExecutable(tools []*Tool) []contract.ExecutableTool {
+	out := make([]contract.ExecutableTool, len(tools))
+	for i, t := range tools {
+		out[i] = t
+	}
+	return out
+}
+
+// bind turns a server's tools into Tools, in name order. Two tools whose
+// names sanitise to one are both left out and reported.
+func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
+	byName := map[string]string{}
+	colliding := map[string]bool{}
+	var errs []error
+	for _, rt := range remote {
+		name := ToolName(s.cfg.Name, rt.Name)
+		if other, ok := byName[name]; ok {
+			colliding[name] = true
+			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: ErrNameCollision,
+				text: "tools " + strconv.Quote(other) + " and " + strconv.Quote(rt.Name) + " both become " + name + "; neither is offered. Rename one on the server"}})
+			continue
+		}
+		byName[name] = rt.Name
+	}
+	var tools []*Tool
+	for _, rt := range remote {
+		name := ToolName(s.cfg.Name, rt.Name)
+		if colliding[name] {
+			continue
+		}
+		t, err := s.newTool(name, rt)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		tools = append(tools, t)
+	}
+	slices.SortFunc(tools, func(a, b *Tool) int { return strings.Compare(a.desc.Name, b.desc.Name) })
+	return tools, errors.Join(errs...), nil
+}
+
+func (s *server) newTool(name string, rt *mcp.Tool) (*Tool, error) {
+	schema := json.RawMessage(`{"type":"object"}`)
+	if rt.InputSchema != nil {
+		b, err := json.Marshal(rt.InputSchema)
+		if err != nil {
+			return nil, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: ErrProtocol, cause: err,
+				text: "tool " + strconv.Quote(rt.Name) + " has an input schema that is not JSON"}}
+		}
+		if string(b) != "null" {
+			schema = b
+		}
+	}
+	desc := rt.Description
+	title := rt.Title
+	if title == "" && rt.Annotations != nil {
+		title = rt.Annotations.Title
+	}
+	if title != "" {
+		if desc == "" {
+			desc = title
+		} else {
+			desc = title + ": " + desc
+		}
+	}
+	if strings.TrimSpace(desc) == "" {
+		// A model choosing among tools needs some words about each.
+		desc = "Tool " + rt.Name + " of MCP server " + s.cfg.Name + "."
+	}
+	effect := contract.SideEffectExternal
+	if s.cfg.TrustAnnotations && rt.Annotations != nil && rt.Annotations.ReadOnlyHint {
+		effect = contract.SideEffectNone
+	}
+	capability := contract.CapabilityNetwork
+	if s.cfg.Type == TypeStdio {
+		capability = contract.CapabilityProcessExec
+	}
+	t := &Tool{
+		desc: contract.Descriptor{
+			Name:         name,
+			Description:  desc,
+			InputSchema:  schema,
+			Capabilities: []contract.Capability{capability},
+			SideEffect:   effect,
+			Parallel:     effect == contract.SideEffectNone,
+			Timeout:      s.callTimeout(),
+			Binding:      contract.BindingMCP,
+			Source:       sourceOf(s.cfg),
+		},
+		srv:    s,
+		remote: rt.Name,
+	}
+	if rt.Annotations != nil {
+		t.annotations = rt.Annotations
+	}
+	return t, nil
+}
+
+// sourceOf names where a server's tools come from: the config file and the
+// server, "/repo/.mcp.json#github", or "host#github" for a host's server.
+func sourceOf(cfg ServerConfig) string {
+	file := cfg.File
+	if file == "" {
+		file = "host"
+	}
+	return file + "#" + cfg.Name
+}
+
+// serverSubject is the server as configured, for previews: its name, type,
+// and command and args as written (placeholders unexpanded) or its URL
+// without query, fragment or user info. Env and header values are left
+// out: they are where credentials live.
+func serverSubject(cfg ServerConfig) map[string]any {
+	m := map[string]any{"name": cfg.Name, "type": cfg.Type}
+	if cfg.Type == TypeStdio {
+		m["command"] = append([]string{cfg.Command}, cfg.Args...)
+	} else {
+		m["url"] = displayURL(cfg.URL)
+	}
+	return m
+}
+
+func serverSummary(subject map[string]any) string {
+	if cmd, ok := subject["command"].([]string); ok {
+		return strings.Join(cmd, " ")
+	}
+	u, _ := subject["url"].(string)
+	return u
+}
+
+// displayURL cuts the query, the fragment and any user info out of a URL
+// as written: all three are places credentials are put.
+func displayURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		authority := rest
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			authority = rest[:j]
+		}
+		if k := strings.LastIndexByte(authority, '@'); k >= 0 {
+			u = u[:i+3] + rest[k+1:]
+		}
+	}
+	return u
+}

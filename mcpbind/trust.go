@@ -1,0 +1,261 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// TrustFileName is the trust store's file name in the operator config dir.
+const TrustFileName = "mcp-trust.json"
+
+// ErrTrustStore: the trust store cannot be read or written, or is
+// writable by other users (then nobody's trust in it counts).
+var ErrTrustStore = errors.New("MCP trust store unusable")
+
+// TrustRecord says that the operator trusted one workspace config file
+// with exactly this content.
+type TrustRecord struct {
+	// Path is the file's absolute, symlink-resolved path.
+	Path string `json:"path"`
+	// SHA256 is the hex SHA-256 of the file's content when it was trusted.
+	SHA256 string `json:"sha256"`
+}
+
+// TrustState is what the trust store says about one workspace file.
+type TrustState int
+
+const (
+	// Untrusted: the operator never trusted this file.
+	Untrusted TrustState = iota
+	// Trusted: the operator trusted this file with exactly this content.
+	Trusted
+	// Changed: the operator trusted this file, but its content has changed
+	// since; it needs trusting again.
+	Changed
+)
+
+// String returns "untrusted", "trusted" or "changed".
+func (s TrustState) String() string {
+	switch s {
+	case Trusted:
+		return "trusted"
+	case Changed:
+		return "changed"
+	}
+	return "untrusted"
+}
+
+// TrustStore records which workspace .mcp.json files the operator trusted,
+// in <config dir>/mcp-trust.json. A record holds the file's path and the
+// hash of its content, so an edit to a trusted file (a new server, a
+// changed command) needs trusting again.
+type TrustStore struct {
+	path string
+}
+
+// NewTrustStore returns the store in configDir, the operator config dir.
+func NewTrustStore(configDir string) *TrustStore {
+	return &TrustStore{path: filepath.Join(configDir, TrustFileName)}
+}
+
+// Path returns the store's file path.
+func (t *TrustStore) Path() string { return t.path }
+
+type trustFile struct {
+	Trusted []TrustRecord `json:"trusted"`
+}
+
+// List returns the records, sorted by path. A store that does not exist
+// yet has none.
+func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) {
+	f, err := t.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f.Trusted, nil
+}
+
+// State says whether the workspace file at path, whose content is data,
+// is trusted. path must be absolute and symlink-resolved (as [Load]
+// records it).
+func (t *TrustStore) State(ctx context.Context, path string, data []byte) (TrustState, error) {
+	f, err := t.read(ctx)
+	if err != nil {
+		return Untrusted, err
+	}
+	sum := contentHash(data)
+	state := Untrusted
+	for _, r := range f.Trusted {
+		if r.Path != path {
+			continue
+		}
+		if r.SHA256 == sum {
+			return Trusted, nil
+		}
+		state = Changed
+	}
+	return state, nil
+}
+
+// Trust records the workspace config file at file, with its present
+// content, as trusted, replacing any older record of the same file.
+func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error) {
+	path, err := resolvePath(file)
+	if err != nil {
+		return TrustRecord{}, err
+	}
+	data, err := readConfigFile(ctx, path)
+	if err != nil {
+		return TrustRecord{}, err
+	}
+	// Trusting a file basis cannot read as an MCP config would only hide
+	// the problem until the next start.
+	if _, err := ParseConfig(path, data, OriginWorkspace); err != nil {
+		problems := []error{err}
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			problems = joined.Unwrap()
+		}
+		for _, e := range problems {
+			if ce, ok := e.(*ConfigError); ok && ce.Server == "" {
+				return TrustRecord{}, err // the file as a whole is unreadable
+			}
+		}
+	}
+	rec := TrustRecord{Path: path, SHA256: contentHash(data)}
+	f, err := t.read(ctx)
+	if err != nil {
+		return TrustRecord{}, err
+	}
+	f.Trusted = slices.DeleteFunc(f.Trusted, func(r TrustRecord) bool { return r.Path == path })
+	f.Trusted = append(f.Trusted, rec)
+	return rec, t.write(f)
+}
+
+// Untrust removes the records of file. It reports whether there was one.
+// file need not exist any more.
+func (t *TrustStore) Untrust(ctx context.Context, file string) (bool, error) {
+	path, err := filepath.Abs(file)
+	if err != nil {
+		return false, err
+	}
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
+	}
+	f, err := t.read(ctx)
+	if err != nil {
+		return false, err
+	}
+	n := len(f.Trusted)
+	f.Trusted = slices.DeleteFunc(f.Trusted, func(r TrustRecord) bool { return r.Path == path })
+	if len(f.Trusted) == n {
+		return false, nil
+	}
+	return true, t.write(f)
+}
+
+func (t *TrustStore) fail(text string, cause error) error {
+	return &problem{kind: ErrTrustStore, cause: cause, text: t.path + ": " + text}
+}
+
+func (t *TrustStore) read(ctx context.Context) (*trustFile, error) {
+	data, mode, err := readConfigFileMode(ctx, t.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &trustFile{}, nil
+	}
+	if err != nil {
+		return nil, t.fail("cannot be read", err)
+	}
+	if mode.Perm()&0o022 != 0 {
+		return nil, t.fail("is writable by other users, so its records cannot be trusted; chmod go-w it", nil)
+	}
+	var f trustFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, t.fail("is not a trust store (not valid JSON); remove it and trust the files again", err)
+	}
+	slices.SortFunc(f.Trusted, func(a, b TrustRecord) int { return strings.Compare(a.Path, b.Path) })
+	return &f, nil
+}
+
+// write replaces the store atomically, through a symlink to its target,
+// keeping an existing file's mode.
+func (t *TrustStore) write(f *trustFile) error {
+	slices.SortFunc(f.Trusted, func(a, b TrustRecord) int { return strings.Compare(a.Path, b.Path) })
+	if f.Trusted == nil {
+		f.Trusted = []TrustRecord{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		return t.fail("cannot be encoded", err)
+	}
+	target := t.path
+	if resolved, err := filepath.EvalSymlinks(target); err == nil {
+		target = resolved
+	}
+	mode := fs.FileMode(0o600)
+	if info, err := os.Stat(target); err == nil {
+		mode = info.Mode().Perm() &^ 0o022
+	}
+	dir := filepath.Dir(target)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return t.fail("cannot be written: "+osReason(err), err)
+	}
+	tmp, err := os.CreateTemp(dir, ".mcp-trust-*.json")
+	if err != nil {
+		return t.fail("cannot be written: "+osReason(err), err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return t.fail("cannot be written: "+osReason(err), err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return t.fail("cannot be written: "+osReason(err), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return t.fail("cannot be written: "+osReason(err), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return t.fail("cannot be written: "+osReason(err), err)
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return t.fail("cannot be written: "+osReason(err), err)
+	}
+	return nil
+}
+
+func contentHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// resolvePath returns the absolute, symlink-resolved path of an existing
+// file: the path trust records and tool sources name.
+func resolvePath(file string) (string, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", &ConfigError{File: file, Err: &problem{kind: ErrUnreadable, cause: err, text: "has no absolute path: " + err.Error()}}
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "does not exist"}}
+	}
+	if err != nil {
+		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "cannot be resolved: " + osReason(err)}}
+	}
+	return resolved, nil
+}

@@ -1,0 +1,173 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Values holds a server's env or headers: names with values that may be
+// credentials. The values are reachable only through [Values.Lookup] and
+// [Values.Each]; every way of printing a Values — String, GoString, any
+// fmt verb, slog, JSON — shows the names with "[redacted]" in place of
+// each value. A [ServerConfig] keeps Values behind a pointer, and prints
+// itself the same way.
+//
+// The values are as written in the config file, ${VAR} placeholders
+// unexpanded; expansion happens when the server starts.
+type Values struct {
+	names []string          // sorted
+	vals  map[string]string // by name
+}
+
+// NewValues returns Values holding a copy of m. A nil or empty m gives
+// nil, which every method accepts.
+func NewValues(m map[string]string) *Values {
+	if len(m) == 0 {
+		return nil
+	}
+	return &Values{names: slices.Sorted(maps.Keys(m)), vals: maps.Clone(m)}
+}
+
+// Len returns the number of names.
+func (v *Values) Len() int {
+	if v == nil {
+		return 0
+	}
+	return len(v.names)
+}
+
+// Names returns the names, sorted.
+func (v *Values) Names() []string {
+	if v == nil {
+		return nil
+	}
+	return slices.Clone(v.names)
+}
+
+// Lookup returns the value written for name.
+func (v *Values) Lookup(name string) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	s, ok := v.vals[name]
+	return s, ok
+}
+
+// Each calls fn for every name and value, in name order.
+func (v *Values) Each(fn func(name, value string)) {
+	if v == nil {
+		return
+	}
+	for _, n := range v.names {
+		fn(n, v.vals[n])
+	}
+}
+
+const redacted = "[redacted]"
+
+// String shows the names, never the values: "{API_TOKEN=[redacted]}".
+func (v *Values) String() string {
+	if v == nil {
+		return "{}"
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, n := range v.names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n + "=" + redacted)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// GoString is String, so %#v shows no value either.
+func (v *Values) GoString() string { return "mcpbind.Values" + v.String() }
+
+// Format implements [fmt.Formatter]: every verb prints String (or
+// GoString for %#v).
+func (v *Values) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, v.GoString())
+		return
+	}
+	fmt.Fprint(f, v.String())
+}
+
+// LogValue implements [slog.LogValuer]: the names with redacted values.
+func (v *Values) LogValue() slog.Value { return slog.StringValue(v.String()) }
+
+// MarshalJSON encodes the names with redacted values, so a config printed
+// as JSON ("basis tools --json") carries no credential.
+func (v *Values) MarshalJSON() ([]byte, error) {
+	if v == nil {
+		return []byte("{}"), nil
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, n := range v.names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(n)
+		b.Write(name)
+		b.WriteString(`:"` + redacted + `"`)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// configView is a ServerConfig with its URL's credentials cut out, for
+// printing. It is a type of its own so that printing it does not call
+// ServerConfig's methods again.
+type configView ServerConfig
+
+func (s ServerConfig) view() configView {
+	v := configView(s)
+	v.URL = redactURL(s.URL)
+	return v
+}
+
+// redactURL cuts the places credentials are written in a URL — user
+// info, query and fragment — keeping a mark that something was there.
+func redactURL(u string) string {
+	shown := displayURL(u)
+	if shown != u {
+		if strings.ContainsAny(u, "?#") {
+			return shown + "?" + redacted
+		}
+		return shown + " (user info " + redacted + ")"
+	}
+	return shown
+}
+
+// String prints the config with env and header values and the URL's
+// query and user info redacted.
+func (s ServerConfig) String() string { return fmt.Sprintf("%+v", s.view()) }
+
+// GoString is like String, for %#v.
+func (s ServerConfig) GoString() string { return fmt.Sprintf("%#v", s.view()) }
+
+// Format implements [fmt.Formatter] with the same redaction: %v, %+v and
+// %#v print the fields, any other verb prints String.
+func (s ServerConfig) Format(f fmt.State, verb rune) {
+	if verb != 'v' {
+		fmt.Fprint(f, s.String())
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), s.view())
+}
+
+// LogValue implements [slog.LogValuer] with the same redaction.
+func (s ServerConfig) LogValue() slog.Value { return slog.AnyValue(s.view()) }
+
+// MarshalJSON encodes the config with the same redaction, so a config
+// printed as JSON carries no credential.
+func (s ServerConfig) MarshalJSON() ([]byte, error) { return json.Marshal(s.view()) }

@@ -1,0 +1,25 @@
+package subprocess
+
+import (
+	"encoding/json"
+	"os/exec"
+)
+
+// Confinement is what a sandbox makes of one tool's programs, in terms
+// this package and the tool packages share, so that declared and spawn
+// can confine their programs without importing the sandbox (and its
+// dependencies) themselves. A host builds one per call through a hook
+// such as declared.Config.Sandbox.
+type Confinement struct {
+	// Confine becomes the program's [Cmd.Confine]: it readies the command
+	// to run confined and returns how to start it.
+	Confine func(cmd *exec.Cmd) (start func() error, release func(), err error)
+	// Subject describes the confinement as a JSON object; a tool puts it
+	// in its preview's subject under "sandbox", so an approver sees it, a
+	// rule can match it and the audit records it. It must be the same for
+	// the same call.
+	Subject json.RawMessage
+	// Summary is the confinement in one human line, appended to the
+	// preview's summary.
+	Summary string
+}
