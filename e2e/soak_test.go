@@ -165,7 +165,7 @@ func TestSoakRuntime(t *testing.T) {
 	if err := b.Add(runtime.Tools(tools)...); err != nil {
 		t.Fatal(err)
 	}
-	gate, err := approver.NewGate(approver.AllowAll, nil)
+	gate, err := approver.NewGate(approver.AllowAll(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
