@@ -167,10 +167,13 @@ func measure(r row, o options) line {
 
 // figure reads a row's figure from one benchmark line.
 func figure(r row, res result) (float64, bool) {
-	if r.kind == ratioKind {
+	if r.kind == ratioKind && r.metric == "" {
 		return res.ratio()
 	}
 	v, ok := res.metrics[r.metric]
+	if r.kind == ratioKind {
+		return v, ok
+	}
 	return v * r.scale, ok
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -55,14 +57,15 @@ func trimProcs(name string) string {
 }
 
 // ratio is ours over the baseline, from whichever form the benchmark
-// reports: "ratio", a "ratio-…" metric, or "overhead-%".
+// reports: "ratio", a "ratio-…" or "…-ratio" metric, or "overhead-%".
 func (r result) ratio() (float64, bool) {
 	if v, ok := r.metrics["ratio"]; ok {
 		return v, true
 	}
-	for unit, v := range r.metrics {
-		if strings.HasPrefix(unit, "ratio-") {
-			return v, true
+	// Sorted, so a line with two named ratios always gives the same one.
+	for _, unit := range slices.Sorted(maps.Keys(r.metrics)) {
+		if strings.HasPrefix(unit, "ratio-") || strings.HasSuffix(unit, "-ratio") {
+			return r.metrics[unit], true
 		}
 	}
 	if v, ok := r.metrics["overhead-%"]; ok {

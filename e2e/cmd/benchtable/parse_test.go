@@ -66,6 +66,7 @@ func TestRatio(t *testing.T) {
 	}{
 		{"ratio", map[string]float64{"ratio": 1.26, "overhead-%": 99}, 1.26, true},
 		{"named ratio", map[string]float64{"ratio-100k/100": 1.002}, 1.002, true},
+		{"ratio named last", map[string]float64{"concurrent-ratio": 1.21, "ns/op": 5}, 1.21, true},
 		{"overhead", map[string]float64{"overhead-%": 16.65}, 1.1665, true},
 		{"negative overhead", map[string]float64{"overhead-%": -4}, 0.96, true},
 		{"none", map[string]float64{"ns/op": 100, "median-ns": 13000}, 0, false},
@@ -86,6 +87,11 @@ func TestFigureReadsTheRowsMetric(t *testing.T) {
 	}
 	if _, ok := figure(row{kind: ratioKind}, res); ok {
 		t.Error("a line without a ratio gave a ratio figure")
+	}
+	// A row may name which of several ratios it reads.
+	serve, _ := parseLine("BenchmarkServeCall/bin-cat-2 500 2000 ns/op 1.12 served/direct 1.03 served/bare-sdk")
+	if v, ok := figure(row{kind: ratioKind, metric: "served/direct"}, serve); !ok || v != 1.12 {
+		t.Errorf("figure = %v, %v; want served/direct 1.12", v, ok)
 	}
 }
 
