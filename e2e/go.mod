@@ -7,6 +7,7 @@ require (
 	github.com/basis-go/basis/cmd/basis/runtime v0.1.0
 	github.com/basis-go/basis/contract v0.1.0
 	github.com/basis-go/basis/declared v0.1.0
+	github.com/basis-go/basis/mcpbind v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	golang.org/x/sys v0.47.0
@@ -32,5 +33,6 @@ replace (
 	github.com/basis-go/basis/contract => ../contract
 	github.com/basis-go/basis/declared => ../declared
 	github.com/basis-go/basis/inputschema => ../inputschema
+	github.com/basis-go/basis/mcpbind => ../mcpbind
 	github.com/basis-go/basis/subprocess => ../subprocess
 )
