@@ -91,7 +91,8 @@ func TestNoMCPBuildRunsTheExampleWorkspace(t *testing.T) {
 		stdout            string
 	}{
 		{"declared", "word_count", `{"path": "data/notes.txt"}`, 0, "data/notes.txt: 2 lines, 14 words, 82 characters\n"},
-		{"json", "json_query", `{"file": "data/inventory.json", "path": "items.0.name"}`, 0, ""},
+		{"json", "json_query", `{"file": "data/inventory.json", "path": "items.0.name"}`, 0, "bolt\n"},
+		// Refused before running: the path is not a string.
 		{"invalid input", "json_query", `{"file": "data/inventory.json", "path": 7}`, 3, ""},
 		{"spawn", "spawn", `{"input": "!echo from spawn"}`, 0, "from spawn\n"},
 	}
@@ -103,9 +104,6 @@ func TestNoMCPBuildRunsTheExampleWorkspace(t *testing.T) {
 			}
 			if tt.stdout != "" && got.stdout != tt.stdout {
 				t.Errorf("basis call %s printed %q, want %q", tt.tool, got.stdout, tt.stdout)
-			}
-			if tt.code == 0 && strings.TrimSpace(got.stdout) == "" {
-				t.Errorf("basis call %s printed nothing", tt.tool)
 			}
 		})
 	}
