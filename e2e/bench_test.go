@@ -4,11 +4,21 @@ package e2e_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"io"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/declared"
 )
 
 // benchPayload is the small object every module's benchmarks send.
@@ -113,4 +123,57 @@ func BenchmarkBasisCallBreakdown(b *testing.B) {
 	b.ReportMetric(float64(median(tools).Microseconds()), "tools-µs/op")
 	b.ReportMetric(float64(median(call).Microseconds()), "call-µs/op")
 	b.ReportMetric(float64(median(direct).Microseconds()), "direct-µs/op")
+}
+
+// BenchmarkServeStdioOverRuntime alternates, call by call, a tools/call
+// from a go-sdk client to a `basis serve` process over stdio with the same
+// declared /bin/cat call through the runtime in this process, and reports
+// the median of each and their ratio ("ratio"): what serving over MCP adds
+// to a call, protocol, pipes and a second process included.
+func BenchmarkServeStdioOverRuntime(b *testing.B) {
+	if !serveAvailable(b) {
+		b.Skip("this basis has no serve command yet (basis serve is not wired into cmd/basis)")
+	}
+	ws := catWorkspace(b)
+	session, _ := connectServe(b, ws, "--approve", "allow")
+	tools, err := declared.Load(b.Context(), &declared.Config{Root: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	builder := runtime.NewBuilder()
+	if err := builder.Add(runtime.Tools(tools)...); err != nil {
+		b.Fatal(err)
+	}
+	gate, err := approver.NewGate(approver.AllowAll(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := builder.Build(&runtime.Options{Gate: gate, Audit: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(benchPayload), &args); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var served, direct []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "cat", Arguments: args})
+		if err != nil || res.IsError || toolText(res) != benchPayload {
+			b.Fatalf("tools/call through basis serve: %v %v", err, res)
+		}
+		t1 := time.Now()
+		out := rt.Call(ctx, "cat", contract.Call{ID: "bench", Input: json.RawMessage(benchPayload)})
+		if out.Status != runtime.StatusOK || out.Text != benchPayload {
+			b.Fatalf("runtime call: %v %q", out.Status, out.Text)
+		}
+		served = append(served, t1.Sub(t0))
+		direct = append(direct, time.Since(t1))
+	}
+	ms, md := median(served), median(direct)
+	b.ReportMetric(float64(ms.Microseconds()), "served-µs/op")
+	b.ReportMetric(float64(md.Microseconds()), "runtime-µs/op")
+	b.ReportMetric(float64(ms)/float64(md), "ratio")
 }

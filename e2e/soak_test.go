@@ -183,7 +183,7 @@ func TestSoakRuntime(t *testing.T) {
 }
 
 // serveAvailable reports whether this basis build has the serve command.
-func serveAvailable(t *testing.T) bool {
+func serveAvailable(t testing.TB) bool {
 	t.Helper()
 	out, _ := exec.Command(basisBinary, "serve", "--help").CombinedOutput()
 	return !strings.Contains(string(out), `unknown command "serve"`)
@@ -191,7 +191,7 @@ func serveAvailable(t *testing.T) bool {
 
 // connectServe starts `basis serve` on ws over stdio with a go-sdk client
 // and returns the session and the basis process's id.
-func connectServe(t *testing.T, ws string, extra ...string) (*mcp.ClientSession, int) {
+func connectServe(t testing.TB, ws string, extra ...string) (*mcp.ClientSession, int) {
 	t.Helper()
 	cmd := exec.Command(basisBinary, append([]string{"-C", ws, "serve"}, extra...)...)
 	cmd.Env = basisEnv("BASIS_CONFIG_DIR=" + t.TempDir())

@@ -100,6 +100,11 @@ var rows = []row{
 		baseline: "the same call on the roster directly, in-process", kind: ratioKind, metric: "served/direct", target: 1.25, source: "issue 13",
 	},
 	{
+		name: "basis serve round trip (a process over stdio, declared /bin/cat)", module: "e2e",
+		bench: "^BenchmarkServeStdioOverRuntime$", match: "^BenchmarkServeStdioOverRuntime$",
+		baseline: "the same declared call through the runtime in-process, alternated", kind: ratioKind, target: 1.25, source: "issue 13",
+	},
+	{
 		name: "sandboxed declared /bin/cat", module: "sandbox",
 		bench: "^BenchmarkSandboxedCat$", match: "^BenchmarkSandboxedCat$",
 		baseline: "the same run unsandboxed, alternated", kind: ratioKind, target: 1.15, source: "issue 14",
