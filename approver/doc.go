@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package approver decides whether a call may run: remembered rules, an
 // Approver seam, and a gate that fails closed.
 //

@@ -1,3 +1,5 @@
+//go:build unix
+
 package approver
 
 import (
@@ -42,7 +44,7 @@ const (
 // the command that rebinds it. Deny and ask rules without a source match
 // every source and are not warned about.
 func LoadRules(ctx context.Context, path string, scope Scope) ([]Rule, []Warning, error) {
-	data, err := configfile.Read(ctx, path, 0)
+	data, info, err := configfile.ReadInfo(ctx, path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -62,7 +64,9 @@ func LoadRules(ctx context.Context, path string, scope Scope) ([]Rule, []Warning
 		rules[i].File = path
 	}
 	if scope != ScopeWorkspace {
-		if err := checkLoose(path, rules); err != nil {
+		// The mode checked is the one of the file read, found on its open
+		// descriptor: a stat of the path now could see another file.
+		if err := checkLooseMode(path, info.Mode(), rules); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -98,7 +102,15 @@ func checkLoose(path string, rules []Rule) error {
 	if err != nil {
 		return fileReadError(path, err)
 	}
-	if perm := info.Mode().Perm(); perm&0o022 != 0 {
+	return checkLooseMode(path, info.Mode(), rules)
+}
+
+// checkLooseMode is checkLoose for a file whose mode is known.
+func checkLooseMode(path string, mode fs.FileMode, rules []Rule) error {
+	if !slices.ContainsFunc(rules, func(r Rule) bool { return r.Decision == RuleAllow }) {
+		return nil
+	}
+	if perm := mode.Perm(); perm&0o022 != 0 {
 		target, _ := configfile.Target(path)
 		if target == "" {
 			target = path

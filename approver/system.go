@@ -1,3 +1,5 @@
+//go:build unix
+
 package approver
 
 import (
@@ -57,14 +59,12 @@ type SystemRules struct {
 // [ErrLooseFile]): it speaks for every user of the machine. A missing file
 // is no rules, with operator allow rules allowed.
 func LoadSystemRules(ctx context.Context, path string) (*SystemRules, error) {
-	data, err := configfile.Read(ctx, path, 0)
+	// The mode checked is the one of the file read, found on its open
+	// descriptor: a stat of the path now could see another file.
+	data, info, err := configfile.ReadInfo(ctx, path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &SystemRules{AllowOperatorAllowRules: true}, nil
 	}
-	if err != nil {
-		return nil, fileReadError(path, err)
-	}
-	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fileReadError(path, err)
 	}

@@ -40,14 +40,3 @@ func (x *lineIndex) pos(off int) (line, col int) {
 	}
 	return i + 1, utf8.RuneCount(x.data[x.starts[i]:off]) + 1
 }
-
-// article puts "a" or "an" before a kind of JSON value, for messages.
-func article(kind string) string {
-	switch kind {
-	case "object", "array":
-		return "an " + kind
-	case "null", "nothing":
-		return kind
-	}
-	return "a " + kind
-}

@@ -298,41 +298,20 @@ func readManifest(ctx context.Context, path string) ([]byte, error) {
 		return data, nil
 	}
 	var text string
+	var notRegular *configfile.NotRegularError
 	switch {
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 		text = "was not read: " + err.Error()
 	case errors.Is(err, fs.ErrNotExist):
 		text = "does not exist"
-	case errors.Is(err, configfile.ErrNotRegular):
-		text = "is not a regular file (it is " + fileKind(path) + "); a manifest must be one"
+	case errors.As(err, &notRegular):
+		text = "is not a regular file (it is " + notRegular.Found() + "); a manifest must be one"
 	case errors.Is(err, configfile.ErrTooLarge):
 		text = "is larger than " + sizeText(MaxManifestSize) + ", far more than any manifest; is it the right file?"
 	default:
 		text = "cannot be read: " + reason(err)
 	}
 	return nil, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
-}
-
-// fileKind names what is at path, for a message: stat does not open it, so
-// a FIFO cannot block here.
-func fileKind(path string) string {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "not examinable"
-	}
-	switch m := info.Mode(); {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
 }
 
 // reason is the operating system's part of err, without the path it

@@ -96,7 +96,7 @@ func (p *parser) parse() ([]*Tool, []error) {
 	}
 	if doc.Kind() != "object" {
 		p.report(doc.Off, "", "", "", newProblem(ErrWrongType,
-			`a manifest is a JSON object such as {"schema": 1, "tools": {}}, not `+article(doc.Kind())))
+			`a manifest is a JSON object such as {"schema": 1, "tools": {}}, not `+doc.KindPhrase()))
 		return nil, p.sorted()
 	}
 	fields := p.members(doc, "", manifestKeys, "a manifest")
@@ -105,7 +105,7 @@ func (p *parser) parse() ([]*Tool, []error) {
 	case !ok:
 		p.report(doc.Off, "", "schema", "", newProblem(ErrMissingField, `missing; add "schema": 1`))
 	case version.Value.Kind() != "number":
-		p.report(version.Value.Off, "", "schema", "", newProblem(ErrWrongType, "must be the number 1, not "+article(version.Value.Kind())))
+		p.report(version.Value.Off, "", "schema", "", newProblem(ErrWrongType, "must be the number 1, not "+version.Value.KindPhrase()))
 	case string(version.Value.Raw) != "1":
 		// A different version may mean a different format: reading on
 		// would report its differences as mistakes.
@@ -118,7 +118,7 @@ func (p *parser) parse() ([]*Tool, []error) {
 	case !ok:
 		p.report(doc.Off, "", "tools", "", newProblem(ErrMissingField, `missing; add "tools": an object of tools by name`))
 	case toolsField.Value.Kind() != "object":
-		p.report(toolsField.Value.Off, "", "tools", "", newProblem(ErrWrongType, "must be an object of tools by name, not "+article(toolsField.Value.Kind())))
+		p.report(toolsField.Value.Off, "", "tools", "", newProblem(ErrWrongType, "must be an object of tools by name, not "+toolsField.Value.KindPhrase()))
 	default:
 		// Names are checked here, in file order; the bodies are read by
 		// parseTools, concurrently when there are many.
@@ -282,7 +282,7 @@ func (p *parser) parseTool(m member) *Tool {
 	name := m.Key
 	if m.Value.Kind() != "object" {
 		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType,
-			"a tool is an object with description, input_schema and command, not "+article(m.Value.Kind())))
+			"a tool is an object with description, input_schema and command, not "+m.Value.KindPhrase()))
 		return nil
 	}
 	before := len(p.problems)
@@ -379,7 +379,7 @@ func (p *parser) parseTool(m member) *Tool {
 			}
 		case "false":
 		default:
-			p.report(f.Value.Off, name, "network", "", newProblem(ErrWrongType, "must be true or false, not "+article(f.Value.Kind())))
+			p.report(f.Value.Off, name, "network", "", newProblem(ErrWrongType, "must be true or false, not "+f.Value.KindPhrase()))
 		}
 	}
 
@@ -408,7 +408,7 @@ func (p *parser) parseTool(m member) *Tool {
 func (p *parser) str(v value, tool, field string) (string, bool) {
 	s, ok := v.Text()
 	if !ok {
-		p.report(v.Off, tool, field, "", newProblem(ErrWrongType, "must be a string, not "+article(v.Kind())))
+		p.report(v.Off, tool, field, "", newProblem(ErrWrongType, "must be a string, not "+v.KindPhrase()))
 		return "", false
 	}
 	if strings.IndexByte(s, 0) >= 0 {
@@ -464,7 +464,7 @@ func (p *parser) command(v value, tool string, state *toolState) (written, expan
 // the values expanded.
 func (p *parser) env(v value, tool string) (names, entries []string) {
 	if v.Kind() != "object" {
-		p.report(v.Off, tool, "env", "", newProblem(ErrWrongType, "must be an object of variable names and string values, not "+article(v.Kind())))
+		p.report(v.Off, tool, "env", "", newProblem(ErrWrongType, "must be an object of variable names and string values, not "+v.KindPhrase()))
 		return nil, nil
 	}
 	seen := make(map[string]bool)
@@ -526,7 +526,7 @@ func credentialName(name string) bool {
 // timeout reads timeout_ms: a whole number of milliseconds, at least 1.
 func (p *parser) timeout(v value, tool string) time.Duration {
 	if v.Kind() != "number" {
-		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+article(v.Kind())))
+		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+v.KindPhrase()))
 		return 0
 	}
 	ms, err := strconv.ParseInt(string(v.Raw), 10, 64)

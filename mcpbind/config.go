@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/configfile"
 )
 
 // Default timeouts, used when a server does not set its own.
@@ -123,7 +126,7 @@ type configParser struct {
 func (p *configParser) report(off int, server, field, variable string, err error) {
 	e := &ConfigError{File: p.file, Server: server, Field: field, Variable: variable, Err: err}
 	if off >= 0 {
-		e.Line, e.Column = lineCol(p.data, off)
+		e.Line, e.Column = configfile.LineCol(p.data, off)
 	}
 	p.problems = append(p.problems, e)
 }
@@ -146,43 +149,43 @@ func (p *configParser) err() error {
 }
 
 func (p *configParser) parse() []ServerConfig {
-	doc, start, bad := checkDocument(p.data)
-	if bad != nil {
-		p.report(bad.off, "", "", "", bad.err)
+	doc, err := configfile.Parse(p.data)
+	if err != nil {
+		p.reportSyntax(err)
 		return nil
 	}
-	if jsonKind(doc) != "object" {
-		p.report(start, "", "", "", newProblem(ErrWrongType,
-			`an MCP config is a JSON object such as {"mcpServers": {}}, not `+article(jsonKind(doc))))
+	if doc.Kind() != "object" {
+		p.report(doc.Off, "", "", "", newProblem(ErrWrongType,
+			`an MCP config is a JSON object such as {"mcpServers": {}}, not `+doc.KindPhrase()))
 		return nil
 	}
-	var servers *member
-	for _, m := range objectMembers(doc, start) {
-		if m.key != "mcpServers" {
+	var servers *configfile.Member
+	for _, m := range doc.Members() {
+		if m.Key != "mcpServers" {
 			continue // other agents keep their own keys here
 		}
 		if servers != nil {
-			p.report(m.keyOff, "", "mcpServers", "", newProblem(ErrDuplicateKey, "written twice; keep one"))
+			p.report(m.KeyOff, "", "mcpServers", "", newProblem(ErrDuplicateKey, "written twice; keep one"))
 			return nil
 		}
 		servers = &m
 	}
 	if servers == nil {
-		p.report(start, "", "mcpServers", "", newProblem(ErrMissingField,
+		p.report(doc.Off, "", "mcpServers", "", newProblem(ErrMissingField,
 			`missing; an MCP config is {"mcpServers": {"NAME": {"command": "..."}}}`))
 		return nil
 	}
-	if k := jsonKind(servers.val); k != "object" {
-		p.report(servers.valOff, "", "mcpServers", "", newProblem(ErrWrongType,
-			"must be an object of servers by name, not "+article(k)))
+	if servers.Value.Kind() != "object" {
+		p.report(servers.Value.Off, "", "mcpServers", "", newProblem(ErrWrongType,
+			"must be an object of servers by name, not "+servers.Value.KindPhrase()))
 		return nil
 	}
 	var out []ServerConfig
 	seen := map[string]bool{}
-	for _, m := range objectMembers(servers.val, servers.valOff) {
-		name := m.key
+	for _, m := range servers.Value.Members() {
+		name := m.Key
 		if seen[name] {
-			p.report(m.keyOff, printableName(name), "", "", newProblem(ErrDuplicateKey, "the server name is written twice; keep one"))
+			p.report(m.KeyOff, printableName(name), "", "", newProblem(ErrDuplicateKey, "the server name is written twice; keep one"))
 			out = slices.DeleteFunc(out, func(s ServerConfig) bool { return s.Name == name })
 			continue
 		}
@@ -195,6 +198,40 @@ func (p *configParser) parse() []ServerConfig {
 	return out
 }
 
+// reportSyntax reports why the file is not one JSON value, in words for
+// an MCP config, never quoting the text at fault.
+func (p *configParser) reportSyntax(err error) {
+	var se *configfile.SyntaxError
+	if !errors.As(err, &se) {
+		p.report(0, "", "", "", newProblem(ErrSyntax, "not valid JSON"))
+		return
+	}
+	text := se.Error()
+	switch se.Kind {
+	case configfile.SyntaxEmpty:
+		text = `the file is empty; an MCP config is an object such as {"mcpServers": {}}`
+	case configfile.SyntaxTrailing:
+		text = "there is more after the JSON object ends; a config file is one object"
+	}
+	p.report(se.Off, "", "", "", &problem{kind: ErrSyntax, cause: se, text: text})
+}
+
+// serverTypes are the values "type" may have.
+var serverTypes = []string{TypeStdio, TypeHTTP, TypeSSE}
+
+// quotable reports whether a word the format does not know may be quoted
+// in a message, by the rule declared applies to unknown keys: it looks
+// like a key (configfile.LooksLikeKey) and is either a near miss of a
+// known word or a short word with no digits. Anything else may be a value
+// written in the wrong place — a token is a short run of letters and
+// digits — so it is located by line and column instead.
+func quotable(word string, known []string) bool {
+	if !configfile.LooksLikeKey(word) {
+		return false
+	}
+	return len(contract.ClosestNames(word, known, 1)) > 0 || len(word) <= 20 && !strings.ContainsAny(word, "0123456789")
+}
+
 // printableName is a server name fit for a message: server names are
 // keys, not credentials, but a control character would break the line.
 func printableName(name string) string {
@@ -204,28 +241,28 @@ func printableName(name string) string {
 	return strconv.Quote(name)
 }
 
-func (p *configParser) server(m member) (ServerConfig, bool) {
-	name := printableName(m.key)
+func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
+	name := printableName(m.Key)
 	before := len(p.problems)
-	if m.key == "" {
-		p.report(m.keyOff, "", "", "", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
+	if m.Key == "" {
+		p.report(m.KeyOff, "", "", "", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
 		return ServerConfig{}, false
 	}
-	if k := jsonKind(m.val); k != "object" {
-		p.report(m.valOff, name, "", "", newProblem(ErrWrongType, "a server is an object such as {\"command\": \"...\"}, not "+article(k)))
+	if m.Value.Kind() != "object" {
+		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType, "a server is an object such as {\"command\": \"...\"}, not "+m.Value.KindPhrase()))
 		return ServerConfig{}, false
 	}
-	s := ServerConfig{Name: m.key, File: p.file, Origin: p.origin}
-	fields := map[string]member{}
-	for _, f := range objectMembers(m.val, m.valOff) {
-		if !slices.Contains(serverKeys, f.key) {
+	s := ServerConfig{Name: m.Key, File: p.file, Origin: p.origin}
+	fields := map[string]configfile.Value{}
+	for _, f := range m.Value.Members() {
+		if !slices.Contains(serverKeys, f.Key) {
+			continue // other agents' keys, such as "disabled"
+		}
+		if _, dup := fields[f.Key]; dup {
+			p.report(f.KeyOff, name, f.Key, "", newProblem(ErrDuplicateKey, "written twice; keep one"))
 			continue
 		}
-		if _, dup := fields[f.key]; dup {
-			p.report(f.keyOff, name, f.key, "", newProblem(ErrDuplicateKey, "written twice; keep one"))
-			continue
-		}
-		fields[f.key] = f
+		fields[f.Key] = f.Value
 	}
 	if f, ok := fields["type"]; ok {
 		if t, ok := p.str(f, name, "type"); ok {
@@ -233,10 +270,15 @@ func (p *configParser) server(m member) (ServerConfig, bool) {
 			case TypeStdio, TypeHTTP, TypeSSE:
 				s.Type = t
 			default:
-				// The type is a keyword, never a credential: quoting it
-				// shows the reader the typo.
-				p.report(f.valOff, name, "type", "", newProblem(ErrUnknownType,
-					"unknown type "+strconv.Quote(t)+"; use stdio, http or sse"))
+				// A word that reads as a keyword is quoted, to show the
+				// reader the typo; anything else may be a value written
+				// in the wrong place, and is only located.
+				written := "(not shown: it may be a value written in the wrong place)"
+				if quotable(t, serverTypes) {
+					written = strconv.Quote(t)
+				}
+				p.report(f.Off, name, "type", "", newProblem(ErrUnknownType,
+					"unknown type "+written+"; use stdio, http or sse"))
 			}
 		}
 	}
@@ -244,27 +286,27 @@ func (p *configParser) server(m member) (ServerConfig, bool) {
 	url, hasURL := fields["url"]
 	switch {
 	case s.Type == "" && hasCommand && hasURL:
-		p.report(m.valOff, name, "", "", newProblem(ErrInvalidValue,
+		p.report(m.Value.Off, name, "", "", newProblem(ErrInvalidValue,
 			`has both "command" and "url"; keep one, or set "type"`))
 	case s.Type == "" && hasCommand:
 		s.Type = TypeStdio
 	case s.Type == "" && hasURL:
 		s.Type = TypeHTTP
 	case s.Type == "" && len(p.problems) == before:
-		p.report(m.valOff, name, "command", "", newProblem(ErrMissingField,
+		p.report(m.Value.Off, name, "command", "", newProblem(ErrMissingField,
 			`a server needs "command" (a program to start) or "url" (a server to reach)`))
 	}
 	switch s.Type {
 	case TypeStdio:
 		if !hasCommand {
-			p.report(m.valOff, name, "command", "", newProblem(ErrMissingField, `a stdio server needs "command"`))
+			p.report(m.Value.Off, name, "command", "", newProblem(ErrMissingField, `a stdio server needs "command"`))
 			break
 		}
 		if c, ok := p.str(command, name, "command"); ok {
 			switch {
 			case strings.TrimSpace(c) == "":
-				p.report(command.valOff, name, "command", "", newProblem(ErrInvalidValue, "is empty; name the program to start"))
-			case p.template(command.valOff, name, "command", c):
+				p.report(command.Off, name, "command", "", newProblem(ErrInvalidValue, "is empty; name the program to start"))
+			case p.template(command.Off, name, "command", c):
 				s.Command = c
 			}
 		}
@@ -275,20 +317,20 @@ func (p *configParser) server(m member) (ServerConfig, bool) {
 			s.Env = p.values(f, name, "env")
 		}
 		if f, ok := fields["cwd"]; ok {
-			if c, ok := p.str(f, name, "cwd"); ok && p.template(f.valOff, name, "cwd", c) {
+			if c, ok := p.str(f, name, "cwd"); ok && p.template(f.Off, name, "cwd", c) {
 				s.Cwd = c
 			}
 		}
 	case TypeHTTP, TypeSSE:
 		if !hasURL {
-			p.report(m.valOff, name, "url", "", newProblem(ErrMissingField, "an "+s.Type+` server needs "url"`))
+			p.report(m.Value.Off, name, "url", "", newProblem(ErrMissingField, "an "+s.Type+` server needs "url"`))
 			break
 		}
 		if u, ok := p.str(url, name, "url"); ok {
 			switch {
 			case strings.TrimSpace(u) == "":
-				p.report(url.valOff, name, "url", "", newProblem(ErrInvalidValue, "is empty; give the server's address"))
-			case p.template(url.valOff, name, "url", u):
+				p.report(url.Off, name, "url", "", newProblem(ErrInvalidValue, "is empty; give the server's address"))
+			case p.template(url.Off, name, "url", u):
 				s.URL = u
 			}
 		}
@@ -299,27 +341,27 @@ func (p *configParser) server(m member) (ServerConfig, bool) {
 	s.StartupTimeout = p.timeout(fields, name, "startup_timeout_ms")
 	s.CallTimeout = p.timeout(fields, name, "call_timeout_ms")
 	if f, ok := fields["trust_annotations"]; ok {
-		switch f.val[0] {
-		case 't':
+		switch string(f.Raw) {
+		case "true":
 			// A workspace file cannot vouch for its own servers.
 			s.TrustAnnotations = p.origin != OriginWorkspace
-		case 'f':
+		case "false":
 		default:
-			p.report(f.valOff, name, "trust_annotations", "", newProblem(ErrWrongType, "must be true or false, not "+article(jsonKind(f.val))))
+			p.report(f.Off, name, "trust_annotations", "", newProblem(ErrWrongType, "must be true or false, not "+f.KindPhrase()))
 		}
 	}
 	return s, len(p.problems) == before
 }
 
 // str reads a string field.
-func (p *configParser) str(f member, server, field string) (string, bool) {
-	if k := jsonKind(f.val); k != "string" {
-		p.report(f.valOff, server, field, "", newProblem(ErrWrongType, "must be a string, not "+article(k)))
+func (p *configParser) str(v configfile.Value, server, field string) (string, bool) {
+	s, ok := v.Text()
+	if !ok {
+		p.report(v.Off, server, field, "", newProblem(ErrWrongType, "must be a string, not "+v.KindPhrase()))
 		return "", false
 	}
-	s := decodeString(f.val)
 	if strings.IndexByte(s, 0) >= 0 {
-		p.report(f.valOff, server, field, "", newProblem(ErrInvalidValue, "holds a NUL byte, which no program or header can carry"))
+		p.report(v.Off, server, field, "", newProblem(ErrInvalidValue, "holds a NUL byte, which no program or header can carry"))
 		return "", false
 	}
 	return s, true
@@ -328,36 +370,24 @@ func (p *configParser) str(f member, server, field string) (string, bool) {
 // template checks the ${...} placeholders of s without looking any
 // variable up.
 func (p *configParser) template(off int, server, field, s string) bool {
-	if err := checkTemplate(s); err != nil {
-		p.report(off, server, field, err.variable, err.err)
+	if _, err := configfile.Placeholders(s); err != nil {
+		variable, cause := placeholderProblem(err)
+		p.report(off, server, field, variable, cause)
 		return false
 	}
 	return true
 }
 
-// checkTemplate reports a malformed placeholder in s.
-func checkTemplate(s string) *expandError {
-	if !strings.Contains(s, "${") {
-		return nil
-	}
-	x := &expander{s: s, lookup: func(string) (string, bool) { return "", true }}
-	if _, err := x.text(0, false); err != nil {
-		ee, _ := err.(*expandError)
-		return ee
-	}
-	return nil
-}
-
-func (p *configParser) args(f member, server string) []string {
-	if k := jsonKind(f.val); k != "array" {
-		p.report(f.valOff, server, "args", "", newProblem(ErrWrongType, "must be an array of strings, not "+article(k)))
+func (p *configParser) args(v configfile.Value, server string) []string {
+	if v.Kind() != "array" {
+		p.report(v.Off, server, "args", "", newProblem(ErrWrongType, "must be an array of strings, not "+v.KindPhrase()))
 		return nil
 	}
 	var out []string
-	for i, e := range arrayElements(f.val, f.valOff) {
+	for i, e := range v.Elements() {
 		field := "args[" + strconv.Itoa(i) + "]"
-		a, ok := p.str(member{val: e.val, valOff: e.off}, server, field)
-		if ok && p.template(e.off, server, field, a) {
+		a, ok := p.str(e, server, field)
+		if ok && p.template(e.Off, server, field, a) {
 			out = append(out, a)
 		}
 	}
@@ -365,31 +395,31 @@ func (p *configParser) args(f member, server string) []string {
 }
 
 // values reads "env" or "headers": an object of strings.
-func (p *configParser) values(f member, server, field string) *Values {
-	if k := jsonKind(f.val); k != "object" {
-		p.report(f.valOff, server, field, "", newProblem(ErrWrongType, "must be an object of strings, not "+article(k)))
+func (p *configParser) values(obj configfile.Value, server, field string) *Values {
+	if obj.Kind() != "object" {
+		p.report(obj.Off, server, field, "", newProblem(ErrWrongType, "must be an object of strings, not "+obj.KindPhrase()))
 		return nil
 	}
 	m := map[string]string{}
-	for _, e := range objectMembers(f.val, f.valOff) {
-		sub := field + "." + printableName(e.key)
-		if _, dup := m[e.key]; dup {
-			p.report(e.keyOff, server, sub, "", newProblem(ErrDuplicateKey, "written twice; keep one"))
+	for _, e := range obj.Members() {
+		sub := field + "." + printableName(e.Key)
+		if _, dup := m[e.Key]; dup {
+			p.report(e.KeyOff, server, sub, "", newProblem(ErrDuplicateKey, "written twice; keep one"))
 			continue
 		}
-		if bad := badValueName(field, e.key); bad != "" {
-			p.report(e.keyOff, server, sub, "", newProblem(ErrInvalidValue, bad))
+		if bad := badValueName(field, e.Key); bad != "" {
+			p.report(e.KeyOff, server, sub, "", newProblem(ErrInvalidValue, bad))
 			continue
 		}
-		v, ok := p.str(e, server, sub)
-		if !ok || !p.template(e.valOff, server, sub, v) {
+		v, ok := p.str(e.Value, server, sub)
+		if !ok || !p.template(e.Value.Off, server, sub, v) {
 			continue
 		}
 		if field == "headers" && strings.ContainsAny(v, "\r\n") {
-			p.report(e.valOff, server, sub, "", newProblem(ErrInvalidValue, "holds a line break, which would end the header early"))
+			p.report(e.Value.Off, server, sub, "", newProblem(ErrInvalidValue, "holds a line break, which would end the header early"))
 			continue
 		}
-		m[e.key] = v
+		m[e.Key] = v
 	}
 	return NewValues(m)
 }
@@ -417,20 +447,20 @@ func headerNameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
-func (p *configParser) timeout(fields map[string]member, server, field string) time.Duration {
+func (p *configParser) timeout(fields map[string]configfile.Value, server, field string) time.Duration {
 	f, ok := fields[field]
 	if !ok {
 		return 0
 	}
-	if k := jsonKind(f.val); k != "number" {
-		p.report(f.valOff, server, field, "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+article(k)))
+	if f.Kind() != "number" {
+		p.report(f.Off, server, field, "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+f.KindPhrase()))
 		return 0
 	}
 	var ms json.Number
-	_ = json.Unmarshal(f.val, &ms)
+	_ = json.Unmarshal(f.Raw, &ms)
 	n, err := ms.Int64()
 	if err != nil || n < 1 || time.Duration(n) > maxTimeout/time.Millisecond {
-		p.report(f.valOff, server, field, "", newProblem(ErrInvalidValue,
+		p.report(f.Off, server, field, "", newProblem(ErrInvalidValue,
 			"must be a whole number of milliseconds from 1 to "+strconv.FormatInt(int64(maxTimeout/time.Millisecond), 10)))
 		return 0
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/mcpbind"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -133,6 +134,36 @@ func TestParseConfigErrors(t *testing.T) {
 		doc:      `{"mcpServers": {"a": {"type": "websocket", "url": "ws://x"}}}`,
 		want:     []string{`/w/.mcp.json:1:31: server a: type: unknown type "websocket"; use stdio, http or sse`},
 		sentinel: mcpbind.ErrUnknownType,
+	}, {
+		name: "a type that may be a value is located, not quoted",
+		doc: `{"mcpServers": {"a": {"type": "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "url": "http://h"},
+ "b": {"type": "sekrit123", "url": "http://h"}, "c": {"type": "http2", "url": "http://h"}}}`,
+		want: []string{
+			`/w/.mcp.json:1:31: server a: type: unknown type (not shown: it may be a value written in the wrong place); use stdio, http or sse`,
+			`/w/.mcp.json:2:16: server b: type: unknown type (not shown: it may be a value written in the wrong place); use stdio, http or sse`,
+			`/w/.mcp.json:2:63: server c: type: unknown type "http2"; use stdio, http or sse`,
+		},
+		sentinel: mcpbind.ErrUnknownType,
+	}, {
+		name:     "columns count characters, not bytes",
+		doc:      "{\"mcpServers\": {\"ünï€\": {\"command\": 5}}}",
+		want:     []string{`/w/.mcp.json:1:37: server ünï€: command: must be a string, not a number`},
+		sentinel: mcpbind.ErrWrongType,
+	}, {
+		name:     "empty file",
+		doc:      " \n",
+		want:     []string{`/w/.mcp.json:1:1: the file is empty; an MCP config is an object such as {"mcpServers": {}}`},
+		sentinel: mcpbind.ErrSyntax,
+	}, {
+		name:     "more after the object",
+		doc:      "{\"mcpServers\": {}}\n{}",
+		want:     []string{`/w/.mcp.json:2:1: there is more after the JSON object ends; a config file is one object`},
+		sentinel: mcpbind.ErrSyntax,
+	}, {
+		name:     "file ends early",
+		doc:      "{\"mcpServers\": {\"a\": {\"command\": \"sekrit",
+		want:     []string{`/w/.mcp.json:1:41: the file ends before its JSON is complete; look for a missing }, ] or "`},
+		sentinel: mcpbind.ErrSyntax,
 	}, {
 		name: "wrong types never quote values",
 		doc: `{"mcpServers": {"a": {"command": "x", "args": "sekrit-arg", "env": {"K": 5}},
@@ -256,4 +287,43 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestPlaceholderProblemsKeepTheSharedError: a placeholder problem wraps
+// this package's sentinel and, beneath it, configfile's typed error, so a
+// host can handle placeholders alike whichever file they came from.
+func TestPlaceholderProblemsKeepTheSharedError(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      func() error
+		sentinel error
+		kind     configfile.PlaceholderKind
+		variable string
+	}{{
+		name: "malformed, at parse",
+		err: func() error {
+			_, err := mcpbind.ParseConfig("/w/.mcp.json", []byte(`{"mcpServers": {"a": {"command": "x", "args": ["${T-x}"]}}}`), mcpbind.OriginWorkspace)
+			return err
+		},
+		sentinel: mcpbind.ErrPlaceholder, kind: configfile.PlaceholderUnsupported, variable: "T",
+	}, {
+		name: "unset, at start",
+		err: func() error {
+			s := mcpbind.ServerConfig{Name: "a", Type: "stdio", Command: "x", Args: []string{"--token=${MCPBIND_TEST_UNSET}"}}
+			return s.CheckVariables(func(string) (string, bool) { return "", false })
+		},
+		sentinel: mcpbind.ErrUnsetVariable, kind: configfile.PlaceholderUnset, variable: "MCPBIND_TEST_UNSET",
+	}}
+	for _, tt := range tests {
+		err := tt.err()
+		var ce *mcpbind.ConfigError
+		var xe *configfile.ExpandError
+		if !errors.Is(err, tt.sentinel) || !errors.As(err, &ce) || !errors.As(err, &xe) {
+			t.Errorf("%s: %v wraps no %v, *ConfigError and *configfile.ExpandError", tt.name, err, tt.sentinel)
+			continue
+		}
+		if diff := cmp.Diff([3]any{tt.kind, tt.variable, tt.variable}, [3]any{xe.Kind, xe.Variable, ce.Variable}); diff != "" {
+			t.Errorf("%s: kind and variable (-want +got):\n%s", tt.name, diff)
+		}
+	}
 }

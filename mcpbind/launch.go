@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/basis-go/basis/contract/configfile"
 )
 
 // launch is a server's configuration with every placeholder expanded: what
@@ -50,13 +52,10 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 		if failure != nil {
 			return ""
 		}
-		out, err := expand(text, record)
+		out, err := configfile.Expand(text, record)
 		if err != nil {
-			e := &ConfigError{File: s.File, Server: printableName(s.Name), Field: name, Err: err}
-			if ee, ok := err.(*expandError); ok {
-				e.Variable, e.Err = ee.variable, ee.err
-			}
-			failure = e
+			variable, cause := placeholderProblem(err)
+			failure = &ConfigError{File: s.File, Server: printableName(s.Name), Field: name, Variable: variable, Err: cause}
 		}
 		return out
 	}

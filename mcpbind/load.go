@@ -8,7 +8,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/basis-go/basis/contract/configfile"
 )
 
 // File names of the two config files basis reads.
@@ -105,7 +108,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 			errs = append(errs, err)
 			return
 		}
-		data, mode, err := readConfigFileMode(ctx, path)
+		data, mode, err := readConfigFile(ctx, path)
 		if err != nil {
 			errs = append(errs, err)
 			return
@@ -167,6 +170,47 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 	return cfg, errors.Join(errs...)
 }
 
+// maxConfigSize bounds a config or trust file: far above any real one,
+// far below what could exhaust memory.
+const maxConfigSize = configfile.DefaultLimit
+
+// readConfigFile reads a config or trust file the one careful way basis
+// reads config files (configfile.ReadInfo: no blocking on a FIFO, a
+// regular file after symlinks, bounded, cancellable) and returns it with
+// the mode of the file read. A problem is a [*ConfigError] wrapping
+// [ErrUnreadable] that names the file and never its content.
+func readConfigFile(ctx context.Context, path string) ([]byte, fs.FileMode, error) {
+	data, info, err := configfile.ReadInfo(ctx, path, maxConfigSize)
+	if err == nil {
+		return data, info.Mode(), nil
+	}
+	var text string
+	var notRegular *configfile.NotRegularError
+	switch {
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		text = "was not read: " + err.Error()
+	case errors.Is(err, fs.ErrNotExist):
+		text = "does not exist"
+	case errors.As(err, &notRegular):
+		text = "is not a regular file (it is " + notRegular.Found() + "); an MCP config must be one"
+	case errors.Is(err, configfile.ErrTooLarge):
+		text = "is larger than " + strconv.Itoa(maxConfigSize>>20) + " MiB"
+	default:
+		text = "cannot be read: " + osReason(err)
+	}
+	return nil, 0, &ConfigError{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+}
+
+// osReason is the operating system's part of err, without the path it
+// quotes.
+func osReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
 // checkHostServers applies the file format's rules to servers a host
 // supplies in Go.
 func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
@@ -206,8 +250,9 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 			bad("type", newProblem(ErrUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
 		}
 		for field, text := range s.templates() {
-			if err := checkTemplate(text); err != nil {
-				bad(field, err.err)
+			if _, err := configfile.Placeholders(text); err != nil {
+				_, cause := placeholderProblem(err)
+				bad(field, cause)
 			}
 		}
 		if s.StartupTimeout < 0 || s.CallTimeout < 0 {

@@ -199,12 +199,17 @@ func TestReadConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 			if err := syscall.Mkfifo(path, 0o600); err != nil {
 				t.Skip("mkfifo:", err)
 			}
-		}, "is not a regular file"},
+		}, "is not a regular file (it is a named pipe); an MCP config must be one"},
 		{"directory", func(t *testing.T, path string) {
 			if err := os.Mkdir(path, 0o700); err != nil {
 				t.Fatal(err)
 			}
-		}, "is not a regular file"},
+		}, "is not a regular file (it is a directory); an MCP config must be one"},
+		{"link to /dev/zero", func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file (it is a character device); an MCP config must be one"},
 		{"too large", func(t *testing.T, path string) {
 			f, err := os.Create(path)
 			if err != nil {
@@ -219,7 +224,11 @@ func TestReadConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			conf := realDir(t, t.TempDir())
-			tt.setup(t, filepath.Join(conf, "mcp.json"))
+			path := filepath.Join(conf, "mcp.json")
+			tt.setup(t, path)
+			if resolved, err := filepath.EvalSymlinks(path); err == nil {
+				path = resolved // the file is named as Load resolved it
+			}
 			done := make(chan error, 1)
 			go func() {
 				_, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
@@ -227,8 +236,12 @@ func TestReadConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 			}()
 			select {
 			case err := <-done:
-				if !errors.Is(err, mcpbind.ErrUnreadable) || !strings.Contains(err.Error(), tt.want) {
-					t.Errorf("Load = %v, want ErrUnreadable saying %q", err, tt.want)
+				var ce *mcpbind.ConfigError
+				if !errors.Is(err, mcpbind.ErrUnreadable) || !errors.As(err, &ce) || ce.File != path {
+					t.Errorf("Load = %v, want a *ConfigError for %s wrapping ErrUnreadable", err, path)
+				}
+				if diff := cmp.Diff(path+": "+tt.want, err.Error()); diff != "" {
+					t.Errorf("message (-want +got):\n%s", diff)
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("Load hung")
@@ -335,5 +348,48 @@ func TestTrustRefusesAFileThatIsNoMCPConfig(t *testing.T) {
 	list, err := store.List(context.Background())
 	if err != nil || len(list) != 1 || list[0].Path != file {
 		t.Errorf("List = %v, %v; want only the last file", list, err)
+	}
+}
+
+// TestTrustStoreWritesThroughALinkAndKeepsItPrivate: a store kept as a
+// link into a dotfiles repository stays a link, its target is replaced
+// whole, and a new store is readable by the operator only.
+func TestTrustStoreWritesThroughALinkAndKeepsItPrivate(t *testing.T) {
+	root, dotfiles := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+	file := filepath.Join(root, ".mcp.json")
+	writeFile(t, file, `{"mcpServers": {"a": {"command": "x"}}}`)
+	ctx := context.Background()
+
+	fresh := mcpbind.NewTrustStore(filepath.Join(realDir(t, t.TempDir()), "new", "dir"))
+	if _, err := fresh.Trust(ctx, file); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(fresh.Path()); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("a new store: %v, %v; want mode 0600", info, err)
+	}
+
+	conf := realDir(t, t.TempDir())
+	target := filepath.Join(dotfiles, "trust.json")
+	writeFile(t, target, `{"trusted": []}`)
+	if err := os.Chmod(target, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	store := mcpbind.NewTrustStore(conf)
+	if err := os.Symlink(target, store.Path()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Trust(ctx, file); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Lstat(store.Path()); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v, %v", info, err)
+	}
+	info, err := os.Stat(target)
+	if err != nil || info.Mode().Perm() != 0o640 {
+		t.Errorf("target: %v, %v; want its mode 0640 kept", info, err)
+	}
+	list, err := store.List(ctx)
+	if err != nil || len(list) != 1 || list[0].Path != file {
+		t.Errorf("List = %v, %v; want the trusted file", list, err)
 	}
 }

@@ -53,3 +53,8 @@ func ToolName(server, tool string) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// nameByte reports whether c is one of A-Z a-z 0-9 _.
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/basis-go/basis/contract/configfile"
 )
 
 // TrustFileName is the trust store's file name in the operator config dir.
@@ -115,7 +117,7 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 	if err != nil {
 		return TrustRecord{}, err
 	}
-	data, err := readConfigFile(ctx, path)
+	data, _, err := readConfigFile(ctx, path)
 	if err != nil {
 		return TrustRecord{}, err
 	}
@@ -169,7 +171,7 @@ func (t *TrustStore) fail(text string, cause error) error {
 }
 
 func (t *TrustStore) read(ctx context.Context) (*trustFile, error) {
-	data, mode, err := readConfigFileMode(ctx, t.path)
+	data, mode, err := readConfigFile(ctx, t.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &trustFile{}, nil
 	}
@@ -188,7 +190,7 @@ func (t *TrustStore) read(ctx context.Context) (*trustFile, error) {
 }
 
 // write replaces the store atomically, through a symlink to its target,
-// keeping an existing file's mode.
+// keeping an existing file's mode (configfile.WriteAtomic).
 func (t *TrustStore) write(f *trustFile) error {
 	slices.SortFunc(f.Trusted, func(a, b TrustRecord) int { return strings.Compare(a.Path, b.Path) })
 	if f.Trusted == nil {
@@ -200,39 +202,17 @@ func (t *TrustStore) write(f *trustFile) error {
 	if err := enc.Encode(f); err != nil {
 		return t.fail("cannot be encoded", err)
 	}
-	target := t.path
-	if resolved, err := filepath.EvalSymlinks(target); err == nil {
-		target = resolved
-	}
-	mode := fs.FileMode(0o600)
-	if info, err := os.Stat(target); err == nil {
-		mode = info.Mode().Perm() &^ 0o022
-	}
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return t.fail("cannot be written: "+osReason(err), err)
-	}
-	tmp, err := os.CreateTemp(dir, ".mcp-trust-*.json")
+	// The directory is made first: WriteAtomic writes beside the target.
+	target, err := configfile.Target(t.path)
 	if err != nil {
 		return t.fail("cannot be written: "+osReason(err), err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return t.fail("cannot be written: "+osReason(err), err)
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return t.fail("cannot be written: "+osReason(err), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return t.fail("cannot be written: "+osReason(err), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return t.fail("cannot be written: "+osReason(err), err)
-	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
+	// An existing store keeps its mode, which read has just found not
+	// writable by others; a new one is the operator's alone.
+	if err := configfile.WriteAtomic(t.path, buf.Bytes(), 0o600); err != nil {
 		return t.fail("cannot be written: "+osReason(err), err)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/basis-go/basis/contract"
 	"io"
 	"path/filepath"
 	"sort"
@@ -15,7 +16,7 @@ import (
 
 // SpawnTool is the name under which spawn's commands get their policy from
 // [Config.Policy]; the config file's "spawn" section applies to it.
-const SpawnTool = "spawn"
+const SpawnTool = contract.SpawnName
 
 // ConfigFile is the operator's sandbox config, in basis's config
 // directory; a workspace may ship a tightening one at .basis/sandbox.json.

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package sandbox confines the programs basis starts — declared tools and
 // spawn commands — so that an approved call cannot write outside its
 // workspace or reach the network unless its tool declared it.

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package spawn is basis's native tool: the model's one route to a shell
 // command and to a subagent.
 //

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package subprocess runs somebody else's program safely: argv only, an
 // exact environment, a payload on stdin, a deadline, bounded output, and
 // nothing left behind.

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package terminal asks the person at a terminal whether a call may run:
 // the approver `basis call` uses when a person is there.
 //

@@ -47,6 +47,12 @@ func TestReadRefuses(t *testing.T) {
 		if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.says) || data != nil {
 			t.Errorf("%s: Read = %d bytes, %v; want %v saying %q", tt.name, len(data), err, tt.is, tt.says)
 		}
+		var nr *configfile.NotRegularError
+		if errors.As(err, &nr) != (tt.is == configfile.ErrNotRegular) {
+			t.Errorf("%s: Read = %v; a *NotRegularError exactly when it is not a regular file", tt.name, err)
+		} else if nr != nil && (nr.Path != tt.path || nr.Found() != tt.says) {
+			t.Errorf("%s: NotRegularError{%q, %v} says %q; want %q at %q", tt.name, nr.Path, nr.Mode, nr.Found(), tt.says, tt.path)
+		}
 	}
 }
 
@@ -63,6 +69,13 @@ func TestReadFollowsLinksAndHonoursContext(t *testing.T) {
 	data, err := configfile.Read(context.Background(), link, 0)
 	if err != nil || string(data) != `{"a":1}` {
 		t.Fatalf("Read(link) = %q, %v", data, err)
+	}
+	if err := os.Chmod(real, 0o620); err != nil {
+		t.Fatal(err)
+	}
+	data, info, err := configfile.ReadInfo(context.Background(), link, 0)
+	if err != nil || string(data) != `{"a":1}` || info.Mode() != 0o620 || info.Size() != 7 {
+		t.Fatalf("ReadInfo(link) = %q, %v, %v; want the target's content and mode 0620", data, info, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -125,6 +138,18 @@ func TestParsePositions(t *testing.T) {
 	}
 	if !reflect.DeepEqual(keys, []string{"é", "c"}) || !reflect.DeepEqual(places, [][2]int{{2, 3}, {3, 3}}) {
 		t.Errorf("keys %q at %v", keys, places)
+	}
+	var phrases []string
+	for _, e := range members[0].Value.Elements() {
+		phrases = append(phrases, e.KindPhrase())
+	}
+	phrases = append(phrases, members[1].Value.KindPhrase(), doc.KindPhrase(), configfile.Value{}.KindPhrase())
+	others, _ := configfile.Parse([]byte("[true, null, []]"))
+	for _, e := range others.Elements() {
+		phrases = append(phrases, e.KindPhrase())
+	}
+	if want := []string{"a number", "an object", "a string", "an object", "nothing", "a boolean", "null", "an array"}; !reflect.DeepEqual(phrases, want) {
+		t.Errorf("KindPhrase: %q, want %q", phrases, want)
 	}
 	elems := members[0].Value.Elements()
 	if len(elems) != 2 || elems[1].Kind() != "object" {

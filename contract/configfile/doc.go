@@ -10,5 +10,7 @@
 // [Parse] reads one JSON document strictly, keeping the position of every
 // key and value so each problem can be reported as file:line:col (columns
 // in characters) without quoting the text at fault, which may be a
-// credential.
+// credential. [Expand] replaces the ${VAR} and ${VAR:-default}
+// placeholders such files may hold, one grammar for every file, with
+// errors that name the variable and never a value.
 package configfile

@@ -1,6 +1,7 @@
 package configfile_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/basis-go/basis/contract/configfile"
@@ -21,4 +22,23 @@ func ExampleParse() {
 	}
 	// Output:
 	// rules.json:3:3: unknown key "timout_ms"
+}
+
+func ExampleExpand() {
+	env := map[string]string{"API_TOKEN": "t0k3n"}
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	for _, s := range []string{"Bearer ${API_TOKEN}", "${REGION:-eu-west-1}", "${MISSING}", "${API_TOKEN-x}"} {
+		out, err := configfile.Expand(s, lookup)
+		var xe *configfile.ExpandError
+		if errors.As(err, &xe) {
+			fmt.Printf("variable %q: %v\n", xe.Variable, err)
+			continue
+		}
+		fmt.Println(len(out), "characters")
+	}
+	// Output:
+	// 12 characters
+	// 9 characters
+	// variable "MISSING": variable MISSING is not set and has no default; set it, or write ${MISSING:-default}
+	// variable "API_TOKEN": the placeholder at character 1 uses a form basis does not support; write ${API_TOKEN} or ${API_TOKEN:-default}
 }

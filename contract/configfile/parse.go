@@ -113,6 +113,20 @@ func (v Value) Kind() string {
 	return "number"
 }
 
+// KindPhrase is [Value.Kind] as a message puts it after "not": "an
+// object", "an array", "a string", "a number", "a boolean", "null" or
+// "nothing".
+func (v Value) KindPhrase() string {
+	switch kind := v.Kind(); kind {
+	case "object", "array":
+		return "an " + kind
+	case "null", "nothing":
+		return kind
+	default:
+		return "a " + kind
+	}
+}
+
 // Members lists the members of an object value in the order written,
 // duplicates included; nil for any other kind.
 func (v Value) Members() []Member {

@@ -51,7 +51,7 @@ func WriteAtomic(path string, data []byte, mode fs.FileMode) error {
 	}
 	if info, err := os.Stat(target); err == nil {
 		if !info.Mode().IsRegular() {
-			return fmt.Errorf("%s: %w", target, ErrNotRegular)
+			return &NotRegularError{Path: target, Mode: info.Mode()}
 		}
 		mode = info.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -98,17 +98,18 @@ func extractTag(p *Plan, m *Module, version, dest string) (string, error) {
 		return "", err
 	}
 	untar.Stdin = pipe
-	var stderr bytes.Buffer
-	archive.Stderr, untar.Stderr = &stderr, &stderr
+	// One buffer each: the two processes' output is copied concurrently.
+	var archiveErr, untarErr bytes.Buffer
+	archive.Stderr, untar.Stderr = &archiveErr, &untarErr
 	if err := untar.Start(); err != nil {
 		return "", err
 	}
 	if err := archive.Run(); err != nil {
 		untar.Wait()
-		return "", fmt.Errorf("git archive %s: %v: %s", m.Tag(version), err, stderr.String())
+		return "", fmt.Errorf("git archive %s: %v: %s", m.Tag(version), err, archiveErr.String())
 	}
 	if err := untar.Wait(); err != nil {
-		return "", fmt.Errorf("untar %s: %v: %s", m.Tag(version), err, stderr.String())
+		return "", fmt.Errorf("untar %s: %v: %s", m.Tag(version), err, untarErr.String())
 	}
 	return filepath.Join(dest, filepath.FromSlash(m.Dir)), nil
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package runtime wires basis together: a roster of tools from every
 // binding, checked for reserved names and collisions; one pipeline every
 // call goes through; batches of calls from one model turn; and the roster
