@@ -164,3 +164,18 @@ func exampleWorkspace(t *testing.T) string {
 	}
 	return ws
 }
+
+// toolRows returns the rows of the tool table `basis tools` prints first,
+// without its header: the table ends at the first empty line (an MCP
+// server table may follow).
+func toolRows(stdout string) []string {
+	lines := strings.Split(stdout, "\n")
+	var rows []string
+	for _, line := range lines[min(1, len(lines)):] {
+		if strings.TrimSpace(line) == "" {
+			break
+		}
+		rows = append(rows, line)
+	}
+	return rows
+}

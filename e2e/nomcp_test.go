@@ -78,8 +78,8 @@ func TestNoMCPBuildRunsTheExampleWorkspace(t *testing.T) {
 		t.Fatalf("basis tools: exit %d\n%s%s", tools.code, tools.stdout, tools.stderr)
 	}
 	var names []string
-	for _, line := range strings.Split(strings.TrimSpace(tools.stdout), "\n")[1:] {
-		names = append(names, strings.Fields(line)[0])
+	for _, row := range toolRows(tools.stdout) {
+		names = append(names, strings.Fields(row)[0])
 	}
 	if diff := cmp.Diff([]string{"spawn", "json_query", "ticket", "word_count"}, names); diff != "" {
 		t.Errorf("basis tools names (-want +got):\n%s\n%s", diff, tools.stdout)

@@ -24,8 +24,7 @@ func TestExampleWorkspaceRunsSandboxed(t *testing.T) {
 	if !strings.Contains(tools.stdout, "SANDBOX") {
 		t.Skip("this basis lists no sandbox (the sandbox is not wired into cmd/basis)")
 	}
-	rows := strings.Split(strings.TrimSpace(tools.stdout), "\n")[1:]
-	for _, row := range rows {
+	for _, row := range toolRows(tools.stdout) {
 		if !strings.Contains(row, "workspace-write, no network") {
 			t.Errorf("a tool of the example workspace is not sandboxed by default: %s", row)
 		}
