@@ -123,18 +123,16 @@ func measure(r row, o options) line {
 		l.status, l.note = statusNotMeasured, "module "+r.module+" is not in this tree"
 		return l
 	}
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", r.bench,
+	// -v, so a skipped benchmark says why.
+	cmd := exec.Command("go", "test", "-v", "-run", "^$", "-bench", r.bench,
 		"-benchtime", o.benchtime, "-count", fmt.Sprint(o.count), "./...")
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	match := regexp.MustCompile(r.match)
-	var skipped string
+	skipped := skipReason(out.String())
 	for _, text := range strings.Split(out.String(), "\n") {
-		if s, ok := strings.CutPrefix(strings.TrimSpace(text), "--- SKIP:"); ok && skipped == "" {
-			skipped = strings.TrimSpace(s)
-		}
 		res, ok := parseLine(text)
 		if !ok || !match.MatchString(res.name) {
 			continue
@@ -163,6 +161,29 @@ func measure(r row, o options) line {
 		l.status = statusMiss
 	}
 	return l
+}
+
+// skipReason returns why a benchmark in go test -v's output was skipped:
+// the message logged before its "--- SKIP:" line, without the file:line
+// prefix; "" when none was skipped.
+func skipReason(output string) string {
+	lines := strings.Split(output, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--- SKIP:") {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			t := strings.TrimSpace(lines[j])
+			if strings.HasPrefix(t, "Benchmark") || t == "" {
+				break
+			}
+			if _, msg, ok := strings.Cut(t, ": "); ok && strings.Contains(t[:max(0, strings.Index(t, ": "))], ".go:") {
+				return msg
+			}
+		}
+		return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "--- SKIP:"))
+	}
+	return ""
 }
 
 // figure reads a row's figure from one benchmark line.

@@ -147,3 +147,16 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+func TestSkipReason(t *testing.T) {
+	tests := map[string]string{
+		"cpu: AMD EPYC\nBenchmarkServeStdioOverRuntime\n    bench_test.go:135: this basis has no serve command yet\n--- SKIP: BenchmarkServeStdioOverRuntime\nPASS\n": "this basis has no serve command yet",
+		"BenchmarkX\n--- SKIP: BenchmarkX\n": "BenchmarkX",
+		"BenchmarkX-2 10 5 ns/op\nPASS\n":    "",
+	}
+	for output, want := range tests {
+		if got := skipReason(output); got != want {
+			t.Errorf("skipReason(%q) = %q, want %q", output, got, want)
+		}
+	}
+}
