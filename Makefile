@@ -86,7 +86,7 @@ build: ## build the basis command into bin/basis
 
 .PHONY: demo
 demo: build ## build basis and run it on the example workspace
-	cd examples && $(GO) build -o $(CURDIR)/examples/workspace/.basis/bin/ ./tools/...
+	cd examples && $(GO) build -o $(CURDIR)/examples/workspace/.basis/bin/ ./tools/... ./mcpserver
 	rm -rf examples/workspace/tickets
 	examples/demo.sh $(CURDIR)/bin/basis examples/workspace
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,4 +174,84 @@ func ExampleConfig_sandbox() {
 	// asked for fetch network true
 	// fetch cannot run here: sandbox unavailable: this kernel has no Landlock; to run programs without a sandbox, the operator sets "mode": "off"
 	// true true true
+}
+
+// pathsHidden writes to stdout with the example's temporary directories
+// replaced by names, so the output does not depend on where they are.
+type pathsHidden struct{ old, new []string }
+
+func (w pathsHidden) Write(p []byte) (int, error) {
+	s := string(p)
+	for i := range w.old {
+		s = strings.ReplaceAll(s, w.old[i], w.new[i])
+	}
+	_, err := os.Stdout.WriteString(s)
+	return len(p), err
+}
+
+// A host loads the workspace's and the operator's manifests once, at
+// startup. A tool whose ${VAR} is unset is still listed, so the model sees
+// it and a call says what to set; the others work.
+func ExampleLoad() {
+	root, _ := os.MkdirTemp("", "declared-example")
+	configDir, _ := os.MkdirTemp("", "declared-config")
+	defer os.RemoveAll(root)
+	defer os.RemoveAll(configDir)
+	root, _ = filepath.EvalSymlinks(root) // the paths messages name
+	configDir, _ = filepath.EvalSymlinks(configDir)
+	_ = os.MkdirAll(filepath.Join(root, ".basis"), 0o755)
+	_ = os.WriteFile(filepath.Join(root, declared.WorkspaceFile), []byte(`{
+  "schema": 1,
+  "tools": {
+    "issues": {
+      "description": "List open issues.",
+      "input_schema": {"type": "object"},
+      "command": ["curl", "-H", "Authorization: Bearer ${GITHUB_TOKEN}", "${CI_URL}/issues"],
+      "side_effect": "external"
+    }
+  }
+}`), 0o644)
+	_ = os.WriteFile(filepath.Join(configDir, "tools.json"), []byte(`{
+  "schema": 1,
+  "tools": {
+    "word_count": {"description": "Count words on stdin.", "input_schema": {"type": "object"}, "command": ["wc", "-w"]}
+  }
+}`), 0o644)
+	log.SetOutput(pathsHidden{old: []string{root, configDir}, new: []string{"$ROOT", "$CONFIG"}})
+	log.SetFlags(0)
+	defer log.SetOutput(os.Stderr)
+	defer log.SetFlags(log.LstdFlags)
+	ctx := context.Background()
+
+	tools, err := declared.Load(ctx, &declared.Config{
+		Root:       root,                           // workspace: <root>/.basis/tools.json
+		ConfigDir:  configDir,                      // global: <configDir>/tools.json
+		CommandEnv: []string{"CI_URL=https://ci"},  // the runtime's command environment
+		Environ:    []string{"PATH=/usr/bin:/bin"}, // the inherited environment; nil is os.Environ()
+		Reserved:   []string{"read_file"},          // names the host has taken ("spawn" always is)
+	})
+	if err != nil {
+		log.Print(err) // every problem in every manifest, one *declared.Error per line
+		return
+	}
+	var roster []contract.ExecutableTool
+	for _, tool := range tools {
+		roster = append(roster, tool) // each is a contract.ExecutableTool, unavailable ones too
+		if err := tool.Unavailable(); err != nil {
+			log.Print(err) // listed, but its calls are refused: a ${VAR} it needs is unset
+		}
+		for _, w := range tool.Warnings() {
+			log.Print(w) // a credential-looking ${VAR} in a command argument
+		}
+	}
+
+	for _, tool := range roster {
+		d := tool.Descriptor()
+		fmt.Println(d.Name, d.SideEffect, "from", strings.ReplaceAll(strings.ReplaceAll(d.Source, root, "$ROOT"), configDir, "$CONFIG"))
+	}
+	// Output:
+	// issues is unavailable: variable GITHUB_TOKEN (command[2], $ROOT/.basis/tools.json:7:33) is not set; set it in the environment basis runs in, or give a default in the manifest: ${GITHUB_TOKEN:-default}
+	// $ROOT/.basis/tools.json:7:33: tool issues: command[2]: ${GITHUB_TOKEN} looks like a credential in an argument, which every local user can read in /proc/<pid>/cmdline while the tool runs; pass it in "env" and let the program read it from there
+	// issues external from $ROOT/.basis/tools.json
+	// word_count process from $CONFIG/tools.json
 }

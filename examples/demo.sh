@@ -49,3 +49,14 @@ step 0 call ticket '{"title": "Recount the brackets", "priority": "high"}' --app
 step 0 rules add --tool spawn --command 'ls *' --allow --reason 'listing files is harmless'
 step 0 call spawn '{"input": "!ls data"}' --approve deny
 step 3 call spawn '{"input": "!ls data && rm -rf data"}' --approve deny
+
+echo
+echo "# the workspace's .mcp.json names an MCP server (examples/mcpserver); basis"
+echo "# starts it only once the operator trusted the file's exact content"
+step 0 mcp list
+step 3 call mcp__stockroom__stock_level '{"name": "bracket"}' --approve allow
+step 0 mcp trust
+step 0 tools
+step 0 call mcp__stockroom__stock_level '{"name": "bracket"}' --approve allow
+step 3 call mcp__stockroom__reserve_stock '{"name": "bracket", "count": 5}' --approve deny
+step 0 call mcp__stockroom__reserve_stock '{"name": "bracket", "count": 5}' --approve allow

@@ -16,55 +16,72 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A workspace's .mcp.json names an HTTP server; the operator trusts the
-// file, the Manager starts the server, and its tools are called like any
-// other tool.
+// A workspace's .mcp.json names an HTTP server, which the operator trusts,
+// and the operator's mcp.json a program that is not installed. The Manager
+// starts a server when a call first needs it, or every server at once; a
+// server that fails takes only its own tools with it.
 func Example() {
 	srv := testserver.New(testserver.Options{})
 	web := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	defer web.Close()
 
 	root, _ := os.MkdirTemp("", "workspace-")
-	conf, _ := os.MkdirTemp("", "config-")
+	configDir, _ := os.MkdirTemp("", "config-")
 	defer os.RemoveAll(root)
-	defer os.RemoveAll(conf)
+	defer os.RemoveAll(configDir)
 	os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(`{"mcpServers": {
 		"tickets": {"type": "http", "url": "`+web.URL+`", "headers": {"Authorization": "Bearer ${TICKETS_TOKEN:-none}"}}
 	}}`), 0o644)
-
+	os.WriteFile(filepath.Join(configDir, "mcp.json"), []byte(`{"mcpServers": {
+		"search": {"command": "/nonexistent/search-server"}
+	}}`), 0o644)
 	ctx := context.Background()
-	if _, err := mcpbind.NewTrustStore(conf).Trust(ctx, filepath.Join(root, ".mcp.json")); err != nil {
+	if _, err := mcpbind.NewTrustStore(configDir).Trust(ctx, filepath.Join(root, ".mcp.json")); err != nil {
 		fmt.Println(err)
 		return
 	}
-	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+
+	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{
+		Root:      root,      // <root>/.mcp.json
+		ConfigDir: configDir, // mcp.json and mcp-trust.json
+	})
 	if err != nil {
+		// every problem, one *mcpbind.ConfigError per line; cfg still holds
+		// every server that is well formed
 		fmt.Println(err)
-		return
 	}
-	m := mcpbind.NewManager(cfg, mcpbind.Options{})
+	m := mcpbind.NewManager(cfg, mcpbind.Options{
+		OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
+			// replace that server's tools in the roster (runtime.ReplaceMCPSource)
+		},
+	})
 	defer m.Close()
 
-	server, _ := m.ServerFor("mcp__tickets__echo") // start only what the call needs
+	// basis call mcp__tickets__echo: start only the server it needs
+	server, _ := m.ServerFor("mcp__tickets__echo")
 	tools, err := m.ServerTools(ctx, server)
 	if err != nil {
-		fmt.Println(err)
-		return
+		fmt.Println(err) // it could not start, is untrusted, or some tool names collided
 	}
 	for _, t := range tools {
-		if t.Descriptor().Name != "mcp__tickets__echo" {
-			continue
+		if t.Descriptor().Name == "mcp__tickets__echo" {
+			res, err := t.Execute(ctx, contract.Call{Input: []byte(`{"id": 42}`)})
+			fmt.Println(res.Text, err)
 		}
-		d := t.Descriptor()
-		fmt.Println(d.Name, d.Binding, d.SideEffect)
-		res, err := t.Execute(ctx, contract.Call{Input: []byte(`{"id": 42}`)})
-		fmt.Println(res.Text, err)
 	}
-	fmt.Println(m.Status()[0])
+
+	// basis tools: start every server and show each one's state
+	if err := m.StartAll(ctx); err != nil {
+		fmt.Println(err) // each server that failed; the others are connected
+	}
+	for _, st := range m.Status() {
+		fmt.Println(st.Server, st) // "connected, 3 tools", "failed: ...", "untrusted: run basis mcp trust"
+	}
 	// Output:
-	// mcp__tickets__echo mcp external
 	// echo {"id":42} <nil>
-	// connected, 12 tools
+	// MCP server "search": start: it could not be started or did not complete the MCP handshake: fork/exec /nonexistent/search-server: no such file or directory
+	// search failed: it could not be started or did not complete the MCP handshake: fork/exec /nonexistent/search-server: no such file or directory
+	// tickets connected, 12 tools
 }
 
 func ExampleParseConfig() {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,6 +50,13 @@ type Options struct {
 	CloseGrace time.Duration
 	// Logger receives what the SDK logs; nil discards it.
 	Logger *slog.Logger
+	// Confine, when set, confines every stdio server's program: it is
+	// given the command before it starts and may rewrite it (a sandbox
+	// turns it into a confined re-execution, as sandbox.PrepareCommand
+	// does); release is called once the server has exited. An error is a
+	// failed start that names the server: the program does not run
+	// unconfined.
+	Confine func(server string, cmd *exec.Cmd) (release func(), err error)
 }
 
 // State is where a server is in its life.
@@ -489,6 +497,10 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	switch s.cfg.Type {
 	case TypeStdio:
 		c.stdio = newStdioTransport(l, s.m.opts.Env, s.m.opts.CloseGrace, l.redact)
+		if confine := s.m.opts.Confine; confine != nil {
+			name := s.cfg.Name
+			c.stdio.confine = func(cmd *exec.Cmd) (func(), error) { return confine(name, cmd) }
+		}
 		transport = c.stdio
 	case TypeSSE:
 		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}

@@ -5,6 +5,7 @@ package mcpbind
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync"
@@ -30,6 +31,9 @@ type stdioTransport struct {
 	cmd   *exec.Cmd
 	grace time.Duration
 	tail  *tailBuffer
+	// confine, when set, rewrites cmd before it starts (a sandbox) and
+	// returns what to release once the server has exited.
+	confine func(*exec.Cmd) (release func(), err error)
 	// stderrDone is closed when the stderr pipe reaches EOF: every
 	// process holding it has exited.
 	stderrDone chan struct{}
@@ -56,6 +60,25 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// not wait for a copying goroutine that a grandchild holding stderr
 	// would keep alive.
 	t.cmd.Stderr = w
+	release := func() {}
+	if t.confine != nil {
+		rel, err := t.confine(t.cmd)
+		if err != nil {
+			w.Close()
+			r.Close()
+			close(t.stderrDone)
+			return nil, fmt.Errorf("confining the server: %w", err)
+		}
+		if rel != nil {
+			release = rel
+		}
+		// The server's process group is what closing kills: a confinement
+		// that replaced the attributes must not lose it.
+		if t.cmd.SysProcAttr == nil {
+			t.cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		t.cmd.SysProcAttr.Setpgid = true
+	}
 	// The SDK's own escalation (SIGTERM, then SIGKILL to the child alone)
 	// waits longer than the grace, so the group kill comes first.
 	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: t.grace + time.Second}
@@ -64,9 +87,13 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		r.Close()
 		close(t.stderrDone)
+		release()
 		return nil, err
 	}
 	go func() {
+		// stderr reaches EOF when every process holding it has exited:
+		// then the confinement's leftovers (a per-run temp dir) can go.
+		defer release()
 		defer close(t.stderrDone)
 		defer r.Close()
 		buf := make([]byte, 4096)

@@ -110,18 +110,31 @@ func (remoteExecutor) RunCommand(ctx context.Context, req spawn.CommandRequest) 
 	return spawn.CommandResult{Stderr: []byte("xcodebuild: error: unknown scheme\n"), End: spawn.CommandEnd{ExitCode: 65}}, nil
 }
 
-// Targets are executors a host registers by name; "!@name cmd" runs
-// there. A nil *Config is the zero Config.
+// A host configures the tool once: where local commands run, their
+// environment, the program that takes tasks, and the targets "!@name cmd"
+// runs on. Nothing runs until a call's Execute; the previews below only
+// describe. A nil *Config is the zero Config.
 func ExampleNew() {
+	macExecutor := remoteExecutor{} // a host's executor on another machine
 	tool, err := spawn.New(&spawn.Config{
 		Root:       "/repo",                      // where local commands run
 		CommandEnv: []string{"GOFLAGS=-mod=mod"}, // the runtime's command environment
-		Targets:    map[string]spawn.Executor{"mac": remoteExecutor{}},
+		Delegator: spawn.CommandDelegator{ // any agent command line takes tasks
+			Argv: []string{"my-agent", "--print"},
+			Dir:  "/repo",
+			Env:  os.Environ(),
+		},
+		Targets: map[string]spawn.Executor{"mac": macExecutor}, // "!@mac cmd" runs there
 	})
 	if err != nil {
 		panic(err)
 	}
 	ctx := context.Background()
+	for _, input := range []string{"!go test ./...", "find where the config is parsed", "!@mac xcodebuild -list"} {
+		preview, _ := tool.AuthorizationPreview(ctx, call(input))
+		fmt.Println(preview.SideEffect, "|", preview.Summary)
+	}
+
 	res, err := tool.Execute(ctx, call("!@mac xcodebuild -list"))
 	fmt.Println(res.Text, err)
 
@@ -131,6 +144,9 @@ func ExampleNew() {
 		fmt.Println(failed.End.ExitCode, "|", err)
 	}
 	// Output:
+	// process | run "go test ./..." in /repo
+	// local_state | delegate a task: find where the config is parsed
+	// process | run "xcodebuild -list" on target mac
 	// Targets:
 	//     App <nil>
 	// 65 | spawn: the command on target mac exited with code 65

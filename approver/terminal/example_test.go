@@ -6,8 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/approver/terminal"
@@ -29,4 +32,86 @@ func ExampleTerminal() {
 	})
 	fmt.Println(answer.Decision, errors.Is(err, approver.ErrNoTerminal))
 	// Output: deny true
+}
+
+// operatorGate builds the gate the basis command asks: the system's rules,
+// the operator's and the workspace's, in that order, with the person at the
+// terminal asked about the rest and "always" answers saved to the
+// operator's file.
+func operatorGate(ctx context.Context, configDir, root string) (*approver.Gate, error) {
+	system, err := approver.LoadSystemRules(ctx, approver.SystemRulesPath())
+	if err != nil {
+		return nil, err
+	}
+	operator := &approver.RulesFile{Path: filepath.Join(configDir, approver.OperatorRulesFile)}
+	operatorRules, warnings, err := operator.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range slices.Concat(system.Warnings, warnings) {
+		log.Print(w) // an allow rule bound to no source, and the command that fixes it
+	}
+	workspaceRules, err := approver.LoadWorkspaceRules(ctx, filepath.Join(root, approver.WorkspaceRulesFile))
+	if err != nil {
+		return nil, err
+	}
+	return approver.NewGate(&terminal.Terminal{SaveTo: operator.Path}, &approver.GateOptions{
+		Rules:                slices.Concat(system.Rules, operatorRules, workspaceRules), // consulted before anyone is asked
+		NoOperatorAllowRules: !system.AllowOperatorAllowRules,
+		Timeout:              5 * time.Minute, // for the question, not the call
+		Save:                 operator.Save,   // where "always" answers go
+	})
+}
+
+// The operator allows go test; the workspace denies downloads. Both calls
+// are decided by those rules, so nobody is asked at the terminal.
+func ExampleTerminal_gate() {
+	systemDir, _ := os.MkdirTemp("", "system-config")
+	configDir, _ := os.MkdirTemp("", "config")
+	root, _ := os.MkdirTemp("", "workspace")
+	defer os.RemoveAll(systemDir)
+	defer os.RemoveAll(configDir)
+	defer os.RemoveAll(root)
+	// The machine's /etc/basis/rules.json is not this example's business.
+	if old, ok := os.LookupEnv("BASIS_SYSTEM_CONFIG_DIR"); ok {
+		defer os.Setenv("BASIS_SYSTEM_CONFIG_DIR", old)
+	} else {
+		defer os.Unsetenv("BASIS_SYSTEM_CONFIG_DIR")
+	}
+	os.Setenv("BASIS_SYSTEM_CONFIG_DIR", systemDir)
+	os.WriteFile(filepath.Join(configDir, approver.OperatorRulesFile), []byte(`{"schema": 2, "rules": [
+		{"tool": "spawn", "source": "builtin", "command": ["go", "test", "*"], "decision": "allow"}
+	]}`), 0o600)
+	os.MkdirAll(filepath.Join(root, ".basis"), 0o755)
+	os.WriteFile(filepath.Join(root, approver.WorkspaceRulesFile), []byte(`{"schema": 2, "rules": [
+		{"tool": "spawn", "command": ["curl", "*"], "decision": "deny", "reason": "this repository never downloads; vendor the file instead"}
+	]}`), 0o644)
+	ctx := context.Background()
+	gate, err := operatorGate(ctx, configDir, root)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	for _, subject := range []string{
+		`{"body":"go test ./...","commands":[["go","test","./..."]],"cwd":"/repo","mode":"command","target":"local"}`,
+		`{"body":"go test ./... && curl -s x | sh","commands":[["go","test","./..."],["curl","-s","x"],["sh"]],"cwd":"/repo","mode":"command","target":"local"}`,
+	} {
+		call := contract.Call{ID: "call_1", Input: []byte(`{"input":"!..."}`)}
+		preview := contract.Preview{SideEffect: contract.SideEffectProcess, Subject: []byte(subject)}
+		v := gate.Authorize(ctx, approver.Request{
+			CallID: call.ID, Input: call.Input, Preview: preview,
+			Tool:   "spawn",
+			Source: approver.BuiltinSource, // or the manifest / MCP config that declared the tool
+		})
+		if !v.Allow {
+			fmt.Println(v.Reason) // what the model reads
+		}
+		// v.Source: read_only, rule (v.Rule says which), approver, fail_closed (v.Err says why)
+		fmt.Println(v.Allow, v.Source, v.Rule)
+	}
+	// Output:
+	// true rule allow spawn command go test * from builtin
+	// this repository never downloads; vendor the file instead
+	// false rule deny spawn command curl *
 }

@@ -25,6 +25,14 @@ import (
 // that need a real process: signals, /proc.
 var basisBinary string
 
+// mcpServerBinary is the example MCP server (examples/mcpserver), for
+// tests of MCP servers as tools and of basis serve proxying them.
+var mcpServerBinary string
+
+// mcpTestServerBinary is mcpbind's test server, whose grow tool changes
+// its tool list.
+var mcpTestServerBinary string
+
 func TestMain(m *testing.M) {
 	// Tests run basis in this process too, and its sandbox may re-execute
 	// the running binary to confine a program: this one, then.
@@ -46,6 +54,22 @@ func TestMain(m *testing.M) {
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building basis:", err)
+			return 1
+		}
+		mcpServerBinary = filepath.Join(dir, "mcpserver")
+		build = exec.Command("go", "build", "-o", mcpServerBinary, "./mcpserver")
+		build.Dir = filepath.Join("..", "..", "examples")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building the example MCP server:", err)
+			return 1
+		}
+		mcpTestServerBinary = filepath.Join(dir, "mcptestserver")
+		build = exec.Command("go", "build", "-o", mcpTestServerBinary, "./internal/testserver/cmd/mcptestserver")
+		build.Dir = filepath.Join("..", "..", "mcpbind")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building mcpbind's test server:", err)
 			return 1
 		}
 		return m.Run()

@@ -81,9 +81,24 @@ refusal, denial), 128+N stopped by signal N.
 		opts.Audit = f
 		opts.OnAuditError = func(err error) { fmt.Fprintf(e.stderr, "basis: writing the audit record failed: %v\n", err) }
 	}
+	w.mcpStart, w.mcpTool = mcpForTool, name
+	defer w.closeMCP()
 	rt, errs := w.build(ctx, opts)
 	if errs != nil {
 		return configErr(e, errs)
+	}
+	if _, ok := rt.Tool(name); !ok {
+		// An MCP tool whose server did not start is not unknown: say why.
+		for _, n := range w.mcpNotes() {
+			fmt.Fprintf(e.stderr, "basis: note: %s\n", n)
+		}
+		if err, failed := w.mcpStartError(); err != nil {
+			fmt.Fprintf(e.stderr, "basis: %s: %v\n", name, err)
+			if failed {
+				return exitFailed
+			}
+			return exitRefused
+		}
 	}
 	callID, err := newCallID()
 	if err != nil {
@@ -271,24 +286,28 @@ func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error
 			return &terminal.Terminal{Path: e.tty}, nil
 		}
 		return approver.ApproverFunc(func(_ context.Context, req approver.Request) (approver.Answer, error) {
-			// The advice is the narrowest rule that would allow the call,
-			// bound to the tool's source. Allowing spawn as a whole would
-			// allow every command, so for a command line that could not be
-			// analysed it names the form of a command rule.
-			rule := approver.Rule{Tool: req.Tool, Source: req.Source, Decision: approver.RuleAllow}.AddCommand()
-			switch {
-			case len(req.Proposed) > 0:
-				rule = req.Proposed[0].AddCommand()
-			case contract.IsSpawnName(req.Tool):
-				rule = "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"
-			}
 			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
 				"%s was not run: nobody was asked, because basis is not attached to a terminal and --approve defaults to deny then; "+
 					"rerun with --approve allow (or prompt, at a terminal), or allow it for good with: %s",
-				req.Tool, rule)}, nil
+				req.Tool, allowCommand(req))}, nil
 		}), nil
 	}
 	return nil, fmt.Errorf("--approve %s: want prompt, allow, deny or hook:ARGV", mode)
+}
+
+// allowCommand is the advice a denial gives when nobody could be asked:
+// the narrowest rule that would allow the call, bound to the tool's
+// source. Allowing spawn as a whole would allow every command, so for a
+// command line that could not be analysed it names the form of a command
+// rule.
+func allowCommand(req approver.Request) string {
+	switch {
+	case len(req.Proposed) > 0:
+		return req.Proposed[0].AddCommand()
+	case contract.IsSpawnName(req.Tool):
+		return "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"
+	}
+	return approver.Rule{Tool: req.Tool, Source: req.Source, Decision: approver.RuleAllow}.AddCommand()
 }
 
 func withNewline(s string) string {

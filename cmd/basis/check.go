@@ -1,28 +1,34 @@
 package main
 
 import (
-	"strconv"
-
 	"context"
 	"fmt"
-	"github.com/basis-go/basis/approver"
-	"github.com/basis-go/basis/cmd/basis/runtime"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/sandbox"
 )
 
 func cmdCheck(ctx context.Context, g *globals, args []string, e *env) int {
-	c := newCommand("check", "check", `Validates every configuration file basis would read — the workspace's and the
+	c := newCommand("check", "check [--start]", `Validates every configuration file basis would read — the workspace's and the
 global tools.json, the operator's rules.json and the workspace's
 .basis/rules.json, the operator's sandbox.json and the workspace's
-.basis/sandbox.json — and the roster they make together, and whether this
-machine can sandbox the tools' programs as those files ask. Every problem in
-every file is printed, one per line. Exit status 0 when there is none, 2
-otherwise.
+.basis/sandbox.json, the workspace's .mcp.json and the operator's mcp.json
+(syntax, fields, ${VAR}s set) — and the roster they make together, and
+whether this machine can sandbox the tools' programs as those files ask.
+Every problem in every file is printed, one per line. No MCP server is
+started. Exit status 0 when there is none, 2 otherwise.
+
+  --start   also start every trusted MCP server and list its tools; a
+            server that fails to start is a problem
 `)
+	start := c.fs.Bool("start", false, "")
 	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
 		return code
@@ -43,6 +49,8 @@ otherwise.
 		warnings = append(warnings, "warning: "+wn.String())
 	}
 	warnings = append(warnings, w.rulesForMissingTools(rt, rules)...)
+	mcpErrs, mcpLines, mcpFiles, mcpTools := w.mcpCheck(ctx, *start)
+	errs = append(errs, mcpErrs...)
 	for _, t := range w.declared {
 		if err := t.Unavailable(); err != nil {
 			errs = append(errs, err)
@@ -61,6 +69,9 @@ otherwise.
 	for _, w := range warnings {
 		fmt.Fprintln(e.stdout, w)
 	}
+	for _, l := range mcpLines {
+		fmt.Fprintln(e.stdout, l)
+	}
 	if len(errs) > 0 {
 		fmt.Fprintf(e.stderr, "basis: %d problem%s; fix %s and run basis check again\n", len(errs), plural(len(errs)), them(len(errs)))
 		return exitUsage
@@ -68,15 +79,16 @@ otherwise.
 	// The manifests were read and are counted as declared found them; the
 	// rules files are counted when they exist.
 	manifests, _ := declared.Discover(w.declaredConfig())
-	files := len(manifests)
+	files := len(manifests) + mcpFiles
 	for _, p := range []string{w.operatorRules().Path, w.workspaceRulesPath(),
 		filepath.Join(w.configDir, sandbox.ConfigFile), filepath.Join(w.root, workspaceSandboxFile)} {
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			files++
 		}
 	}
+	tools := len(rt.Tools()) + mcpTools
 	fmt.Fprintf(e.stdout, "ok: %d tool%s, %d rule%s, %d configuration file%s read\n",
-		len(rt.Tools()), plural(len(rt.Tools())), len(rules), plural(len(rules)), files, plural(files))
+		tools, plural(tools), len(rules), plural(len(rules)), files, plural(files))
 	return exitOK
 }
 
@@ -96,7 +108,9 @@ func them(n int) string {
 
 // rulesForMissingTools warns about operator and workspace rules that name
 // a tool this workspace does not have: a typo, or a rule for another
-// repository, which is harmless but worth knowing about.
+// repository, which is harmless but worth knowing about. A rule for an MCP
+// tool is not judged: check starts no server, so their tools are not
+// known.
 func (w *workspace) rulesForMissingTools(rt *runtime.Runtime, rules []approver.Rule) []string {
 	if rt == nil {
 		return nil
@@ -109,7 +123,7 @@ func (w *workspace) rulesForMissingTools(rt *runtime.Runtime, rules []approver.R
 	}
 	var out []string
 	for _, r := range rules {
-		if have[r.Tool] || r.Scope == approver.ScopeSystem {
+		if have[r.Tool] || r.Scope == approver.ScopeSystem || (strings.HasPrefix(r.Tool, contract.MCPPrefix)) {
 			continue
 		}
 		where := r.File

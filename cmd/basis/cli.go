@@ -63,10 +63,14 @@ usage: basis [-C DIR] [--config-dir DIR] [--no-shell] [--no-mcp] [--delegate 'AR
 
 commands:
   tools [--json]                     list the tools: name, binding, side effect, source, description
-  check                              validate every configuration file; one problem per line
+                                     (and the MCP servers, each started to list its tools)
+  check [--start]                    validate every configuration file; one problem per line
   call NAME [JSON | @FILE | -]       run one call through the whole pipeline; the result on stdout
        [--approve prompt|allow|deny|hook:ARGV] [--audit FILE] [--json]
   explain NAME [JSON | @FILE | -]    what a call would do and which rules decide it; runs nothing
+  serve [--approve elicit|allow|deny|hook:ARGV] [--http ADDR] [--allow-remote] [--audit FILE]
+                                     serve every tool as an MCP server, approvals asked in the client
+  mcp list | trust | untrust         the MCP config files, and trust in the workspace's .mcp.json
   rules list | add | remove          approval rules: list every layer, add or remove the operator's
   init                               start a workspace: .basis/tools.json with an example tool
   version                            print the version and the revision it was built from
@@ -78,7 +82,7 @@ global flags (before the command):
   --config-dir DIR    the configuration directory (default: $BASIS_CONFIG_DIR,
                       else $XDG_CONFIG_HOME/basis, else ~/.config/basis)
   --no-shell          refuse spawn's command mode ("!cmd")
-  --no-mcp            load no MCP servers (this build loads none yet)
+  --no-mcp            load no MCP config file, start no MCP server
   --delegate 'ARGV…'  the program that takes spawn's tasks, split into words as a
                       shell would, never run by one (default: $BASIS_DELEGATE;
                       with neither, tasks are refused)
@@ -90,7 +94,7 @@ Run "basis COMMAND --help" for a command's flags.
 `
 
 // commands are the command names, for "did you mean".
-var commands = []string{"tools", "check", "call", "explain", "rules", "init", "version", "help"}
+var commands = []string{"tools", "check", "call", "explain", "serve", "mcp", "rules", "init", "version", "help"}
 
 // globalFlags are the flags that go before the command: each name and the
 // value it takes ("" for none).
@@ -129,6 +133,10 @@ func run(ctx context.Context, args []string, e *env) int {
 		return cmdRules(ctx, &g, rest, e)
 	case "explain":
 		return cmdExplain(ctx, &g, rest, e)
+	case "mcp":
+		return cmdMCP(ctx, &g, rest, e)
+	case "serve":
+		return cmdServe(ctx, &g, rest, e)
 	case "init":
 		return cmdInit(&g, rest, e)
 	case "version":
@@ -137,7 +145,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprint(e.stdout, usage)
 		return exitOK
 	}
-	return usageErr(e, "unknown command %q%s; the commands are tools, check, call, explain, rules, init and version (basis help)", cmd, didYouMean(cmd, commands))
+	return usageErr(e, "unknown command %q%s; the commands are tools, check, call, explain, serve, mcp, rules, init and version (basis help)", cmd, didYouMean(cmd, commands))
 }
 
 // didYouMean is " (did you mean X?)" for the closest candidate, or "".

@@ -38,6 +38,8 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	if len(errs) > 0 {
 		return configErr(e, errs)
 	}
+	w.mcpStart, w.mcpTool = mcpForTool, name
+	defer w.closeMCP()
 	rt, errs := w.build(ctx, &runtime.Options{Gate: gate})
 	if errs != nil {
 		return configErr(e, errs)

@@ -254,6 +254,8 @@ func (w *workspace) ruleSource(ctx context.Context, tool, explicit string, any b
 		}
 		return p, nil
 	}
+	w.mcpStart, w.mcpTool = mcpForTool, tool
+	defer w.closeMCP()
 	rt, errs := w.build(ctx, nil)
 	if len(errs) > 0 {
 		return "", fmt.Errorf("cannot read this workspace's tools to find where %s comes from (%v); fix that, or name the source with --source PATH", tool, errs[0])
@@ -263,6 +265,9 @@ func (w *workspace) ruleSource(ctx context.Context, tool, explicit string, any b
 			return "", fmt.Errorf("tool %s has no source to bind a rule to; use --any-source", tool)
 		}
 		return src, nil
+	}
+	if err, _ := w.mcpStartError(); err != nil {
+		return "", fmt.Errorf("%w: %s is not listed: %v; or name the source with --source PATH", errNoSuchTool, tool, err)
 	}
 	var names []string
 	for _, d := range rt.Tools() {

@@ -40,7 +40,34 @@ type workspace struct {
 	// sandboxes confines the programs of spawn and the declared tools;
 	// set by build.
 	sandboxes *sandboxes
+	// mcpStart says which MCP servers build starts and registers; mcpTool
+	// is the tool whose server mcpForTool starts.
+	mcpStart mcpStart
+	mcpTool  string
+	// mcp is this invocation's MCP client, made by the first build that
+	// needs it and kept by later ones; closeMCP stops its servers. Its
+	// type depends on the build: with -tags nomcp it holds nothing.
+	mcp *mcpClient
+	// onMCPChange, when set, is told that the tools of a server of client
+	// changed, and what their source is (basis serve replaces them in its
+	// roster).
+	onMCPChange func(client *mcpClient, source string, tools []contract.ExecutableTool)
 }
+
+// mcpStart says which MCP servers a command starts.
+type mcpStart int
+
+const (
+	// mcpNone starts no server and registers no MCP tool: check reads
+	// the config files only.
+	mcpNone mcpStart = iota
+	// mcpAll starts every trusted server, concurrently: tools, check
+	// --start, serve.
+	mcpAll
+	// mcpForTool starts only the server of workspace.mcpTool, if it is
+	// an MCP tool: call and explain.
+	mcpForTool
+)
 
 // openWorkspace resolves the root, the config directory, the starting
 // delegation depth and the delegate. Its errors are configuration errors.
@@ -172,6 +199,10 @@ func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.
 		errs = append(errs, problems(err)...)
 	}
 	w.declared = tools
+	if len(errs) == 0 {
+		// Servers are started only for a roster that can be built.
+		errs = append(errs, w.addMCP(ctx, b)...)
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}

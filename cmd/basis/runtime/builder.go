@@ -170,17 +170,27 @@ func newEntry(tool contract.ExecutableTool, mcp bool) (e *entry, err error) {
 // ruleSourceOf is where a tool came from, as rules name it: a rule written
 // while working in one repository must never approve another repository's
 // tool of the same name, so a path is resolved through symlinks once, here.
+//
+// An MCP tool's source is "<config file>#<server>"; its rules are bound to
+// the config file, the part before the last "#": the file is what the
+// operator trusted, and the tool's name already names the server.
 func ruleSourceOf(d contract.Descriptor) string {
+	source := d.Source
+	if d.Binding == contract.BindingMCP {
+		if i := strings.LastIndexByte(source, '#'); i >= 0 {
+			source = source[:i]
+		}
+	}
 	switch {
 	case d.Binding == contract.BindingSpawn:
 		return approver.BuiltinSource
-	case filepath.IsAbs(d.Source):
-		if p, err := filepath.EvalSymlinks(d.Source); err == nil {
+	case filepath.IsAbs(source):
+		if p, err := filepath.EvalSymlinks(source); err == nil {
 			return p
 		}
-		return filepath.Clean(d.Source)
+		return filepath.Clean(source)
 	}
-	return d.Source
+	return source
 }
 
 func sourceOf(d contract.Descriptor) string {

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/basis-go/basis/approver"
@@ -165,4 +168,87 @@ func ExampleTools() {
 	// Output:
 	// upper from /repo/.basis/tools.json
 	// lower from /repo/.basis/tools.json
+}
+
+// hostTurn is a host's whole use of the runtime: register its tools, build
+// the gate and the runtime, export the tool definitions for the model
+// request, and run what the model asked for.
+func hostTurn(ctx context.Context, hostTools []*phrase, myTool contract.ExecutableTool, rules []approver.Rule, auditFile io.Writer, calls []runtime.BatchCall, input json.RawMessage) error {
+	b := runtime.NewBuilder()
+	if err := b.Add(runtime.Tools(hostTools)...); err != nil { // any []T of tools: declared.Load's []*declared.Tool, say
+		return err
+	}
+	if err := b.Add(myTool); err != nil { // one contract.ExecutableTool of the host's own
+		return err
+	}
+	gate, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: rules})
+	if err != nil {
+		return err
+	}
+	rt, err := b.Build(&runtime.Options{Gate: gate, Audit: auditFile})
+	if err != nil {
+		return err
+	}
+	defs := rt.AnthropicTools()          // or rt.OpenAITools(), for the model request
+	outcomes := rt.CallBatch(ctx, calls) // one model turn; results in call order
+	out := rt.Call(ctx, "word_count", contract.Call{ID: "call_9", Input: input})
+
+	for _, d := range defs {
+		fmt.Println("tool:", d.Name)
+	}
+	for _, o := range append(outcomes, out) {
+		fmt.Printf("%s %s %s: %s\n", o.CallID, o.Tool, o.Status, o.Text)
+	}
+	return nil
+}
+
+// A host with tools of its own: reads run unasked, a rule allows shout,
+// and DenyAll refuses whatever else is consequential, as a host with
+// nobody to ask does. Every call leaves one audit record.
+func Example_host() {
+	wordCount := func(s string) string { return strconv.Itoa(len(strings.Fields(s))) }
+	hostTools := []*phrase{
+		{name: "word_count", effect: contract.SideEffectNone, say: wordCount},
+		{name: "shout", effect: contract.SideEffectLocalState, say: strings.ToUpper},
+	}
+	myTool := &phrase{name: "publish", effect: contract.SideEffectExternal, say: strings.ToLower}
+	rules := []approver.Rule{{Tool: "shout", Decision: approver.RuleAllow, Source: approver.AnySource}}
+	auditFile, err := os.CreateTemp("", "audit-*.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.Remove(auditFile.Name())
+	defer auditFile.Close()
+	calls := []runtime.BatchCall{
+		{Name: "word_count", Call: contract.Call{ID: "call_1", Input: json.RawMessage(`{"text":"one two three"}`)}},
+		{Name: "shout", Call: contract.Call{ID: "call_2", Input: json.RawMessage(`{"text":"ship it"}`)}},
+		{Name: "publish", Call: contract.Call{ID: "call_3", Input: json.RawMessage(`{"text":"Release Notes"}`)}},
+	}
+
+	err = hostTurn(context.Background(), hostTools, myTool, rules, auditFile, calls, json.RawMessage(`{"text":"four words in all"}`))
+	fmt.Println(err)
+
+	audit, _ := os.ReadFile(auditFile.Name())
+	for line := range strings.Lines(string(audit)) {
+		var r runtime.AuditRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("audit:", r.CallID, r.Tool, r.Outcome)
+	}
+	// Output:
+	// tool: word_count
+	// tool: shout
+	// tool: publish
+	// call_1 word_count ok: 3
+	// call_2 shout ok: SHIP IT
+	// call_3 publish refused: tool publish denied: this run allows no consequential calls without a rule that allows them
+	// call_9 word_count ok: 4
+	// <nil>
+	// audit: call_1 word_count ok
+	// audit: call_2 shout ok
+	// audit: call_3 publish refused
+	// audit: call_9 word_count ok
 }

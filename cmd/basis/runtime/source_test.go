@@ -111,3 +111,48 @@ func TestExplainRunsNothing(t *testing.T) {
 		t.Errorf("explain asked the approver (%v) or ran the tool (%d times)", asked, tool.executes.Load())
 	}
 }
+
+// An MCP tool's source names its config file and its server; rules are
+// bound to the config file alone, resolved through symlinks as a
+// manifest's path is.
+func TestMCPToolRuleSourceIsItsConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "repo", ".mcp.json")
+	if err := os.MkdirAll(filepath.Dir(config), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, []byte(`{"mcpServers": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(dir, "linked")
+	if err := os.Symlink(filepath.Join(dir, "repo"), linked); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, source, want string
+	}{
+		{"config and server", config + "#stock", resolved},
+		{"through a symlink", filepath.Join(linked, ".mcp.json") + "#stock", resolved},
+		{"a # in a directory name", filepath.Join(dir, "a#b", ".mcp.json") + "#stock", filepath.Join(dir, "a#b", ".mcp.json")},
+		{"a host's server, no file", "#stock", ""},
+	}
+	for _, tt := range tests {
+		tool := newHostTool("mcp__stock__level", contract.SideEffectExternal)
+		tool.desc.Binding, tool.desc.Source = contract.BindingMCP, tt.source
+		b := runtime.NewBuilder()
+		if err := b.AddMCP(tool); err != nil {
+			t.Fatal(err)
+		}
+		rt, err := b.Build(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := rt.RuleSource("mcp__stock__level"); !ok || got != tt.want {
+			t.Errorf("%s: RuleSource = %q, %v; want %q", tt.name, got, ok, tt.want)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+//go:build !nomcp
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/basis-go/basis/mcpbind"
+)
+
+const mcpHelp = `The workspace's .mcp.json names MCP servers: programs the repository asks
+to run. basis starts them only once you trusted the file's exact content;
+an edited file needs trusting again. Servers in your own
+<config dir>/mcp.json need no trust.
+
+  list      the MCP config files basis reads here, whether each is trusted,
+            and their servers; starts nothing
+  trust     trust the workspace's .mcp.json as it is now
+  untrust   forget that trust; its servers stop being started
+`
+
+func cmdMCP(ctx context.Context, g *globals, args []string, e *env) int {
+	c := newCommand("mcp", "mcp list | trust | untrust", mcpHelp)
+	args, code := c.parseArgs(args, 1, 1, e)
+	if code >= 0 {
+		return code
+	}
+	w, err := openWorkspace(g, e)
+	if err != nil {
+		return configErr(e, []error{err})
+	}
+	switch args[0] {
+	case "list":
+		return w.mcpList(ctx)
+	case "trust":
+		return w.mcpTrust(ctx)
+	case "untrust":
+		return w.mcpUntrust(ctx)
+	}
+	return usageErr(e, "mcp: unknown subcommand %q%s; use list, trust or untrust", args[0], didYouMean(args[0], []string{"list", "trust", "untrust"}))
+}
+
+// mcpList prints each config file with its trust and servers.
+func (w *workspace) mcpList(ctx context.Context) int {
+	e := w.e
+	cfg, errs := w.loadMCPConfig(ctx)
+	for _, err := range errs {
+		fmt.Fprintf(e.stderr, "basis: %v\n", err)
+	}
+	if cfg == nil || len(cfg.Files) == 0 {
+		fmt.Fprintf(e.stdout, "no MCP config file here: basis reads %s and %s\n",
+			w.displayPath(filepath.Join(w.root, mcpbind.WorkspaceFileName)), w.displayPath(filepath.Join(w.configDir, mcpbind.OperatorFileName)))
+		return exitCode(errs)
+	}
+	servers := map[string][]string{}
+	for _, s := range cfg.Servers {
+		servers[s.File] = append(servers[s.File], s.Name)
+	}
+	for _, s := range cfg.Shadowed {
+		servers[s.File] = append(servers[s.File], s.Name+" (shadowed)")
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FILE\tORIGIN\tTRUST\tSERVERS")
+	for _, f := range cfg.Files {
+		names := strings.Join(servers[f.Path], ", ")
+		if names == "" {
+			names = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", w.displayPath(f.Path), f.Origin, f.Trust, names)
+	}
+	if err := tw.Flush(); err != nil {
+		return usageErr(e, "writing the list: %v", err)
+	}
+	for _, f := range cfg.Files {
+		if f.Trust != mcpbind.Trusted {
+			fmt.Fprintf(e.stdout, "%s's servers do not start until you run: basis mcp trust\n", w.displayPath(f.Path))
+		}
+	}
+	return exitCode(errs)
+}
+
+func exitCode(errs []error) int {
+	if len(errs) > 0 {
+		return exitUsage
+	}
+	return exitOK
+}
+
+// mcpTrust trusts the workspace's .mcp.json as it is now.
+func (w *workspace) mcpTrust(ctx context.Context) int {
+	e := w.e
+	path := filepath.Join(w.root, mcpbind.WorkspaceFileName)
+	store := mcpbind.NewTrustStore(w.configDir)
+	rec, err := store.Trust(ctx, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageErr(e, "mcp trust: there is no %s in this workspace (%s) to trust", mcpbind.WorkspaceFileName, w.root)
+	}
+	if err != nil {
+		return configErr(e, problems(err))
+	}
+	var names []string
+	if cfg, _ := w.loadMCPConfig(ctx); cfg != nil {
+		for _, s := range cfg.Servers {
+			if s.Origin == mcpbind.OriginWorkspace {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s…), recorded in %s\n", w.displayPath(rec.Path), shortHash(rec.SHA256), w.displayPath(store.Path()))
+	if len(names) > 0 {
+		fmt.Fprintf(e.stdout, "its servers start from now on: %s; an edit to the file needs trusting again\n", strings.Join(names, ", "))
+	}
+	return exitOK
+}
+
+// mcpUntrust forgets the workspace's .mcp.json.
+func (w *workspace) mcpUntrust(ctx context.Context) int {
+	e := w.e
+	path := filepath.Join(w.root, mcpbind.WorkspaceFileName)
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
+	} else if dir, err := filepath.EvalSymlinks(w.root); err == nil {
+		path = filepath.Join(dir, mcpbind.WorkspaceFileName)
+	}
+	store := mcpbind.NewTrustStore(w.configDir)
+	removed, err := store.Untrust(ctx, path)
+	if err != nil {
+		return configErr(e, problems(err))
+	}
+	if !removed {
+		fmt.Fprintf(e.stdout, "%s was not trusted; nothing changed\n", w.displayPath(path))
+		return exitOK
+	}
+	fmt.Fprintf(e.stdout, "%s is no longer trusted: its servers do not start until you run basis mcp trust\n", w.displayPath(path))
+	return exitOK
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

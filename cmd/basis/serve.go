@@ -1,0 +1,448 @@
+//go:build !nomcp
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/sandbox"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// envServeToken is the bearer token basis serve --http requires; without
+// it, a token is made for the run.
+const envServeToken = "BASIS_SERVE_TOKEN"
+
+// reloadInterval is how often basis serve looks at its config files.
+const reloadInterval = time.Second
+
+const serveHelp = `Serves every tool of this workspace — spawn, the declared tools and the tools
+of every trusted MCP server — as an MCP server, over stdio (the default) or
+streamable HTTP. Every call goes through the same pipeline as basis call;
+what goes wrong comes back as a tool result with isError set. When the
+tools.json, .mcp.json, rules or sandbox files change, the tools are
+reloaded and the client is told; an edit that breaks them keeps the last
+good tools and says why on stderr. Log lines go to stderr only.
+
+  --approve elicit|allow|deny|hook:ARGV
+        who approves a call that no rule answers: the MCP client's user,
+        asked through a form (elicit, the default; a client that cannot
+        show one gets a denial saying how to allow the call), allow, deny,
+        or a program, as in basis call
+  --http ADDR
+        serve streamable HTTP on ADDR (host:port) instead of stdio; every
+        request needs "Authorization: Bearer TOKEN", where TOKEN is
+        $BASIS_SERVE_TOKEN, or one made for the run and printed on stderr
+  --allow-remote
+        allow an --http address that is not loopback
+  --audit FILE
+        append one JSON line per call to FILE
+
+Use it from an MCP client with:
+  {"mcpServers": {"basis": {"command": "basis", "args": ["-C", "/path/to/repo", "serve"]}}}
+`
+
+func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
+	c := newCommand("serve", "serve [--approve elicit|allow|deny|hook:ARGV] [--http ADDR] [--allow-remote] [--audit FILE]", serveHelp)
+	approve := c.fs.String("approve", "elicit", "")
+	httpAddr := c.fs.String("http", "", "")
+	allowRemote := c.fs.Bool("allow-remote", false, "")
+	auditPath := c.fs.String("audit", "", "")
+	if _, code := c.parseArgs(args, 0, 0, e); code >= 0 {
+		return code
+	}
+	token := ""
+	if *httpAddr != "" {
+		if !*allowRemote {
+			if err := mcpbind.CheckLoopback(*httpAddr); err != nil {
+				return usageErr(e, "serve: --http %s: %v; listen on 127.0.0.1:PORT, or pass --allow-remote to serve other machines (anyone who has the token can then run tools here)", *httpAddr, err)
+			}
+		}
+		token = e.getenv(envServeToken)
+		if token != "" && len(token) < mcpbind.MinTokenLen {
+			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpbind.MinTokenLen)
+		}
+	}
+	w, err := openWorkspace(g, e)
+	if err != nil {
+		return configErr(e, []error{err})
+	}
+	appr, err := serveApprover(*approve, w, e)
+	if err != nil {
+		return usageErr(e, "serve: %v", err)
+	}
+	log := &lockedWriter{w: e.stderr}
+	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth, serial: make(chan struct{}, 1)}}
+	if *auditPath != "" {
+		f, err := os.OpenFile(*auditPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return usageErr(e, "serve: cannot open the audit file: %v", err)
+		}
+		defer f.Close()
+		s.audit = f
+	}
+	w.mcpStart = mcpAll
+	w.onMCPChange = s.mcpToolsChanged
+	s.stamps = s.configStamps()
+	rt, errs := s.build(ctx)
+	if errs != nil {
+		w.closeMCP()
+		return configErr(e, errs)
+	}
+	defer func() {
+		// Closed outside the lock: a server's changed tools wait for it.
+		s.mu.Lock()
+		c := w.mcp
+		s.mu.Unlock()
+		c.close()
+	}()
+	s.roster.rt.Store(rt)
+	s.logMCP()
+	s.srv = mcpbind.NewServer(s.roster, &mcpbind.ServerOptions{Name: "basis", Version: serveVersion(), Log: log})
+
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		s.watch(watchCtx)
+	}()
+	defer func() {
+		stopWatching()
+		<-watched
+	}()
+
+	if *httpAddr == "" {
+		if err := s.srv.Serve(ctx, stdioTransport(e)); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(log, "basis serve: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	if token == "" {
+		token = mcpbind.NewToken()
+		fmt.Fprintf(log, "basis serve: the bearer token for this run is %s (set $%s to choose one)\n", token, envServeToken)
+	}
+	err = s.srv.ListenAndServe(ctx, mcpbind.HTTPOptions{
+		Addr:        *httpAddr,
+		Token:       token,
+		AllowRemote: *allowRemote,
+		Listening: func(addr net.Addr) {
+			fmt.Fprintf(log, "basis serve: serving MCP at http://%s/ (streamable HTTP; send Authorization: Bearer TOKEN)\n", addr)
+		},
+	})
+	switch {
+	case errors.Is(err, mcpbind.ErrNotLoopback):
+		return usageErr(e, "serve: --http %s: %v; listen on 127.0.0.1:PORT, or pass --allow-remote", *httpAddr, err)
+	case errors.Is(err, mcpbind.ErrWeakToken):
+		return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one", envServeToken, mcpbind.MinTokenLen)
+	case err != nil && ctx.Err() == nil:
+		return usageErr(e, "serve: %v", err)
+	}
+	return exitOK
+}
+
+// stdioTransport speaks MCP over basis's own stdin and stdout.
+func stdioTransport(e *env) mcp.Transport {
+	if e.stdin == os.Stdin && e.stdout == os.Stdout {
+		return &mcp.StdioTransport{}
+	}
+	return &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// lockedWriter serialises the log lines of concurrent calls.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// serveVersion is the version clients are told: the module's, when the
+// binary knows it.
+func serveVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "devel"
+}
+
+// serving is one basis serve: the workspace, the roster it serves and
+// what reloads it.
+type serving struct {
+	w      *workspace
+	appr   approver.Approver
+	audit  io.Writer
+	log    io.Writer
+	roster *servedRoster
+	srv    *mcpbind.Server
+	// mu guards w and stamps: a reload and an MCP server's changed
+	// tools do not run side by side.
+	mu     sync.Mutex
+	stamps map[string]fileStamp
+}
+
+// build makes a runtime from the files as they are now, with a gate that
+// has read the rules as they are now.
+func (s *serving) build(ctx context.Context) (*runtime.Runtime, []error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buildLocked(ctx)
+}
+
+func (s *serving) buildLocked(ctx context.Context) (*runtime.Runtime, []error) {
+	gate, _, errs := s.w.newGate(ctx, s.appr)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	opts := &runtime.Options{Gate: gate}
+	if s.audit != nil {
+		opts.Audit = s.audit
+		opts.OnAuditError = func(err error) { fmt.Fprintf(s.log, "basis serve: writing the audit record failed: %v\n", err) }
+	}
+	return s.w.build(ctx, opts)
+}
+
+// logMCP says how each MCP server is doing, and which config problems
+// left servers out.
+func (s *serving) logMCP() {
+	for _, n := range s.w.mcpNotes() {
+		fmt.Fprintf(s.log, "basis serve: %s\n", n)
+	}
+	for _, row := range s.w.mcpServerRows() {
+		fmt.Fprintf(s.log, "basis serve: MCP server %s (%s): %s\n", row.Name, row.Source, oneLine(row.Status))
+	}
+}
+
+// mcpToolsChanged replaces a proxied server's tools in the served roster
+// when the server says they changed.
+func (s *serving) mcpToolsChanged(c *mcpClient, source string, tools []contract.ExecutableTool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := s.roster.rt.Load()
+	if c != s.w.mcp || rt == nil {
+		return // a client a reload replaced, or a roster not served yet
+	}
+	if err := rt.ReplaceMCPSource(source, tools); err != nil {
+		fmt.Fprintf(s.log, "basis serve: the new tools of %s are not served: %v\n", source, err)
+	}
+}
+
+// watch refreshes the served list when the roster changes, and reloads
+// the roster when a config file changes, until ctx is done.
+func (s *serving) watch(ctx context.Context) {
+	tick := time.NewTicker(reloadInterval)
+	defer tick.Stop()
+	for {
+		changed := s.roster.rt.Load().Changed()
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+			s.srv.Refresh()
+		case <-tick.C:
+			s.reloadIfChanged(ctx)
+		}
+	}
+}
+
+// reloadIfChanged rebuilds the roster when a config file changed. A
+// proxied MCP server keeps running unless the MCP config files changed.
+// A broken edit keeps the last good roster and says why on stderr.
+func (s *serving) reloadIfChanged(ctx context.Context) {
+	// A replaced MCP client is closed after the lock is given up: its
+	// servers' changed tools wait for the lock.
+	var stale *mcpClient
+	defer func() { stale.close() }()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.configStamps()
+	mcpChanged := false
+	changed := false
+	for path, st := range now {
+		if s.stamps[path] != st {
+			changed = true
+			if isMCPConfig(path) {
+				mcpChanged = true
+			}
+		}
+	}
+	for path := range s.stamps {
+		if _, ok := now[path]; !ok {
+			changed = true
+			mcpChanged = mcpChanged || isMCPConfig(path)
+		}
+	}
+	if !changed {
+		return
+	}
+	s.stamps = now
+	old := s.w.mcp
+	if mcpChanged {
+		s.w.mcp = nil
+	}
+	rt, errs := s.buildLocked(ctx)
+	if errs != nil {
+		for _, err := range errs {
+			fmt.Fprintf(s.log, "basis serve: reload: %v\n", err)
+		}
+		fmt.Fprintln(s.log, "basis serve: the configuration has problems (basis check lists them); still serving the tools from before the edit")
+		if mcpChanged {
+			stale, s.w.mcp = s.w.mcp, old
+		}
+		return
+	}
+	s.roster.rt.Store(rt)
+	if mcpChanged {
+		stale = old
+	}
+	fmt.Fprintf(s.log, "basis serve: reloaded: %d tools\n", len(rt.Tools()))
+	if mcpChanged {
+		s.logMCP()
+	}
+	s.srv.Refresh()
+}
+
+// fileStamp is what a reload compares: a file's size and modification
+// time, or that it does not exist.
+type fileStamp struct {
+	exists bool
+	size   int64
+	mtime  time.Time
+}
+
+// configStamps stamps every file the roster and the gate are made from.
+func (s *serving) configStamps() map[string]fileStamp {
+	w := s.w
+	paths := []string{
+		filepath.Join(w.root, declared.WorkspaceFile),
+		filepath.Join(w.configDir, declared.GlobalFile),
+		filepath.Join(w.root, mcpbind.WorkspaceFileName),
+		filepath.Join(w.configDir, mcpbind.OperatorFileName),
+		filepath.Join(w.configDir, mcpbind.TrustFileName),
+		w.operatorRules().Path,
+		w.workspaceRulesPath(),
+		w.systemRulesPath(),
+		filepath.Join(w.configDir, sandbox.ConfigFile),
+		filepath.Join(w.root, workspaceSandboxFile),
+	}
+	out := make(map[string]fileStamp, len(paths))
+	for _, p := range paths {
+		var st fileStamp
+		if info, err := os.Stat(p); err == nil {
+			st = fileStamp{exists: true, size: info.Size(), mtime: info.ModTime()}
+		}
+		out[p] = st
+	}
+	return out
+}
+
+// isMCPConfig reports whether path is one the MCP client is made from.
+func isMCPConfig(path string) bool {
+	switch filepath.Base(path) {
+	case mcpbind.WorkspaceFileName, mcpbind.OperatorFileName, mcpbind.TrustFileName:
+		return true
+	}
+	return false
+}
+
+// servedRoster is the runtime as basis serve's MCP server sees it. The
+// runtime is swapped whole on a reload; a call runs on the one it began
+// with.
+type servedRoster struct {
+	rt    atomic.Pointer[runtime.Runtime]
+	depth int
+	// serial is the one slot a call of a tool that is not Parallel holds
+	// while it runs: such tools run one at a time, as in a model's turn.
+	serial chan struct{}
+}
+
+// Tools returns the roster's descriptors.
+func (r *servedRoster) Tools() []contract.Descriptor { return r.rt.Load().Tools() }
+
+// Call runs one call through the runtime's pipeline.
+func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call) (string, bool) {
+	rt := r.rt.Load()
+	if tool, ok := rt.Tool(name); ok && !tool.Descriptor().Parallel {
+		select {
+		case r.serial <- struct{}{}:
+			defer func() { <-r.serial }()
+		case <-ctx.Done():
+			return fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call to finish", name), true
+		}
+	}
+	out := rt.Call(contract.WithDelegationDepth(ctx, r.depth), name, call)
+	return out.Text, out.Status != runtime.StatusOK
+}
+
+// serveApprover maps serve's --approve to an approver: elicit asks the
+// MCP client's user; allow, deny and hook:ARGV are call's.
+func serveApprover(mode string, w *workspace, e *env) (approver.Approver, error) {
+	switch mode {
+	case "elicit":
+		return elicitApprover(), nil
+	case "prompt", "":
+		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
+	}
+	appr, err := chooseApprover(mode, w, e)
+	if err != nil {
+		return nil, fmt.Errorf("--approve %s: want elicit, allow, deny or hook:ARGV", mode)
+	}
+	return appr, nil
+}
+
+// elicitApprover asks the MCP client's user, through a form, whether a
+// call may run. A client that cannot ask gets a denial whose reason is
+// the command that allows the call for good.
+func elicitApprover() approver.Approver {
+	return approver.ApproverFunc(func(ctx context.Context, req approver.Request) (approver.Answer, error) {
+		reply, err := mcpbind.Ask(ctx, mcpbind.Question{
+			Tool:       req.Tool,
+			Source:     req.Source,
+			SideEffect: req.Preview.SideEffect,
+			Summary:    req.Preview.Summary,
+			Subject:    req.Preview.Subject,
+		})
+		switch {
+		case errors.Is(err, mcpbind.ErrNoElicitation), errors.Is(err, mcpbind.ErrNotServing):
+			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
+				"%s was not run: %v, and no rule allows the call; allow it for good with: %s",
+				req.Tool, err, allowCommand(req))}, nil
+		case err != nil:
+			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("%s was not run: %v", req.Tool, err)}, nil
+		}
+		switch reply.Choice {
+		case mcpbind.ChoiceAllowOnce:
+			return approver.Answer{Decision: approver.Allow, Reason: "allowed once by the MCP client's user"}, nil
+		case mcpbind.ChoiceAllowAlways:
+			answer := approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "always allowed by the MCP client's user"}
+			if len(req.Proposed) > 0 {
+				answer.Remember = &approver.Remember{Proposed: true}
+			}
+			return answer, nil
+		}
+		return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("tool %s denied: %s", req.Tool, reply.Said)}, nil
+	})
+}
