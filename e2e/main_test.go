@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 		defer os.RemoveAll(dir)
 		binDir = dir
 		basisBinary = filepath.Join(dir, "basis")
-		if err := goBuild(filepath.Join(repoRoot(), "cmd", "basis"), basisBinary, "."); err != nil {
+		if err := goBuild(filepath.Join(repoDir(), "cmd", "basis"), basisBinary, "."); err != nil {
 			fmt.Fprintln(os.Stderr, "building basis:", err)
 			return 1
 		}
@@ -45,8 +45,8 @@ func TestMain(m *testing.M) {
 	}())
 }
 
-// repoRoot is the repository's root: this module's parent.
-func repoRoot() string {
+// repoDir is the repository's root: this module's parent.
+func repoDir() string {
 	wd, err := os.Getwd()
 	if err != nil {
 		panic(err)
@@ -145,13 +145,13 @@ func exampleWorkspace(t *testing.T) string {
 	t.Helper()
 	exampleToolsOnce.Do(func() {
 		exampleToolsDir = filepath.Join(binDir, "example-tools")
-		exampleToolsErr = goBuild(filepath.Join(repoRoot(), "examples"), exampleToolsDir+string(filepath.Separator), "./tools/...")
+		exampleToolsErr = goBuild(filepath.Join(repoDir(), "examples"), exampleToolsDir+string(filepath.Separator), "./tools/...")
 	})
 	if exampleToolsErr != nil {
 		t.Fatal(exampleToolsErr)
 	}
 	ws := t.TempDir()
-	if err := os.CopyFS(ws, os.DirFS(filepath.Join(repoRoot(), "examples", "workspace"))); err != nil {
+	if err := os.CopyFS(ws, os.DirFS(filepath.Join(repoDir(), "examples", "workspace"))); err != nil {
 		t.Fatal(err)
 	}
 	// The copy is the test's: the built tools go beside the manifest.

@@ -23,7 +23,7 @@ func buildNoMCP(t *testing.T) string {
 	t.Helper()
 	nomcpOnce.Do(func() {
 		nomcpBinary = filepath.Join(binDir, "basis-nomcp")
-		nomcpErr = goBuild(filepath.Join(repoRoot(), "cmd", "basis"), nomcpBinary, "-tags", "nomcp", ".")
+		nomcpErr = goBuild(filepath.Join(repoDir(), "cmd", "basis"), nomcpBinary, "-tags", "nomcp", ".")
 	})
 	if nomcpErr != nil {
 		t.Fatal(nomcpErr)
@@ -35,7 +35,7 @@ func buildNoMCP(t *testing.T) string {
 func deps(t *testing.T, tags string) []string {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-deps", "-tags", tags, ".")
-	cmd.Dir = filepath.Join(repoRoot(), "cmd", "basis")
+	cmd.Dir = filepath.Join(repoDir(), "cmd", "basis")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list -deps -tags %q: %v", tags, err)
