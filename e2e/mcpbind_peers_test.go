@@ -99,8 +99,11 @@ func TestMCPBindWithRealServers(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if len(lines) < 2 {
-			t.Errorf("progress lines %q; want one for each of the 2 steps", lines)
+		// The server sends its last notification just before its result,
+		// and the SDK may hand the two over in either order: the first
+		// step's, a second before the result, must have arrived.
+		if len(lines) < 1 {
+			t.Errorf("no progress line arrived while the 2-step operation ran")
 		}
 	})
 
