@@ -1,0 +1,179 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/declared"
+)
+
+// benchPayload is the small object every module's benchmarks send.
+const benchPayload = `{"job":"deploy","params":{"branch":"main","dry_run":true}}`
+
+// catWorkspace is a workspace declaring one tool, cat, that runs /bin/cat.
+func catWorkspace(tb testing.TB) string {
+	tb.Helper()
+	ws := tb.TempDir()
+	writeFilesTB(tb, ws, map[string]string{".basis/tools.json": `{"schema": 1, "tools": {"cat": {
+		"description": "Echo the input.",
+		"input_schema": {"type": "object", "required": ["job"], "properties": {
+		  "job": {"type": "string", "minLength": 1},
+		  "params": {"type": "object", "properties": {"branch": {"type": "string"}, "dry_run": {"type": "boolean"}}}
+		}},
+		"command": ["/bin/cat"]
+	}}}`})
+	return ws
+}
+
+// basisCall runs one `basis call cat` end to end: a new basis process
+// finds the workspace, loads the manifest, checks the input, asks the
+// gate, runs /bin/cat and prints its output.
+func basisCall(b *testing.B, ws, cfg string) {
+	cmd := exec.Command(basisBinary, "-C", ws, "call", "cat", benchPayload, "--approve", "allow")
+	cmd.Env = basisEnv("BASIS_CONFIG_DIR=" + cfg)
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != benchPayload {
+		b.Fatalf("basis call: %q, %v", out, err)
+	}
+}
+
+// directCat is the baseline: the program the tool declares, run directly
+// with the same input.
+func directCat(b *testing.B) {
+	cmd := exec.Command("/bin/cat")
+	cmd.Stdin = strings.NewReader(benchPayload)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil || out.String() != benchPayload {
+		b.Fatalf("cat: %q, %v", out.String(), err)
+	}
+}
+
+// BenchmarkBasisCallOverDirect alternates, call by call, a whole `basis
+// call` of a declared /bin/cat tool with running /bin/cat directly, and
+// reports the median of each and their ratio: what a host that shells out
+// to basis pays per call.
+func BenchmarkBasisCallOverDirect(b *testing.B) {
+	ws, cfg := catWorkspace(b), b.TempDir()
+	var ours, direct []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		basisCall(b, ws, cfg)
+		t1 := time.Now()
+		directCat(b)
+		ours = append(ours, t1.Sub(t0))
+		direct = append(direct, time.Since(t1))
+	}
+	mo, md := median(ours), median(direct)
+	b.ReportMetric(float64(mo.Microseconds()), "basis-µs/op")
+	b.ReportMetric(float64(md.Microseconds()), "direct-µs/op")
+	b.ReportMetric(float64(mo)/float64(md), "ratio")
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkBasisCallBreakdown says where a `basis call`'s time goes, at the
+// level of whole processes, alternating four runs call by call: `basis
+// version` (the process starting and exiting: Go's runtime, the prctl, the
+// signal handlers), `basis tools` (that plus finding the workspace and
+// loading its manifest and every schema), `basis call` (that plus the
+// input check, the gate, running /bin/cat and printing), and /bin/cat run
+// directly. Each median is reported; the differences are the stages' cost.
+func BenchmarkBasisCallBreakdown(b *testing.B) {
+	ws, cfg := catWorkspace(b), b.TempDir()
+	runOK := func(args ...string) {
+		cmd := exec.Command(basisBinary, args...)
+		cmd.Env = basisEnv("BASIS_CONFIG_DIR=" + cfg)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("basis %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	var version, tools, call, direct []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		runOK("version")
+		t1 := time.Now()
+		runOK("-C", ws, "tools")
+		t2 := time.Now()
+		basisCall(b, ws, cfg)
+		t3 := time.Now()
+		directCat(b)
+		version, tools, call = append(version, t1.Sub(t0)), append(tools, t2.Sub(t1)), append(call, t3.Sub(t2))
+		direct = append(direct, time.Since(t3))
+	}
+	b.ReportMetric(float64(median(version).Microseconds()), "version-µs/op")
+	b.ReportMetric(float64(median(tools).Microseconds()), "tools-µs/op")
+	b.ReportMetric(float64(median(call).Microseconds()), "call-µs/op")
+	b.ReportMetric(float64(median(direct).Microseconds()), "direct-µs/op")
+}
+
+// BenchmarkServeStdioOverRuntime alternates, call by call, a tools/call
+// from a go-sdk client to a `basis serve` process over stdio with the same
+// declared /bin/cat call through the runtime in this process, and reports
+// the median of each and their ratio ("ratio"): what serving over MCP adds
+// to a call, protocol, pipes and a second process included.
+func BenchmarkServeStdioOverRuntime(b *testing.B) {
+	if !serveAvailable(b) {
+		b.Skip("this basis has no serve command yet (basis serve is not wired into cmd/basis)")
+	}
+	ws := catWorkspace(b)
+	session, _ := connectServe(b, ws, "--approve", "allow")
+	tools, err := declared.Load(b.Context(), &declared.Config{Root: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	builder := runtime.NewBuilder()
+	if err := builder.Add(runtime.Tools(tools)...); err != nil {
+		b.Fatal(err)
+	}
+	gate, err := approver.NewGate(approver.AllowAll(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := builder.Build(&runtime.Options{Gate: gate, Audit: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(benchPayload), &args); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var served, direct []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "cat", Arguments: args})
+		if err != nil || res.IsError || toolText(res) != benchPayload {
+			b.Fatalf("tools/call through basis serve: %v %v", err, res)
+		}
+		t1 := time.Now()
+		out := rt.Call(ctx, "cat", contract.Call{ID: "bench", Input: json.RawMessage(benchPayload)})
+		if out.Status != runtime.StatusOK || out.Text != benchPayload {
+			b.Fatalf("runtime call: %v %q", out.Status, out.Text)
+		}
+		served = append(served, t1.Sub(t0))
+		direct = append(direct, time.Since(t1))
+	}
+	ms, md := median(served), median(direct)
+	b.ReportMetric(float64(ms.Microseconds()), "served-µs/op")
+	b.ReportMetric(float64(md.Microseconds()), "runtime-µs/op")
+	b.ReportMetric(float64(ms)/float64(md), "ratio")
+}

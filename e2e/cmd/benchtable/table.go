@@ -1,0 +1,117 @@
+package main
+
+// kind says how a row's figure is read and compared with its target.
+type kind int
+
+const (
+	// ratioKind: ours over baseline, from "ratio", "ratio-…" or
+	// "overhead-%"; the target is the largest ratio allowed.
+	ratioKind kind = iota
+	// absoluteKind: one metric, named by row.metric, in its unit scaled by
+	// row.scale; the target is the largest value allowed.
+	absoluteKind
+)
+
+// row is one line of the table: what runs, against what, and the target.
+type row struct {
+	// name says what is measured.
+	name string
+	// module is the module's directory, relative to the repository root.
+	module string
+	// bench is the -bench expression: a benchmark's name, anchored, with
+	// a sub-benchmark after "/" where needed.
+	bench string
+	// match is a regular expression for the reported name the figure is
+	// read from (without the -GOMAXPROCS suffix). Where the benchmark is
+	// not written yet it is loose, so BenchmarkMCPCallOverSDK and
+	// BenchmarkMCPCall both match; a line without the row's metric is
+	// skipped.
+	match string
+	// baseline is what the figure is compared with.
+	baseline string
+	kind     kind
+	// metric names the metric the figure is read from: for absoluteKind,
+	// always, with scale, the factor that turns it into unit; for
+	// ratioKind, when the benchmark reports several ratios.
+	metric string
+	scale  float64
+	unit   string
+	// target is the largest figure allowed; source says where it was set.
+	target float64
+	source string
+}
+
+// rows is every ratio the repository promises. The targets come from the
+// issues and module READMEs that set them; source names each one.
+var rows = []row{
+	{
+		name: "subprocess.Run of /bin/cat", module: "subprocess",
+		bench: "^BenchmarkRunOverBareExec$", match: "^BenchmarkRunOverBareExec$",
+		baseline: "exec.Command of /bin/cat, alternated", kind: ratioKind, target: 1.10, source: "subprocess/README",
+	},
+	{
+		name: "declared tool call (schema check, run)", module: "declared",
+		bench: "^BenchmarkDeclaredCallOverBareExec$", match: "^BenchmarkDeclaredCallOverBareExec$",
+		baseline: "exec.Command of /bin/cat, alternated", kind: ratioKind, target: 1.15, source: "declared/README",
+	},
+	{
+		name: "runtime call (schema, preview, gate of 1,000 rules, run, audit)", module: "cmd/basis/runtime",
+		bench: "^BenchmarkRuntimeCallOverBareExec$", match: "^BenchmarkRuntimeCallOverBareExec$",
+		baseline: "exec.Command of /bin/cat, alternated", kind: ratioKind, target: 1.20, source: "cmd/basis/README",
+	},
+	{
+		name: "spawn command `echo ok`", module: "spawn",
+		bench: "^BenchmarkCommandOverBareShell$", match: "^BenchmarkCommandOverBareShell$",
+		baseline: "exec.Command(\"/bin/sh\", \"-c\", body), alternated", kind: ratioKind, target: 1.20, source: "this table (the runtime's bar)",
+	},
+	{
+		name: "gate decision, 10,000 rules", module: "approver",
+		bench: "^BenchmarkGate$/^rules=10000$", match: "^BenchmarkGate/rules=10000$",
+		baseline: "none: median of single decisions", kind: absoluteKind, metric: "median-ns", scale: 1e-3, unit: "µs", target: 20, source: "issue 16",
+	},
+	{
+		name: "gate decision, 100,000 rules", module: "approver",
+		bench: "^BenchmarkGateScaling$", match: "^BenchmarkGateScaling$",
+		baseline: "the same decision with 100 rules, alternated", kind: ratioKind, target: 1.25, source: "this table (approver/README: does not grow)",
+	},
+	{
+		name: "manifest of 1,000 tools loaded", module: "declared",
+		bench: "^BenchmarkLoad1000$", match: "^BenchmarkLoad1000$",
+		baseline: "none: wall time per load (CPU time: e2e/README)", kind: absoluteKind, metric: "ms/op", scale: 1, unit: "ms", target: 100, source: "declared/README",
+	},
+	{
+		name: "MCP tool call through mcpbind (in-repo stdio server)", module: "mcpbind",
+		bench: "^BenchmarkMCPCall$", match: "^BenchmarkMCPCall$",
+		baseline: "the same call on a bare go-sdk ClientSession, alternated", kind: ratioKind, target: 1.05, source: "issue 12",
+	},
+	{
+		name: "8 stdio MCP servers started concurrently, each waiting 100 ms to serve", module: "mcpbind",
+		bench: "^BenchmarkStartup$/^delay$", match: "^BenchmarkStartup/delay$",
+		baseline: "the slowest of the 8 started alone", kind: ratioKind, target: 1.30, source: "issue 12",
+	},
+	{
+		name: "8 stdio MCP servers started concurrently, as fast as the CPU allows", module: "mcpbind",
+		bench: "^BenchmarkStartup$/^nodelay$", match: "^BenchmarkStartup/nodelay$",
+		baseline: "the slowest of the 8 started alone", kind: ratioKind, target: 1.30, source: "issue 12",
+	},
+	{
+		name: "basis serve round trip (in-memory transport, /bin/cat tool)", module: "mcpbind",
+		bench: "^BenchmarkServeCall$/^bin-cat$", match: "^BenchmarkServeCall/bin-cat$",
+		baseline: "the same call on the roster directly, in-process", kind: ratioKind, metric: "served/direct", target: 1.25, source: "issue 13",
+	},
+	{
+		name: "basis serve round trip (a process over stdio, declared /bin/cat)", module: "e2e",
+		bench: "^BenchmarkServeStdioOverRuntime$", match: "^BenchmarkServeStdioOverRuntime$",
+		baseline: "the same declared call through the runtime in-process, alternated", kind: ratioKind, target: 1.25, source: "issue 13",
+	},
+	{
+		name: "sandboxed declared /bin/cat", module: "sandbox",
+		bench: "^BenchmarkSandboxedCat$", match: "^BenchmarkSandboxedCat$",
+		baseline: "the same run unsandboxed, alternated", kind: ratioKind, target: 1.15, source: "issue 14",
+	},
+	{
+		name: "`basis call` end to end (declared /bin/cat)", module: "e2e",
+		bench: "^BenchmarkBasisCallOverDirect$", match: "^BenchmarkBasisCallOverDirect$",
+		baseline: "running /bin/cat directly, alternated", kind: ratioKind, target: 4, source: "this table (see e2e/README, Known gaps)",
+	},
+}
