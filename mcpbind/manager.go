@@ -360,8 +360,12 @@ type conn struct {
 	session *mcp.ClientSession
 	stdio   *stdioTransport // nil for http and sse
 	launch  *launch
-	done    chan struct{} // closed when the session has ended
-	stop    func()        // ends the context the session was connected with
+	// ready is closed once session is set. A server may announce
+	// list_changed during the handshake, before Connect has returned the
+	// session, so a refresh waits for ready (or done) before using it.
+	ready chan struct{}
+	done  chan struct{} // closed when the session has ended, or never began
+	stop  func()        // ends the context the session was connected with
 }
 
 // close ends the session and what it runs.
@@ -480,7 +484,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.startupTimeout())
 	defer cancel()
-	c := &conn{launch: l, done: make(chan struct{})}
+	c := &conn{launch: l, ready: make(chan struct{}), done: make(chan struct{})}
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, &mcp.ClientOptions{
 		Logger:       s.m.opts.Logger,
 		Capabilities: &mcp.ClientCapabilities{},
@@ -512,6 +516,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	}
 	session, err := connect(ctx, c, client, transport)
 	if err != nil {
+		close(c.done) // a refresh waiting for the session gives up
 		if c.stdio != nil {
 			c.stdio.kill()
 		}
@@ -523,6 +528,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 			Err: &problem{kind: ErrStart, cause: err, text: text}})
 	}
 	c.session = session
+	close(c.ready)
 	go func() {
 		_ = session.Wait()
 		close(c.done)
@@ -617,6 +623,14 @@ func (s *server) listTools(ctx context.Context, c *conn) (tools []*Tool, toolsEr
 // refresh re-reads the tools after a list_changed notification and tells
 // the host.
 func (s *server) refresh(c *conn) {
+	// The tools/list that follows the handshake reads whatever changed
+	// during it; a notification from then must only not read a session
+	// that is not set yet.
+	select {
+	case <-c.ready:
+	case <-c.done:
+		return
+	}
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
 	if c.ended() {
