@@ -4,9 +4,11 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-# The modules of the workspace. scripts/ holds the release tool and
-# e2e/hosts/ programs that stand for outside users: neither is in go.work,
-# and each has targets of its own below.
+# The modules the routine targets loop over. scripts/ holds the release
+# tool and e2e/hosts/ programs that stand for outside users: both are in
+# go.work, so editors and go vet see them, but they are built and tested
+# their own way (release-tool; release-check builds the hosts as strangers
+# would, with no go.sum of their own to keep tidy).
 MODULES := $(shell find . -name go.mod -not -path './e2e/peers/*' -not -path './e2e/hosts/*' -not -path './scripts/*' -not -path '*/testdata/*' -not -path '*/node_modules/*' -exec dirname {} \; | sed 's|^\./||' | sort)
 GO ?= go
 FUZZTIME ?= 20s
