@@ -50,18 +50,9 @@ refusal, denial), 128+N stopped by signal N.
 	approve := c.fs.String("approve", "", "")
 	auditPath := c.fs.String("audit", "", "")
 	asJSON := c.fs.Bool("json", false, "")
-	args, code := c.parseArgs(args, 1, 2, e)
+	name, input, w, code := c.callTarget(ctx, g, args, e)
 	if code >= 0 {
 		return code
-	}
-	name := args[0]
-	input, err := readInput(ctx, args[1:], e)
-	if err != nil {
-		return usageErr(e, "call: %v", err)
-	}
-	w, err := openWorkspace(g, e)
-	if err != nil {
-		return configErr(e, []error{err})
 	}
 	appr, err := chooseApprover(*approve, w, e)
 	if err != nil {
@@ -211,6 +202,24 @@ func statusText(s runtime.Status) string {
 		return "refused"
 	}
 	return "unknown"
+}
+
+// callTarget reads what call and explain share: NAME [JSON | @FILE | -]
+// and the workspace. A code of 0 or more is the exit status to return.
+func (c *command) callTarget(ctx context.Context, g *globals, args []string, e *env) (string, json.RawMessage, *workspace, int) {
+	args, code := c.parseArgs(args, 1, 2, e)
+	if code >= 0 {
+		return "", nil, nil, code
+	}
+	input, err := readInput(ctx, args[1:], e)
+	if err != nil {
+		return "", nil, nil, usageErr(e, "%s: %v", c.name, err)
+	}
+	w, err := openWorkspace(g, e)
+	if err != nil {
+		return "", nil, nil, configErr(e, []error{err})
+	}
+	return args[0], input, w, -1
 }
 
 // readInput returns the call's input: the argument, @FILE, - for stdin, or

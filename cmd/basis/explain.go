@@ -20,18 +20,9 @@ what no rule covers and the exact basis rules add that would allow it.
 Exit status: 0 the rules would let it run (or it only reads), 3 it would be
 refused or would need an approver's answer, 2 usage or configuration error.
 `)
-	args, code := c.parseArgs(args, 1, 2, e)
+	name, input, w, code := c.callTarget(ctx, g, args, e)
 	if code >= 0 {
 		return code
-	}
-	name := args[0]
-	input, err := readInput(ctx, args[1:], e)
-	if err != nil {
-		return usageErr(e, "explain: %v", err)
-	}
-	w, err := openWorkspace(g, e)
-	if err != nil {
-		return configErr(e, []error{err})
 	}
 	// The approver is never asked: explain only reads the rules.
 	gate, _, errs := w.newGate(ctx, approver.DenyAll())
