@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/basis-go/basis/contract/configfile"
 )
 
 // Bounds on a call's input, applied before any parser of a binding sees it.
@@ -43,19 +46,80 @@ func CanonicalInput(input json.RawMessage) (json.RawMessage, error) {
 	if err := checkDepth(input); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.UseNumber()
-	v, err := readValue(dec, "")
-	if err != nil {
-		return nil, err
+	if !json.Valid(input) {
+		// The slow reader, only to say where and why it is not JSON.
+		return nil, strictRead(input)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: there is more after the JSON object; the input is one object", ErrInvalidInput)
-	}
-	if _, ok := v.(map[string]any); !ok {
+	// Valid JSON: the keys are checked on the raw text, whose walk
+	// allocates nothing per token, then one decode and one encode give the
+	// canonical bytes. This runs for every call, so it is kept cheap.
+	doc, _ := configfile.Parse(input)
+	if doc.Kind() != "object" {
 		return nil, fmt.Errorf("%w: the input must be a JSON object", ErrInvalidInput)
 	}
-	return CanonicalJSON(v)
+	if err := checkKeys(doc, ""); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, syntaxError(err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// checkKeys refuses a key written twice in one object, or two keys equal
+// under case folding, at any depth of v. Keys are decoded as encoding/json
+// decodes them, so escapes cannot hide a duplicate.
+func checkKeys(v configfile.Value, at string) error {
+	switch v.Kind() {
+	case "object":
+		members := v.Members()
+		seen := make(map[string]bool, len(members))
+		folded := make(map[string]bool, len(members))
+		for _, m := range members {
+			ptr := at + "/" + pointerToken(m.Key)
+			if seen[m.Key] {
+				return fmt.Errorf("%w: %s: the key is written twice; programs disagree on which one counts, so write it once", ErrInvalidInput, ptr)
+			}
+			fk := foldKey(m.Key)
+			if folded[fk] {
+				return fmt.Errorf("%w: %s: another key of this object differs from it only in letter case; programs may read them as one, so use one spelling", ErrInvalidInput, ptr)
+			}
+			seen[m.Key], folded[fk] = true, true
+			if err := checkKeys(m.Value, ptr); err != nil {
+				return err
+			}
+		}
+	case "array":
+		for i, e := range v.Elements() {
+			if err := checkKeys(e, at+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// strictRead reads input token by token to say why it is not one JSON
+// object; it returns the error.
+func strictRead(input []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	if _, err := readValue(dec, ""); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: there is more after the JSON object; the input is one object", ErrInvalidInput)
+	}
+	return fmt.Errorf("%w: not valid JSON", ErrInvalidInput)
 }
 
 // checkDepth refuses nesting past MaxInputDepth before the decoder
@@ -155,10 +219,15 @@ func foldKey(key string) string {
 	}, key)
 }
 
+// pointerEscaper escapes a JSON pointer token's ~ and /.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // pointerToken escapes a JSON pointer token and any control character, so
 // a key never breaks the message's line.
 func pointerToken(t string) string {
-	t = strings.NewReplacer("~", "~0", "/", "~1").Replace(t)
+	if strings.ContainsAny(t, "~/") {
+		t = pointerEscaper.Replace(t)
+	}
 	if strings.IndexFunc(t, unicode.IsControl) < 0 {
 		return t
 	}
