@@ -128,6 +128,25 @@ func soak(t *testing.T, call func(i int) error, measure func() usage) {
 	}
 }
 
+// processUsage fills in what every reading takes from the process table:
+// open descriptors (when readable), child processes and resident memory.
+func processUsage(t *testing.T, pid int, u *usage) {
+	t.Helper()
+	if n, err := e2e.OpenFiles(pid); err == nil {
+		u.fds = n
+	}
+	kids, err := e2e.Descendants(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.children = len(kids)
+	m, err := e2e.ReadMemory(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.rss = m.Resident
+}
+
 // selfUsage reads this test process's own usage, after a collection so
 // that garbage does not read as growth.
 func selfUsage(t *testing.T) func() usage {
@@ -135,19 +154,7 @@ func selfUsage(t *testing.T) func() usage {
 		goruntime.GC()
 		pid := os.Getpid()
 		u := usage{goroutines: goruntime.NumGoroutine(), fds: -1}
-		if n, err := e2e.OpenFiles(pid); err == nil {
-			u.fds = n
-		}
-		kids, err := e2e.Descendants(pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.children = len(kids)
-		m, err := e2e.ReadMemory(pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.rss = m.Resident
+		processUsage(t, pid, &u)
 		return u
 	}
 }
@@ -255,19 +262,7 @@ func TestSoakServe(t *testing.T) {
 		if u.goroutines, err = e2e.Threads(pid); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := e2e.OpenFiles(pid); err == nil {
-			u.fds = n
-		}
-		kids, err := e2e.Descendants(pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.children = len(kids)
-		m, err := e2e.ReadMemory(pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.rss = m.Resident
+		processUsage(t, pid, &u)
 		return u
 	})
 }

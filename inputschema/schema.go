@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -66,8 +67,8 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, []SchemaProblem) {
 	fail := func(kind error, text string) []SchemaProblem {
 		return []SchemaProblem{{Err: newProblem(kind, text)}}
 	}
-	if jsonKind(raw) != "object" {
-		return nil, fail(ErrNotObject, "must be a JSON object (a JSON Schema whose type is \"object\"), not "+article(jsonKind(raw)))
+	if doc := (configfile.Value{Raw: bytes.TrimSpace(raw)}); doc.Kind() != "object" {
+		return nil, fail(ErrNotObject, "must be a JSON object (a JSON Schema whose type is \"object\"), not "+doc.KindPhrase())
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -405,35 +406,4 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
-}
-
-func article(kind string) string {
-	switch kind {
-	case "object", "array":
-		return "an " + kind
-	case "null", "nothing":
-		return kind
-	}
-	return "a " + kind
-}
-
-// jsonKind names the kind of a valid JSON value, for messages.
-func jsonKind(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
