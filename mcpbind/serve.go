@@ -277,6 +277,23 @@ type attachment struct {
 
 type pendingKey struct{}
 
+// clientKey is ClientOf's value: opaque, comparable, one per client session.
+type clientKey struct{ session *mcp.ServerSession }
+
+// ClientOf identifies the client a served call came from: an opaque value,
+// equal for two calls of one client and different across clients (each
+// HTTP client is a session of its own; stdio has one). It is nil outside a
+// call the server is running. A roster keeps per-client state with it,
+// such as running one client's tools that are not Parallel one at a time
+// without holding up another client's.
+func ClientOf(ctx context.Context) any {
+	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
+	if pc == nil || pc.origin == nil {
+		return nil
+	}
+	return clientKey{pc.origin}
+}
+
 func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall {
 	ctx, cancel := context.WithCancel(s.base)
 	pc := &pendingCall{

@@ -40,6 +40,7 @@ type fakeRoster struct {
 	inFlight atomic.Int32
 	maxIn    atomic.Int32
 	lastErr  error // a careless server might print this; it wraps the canary
+	clients  []any // mcpbind.ClientOf of each call, in order
 }
 
 func newFakeRoster() *fakeRoster {
@@ -90,6 +91,9 @@ func (f *fakeRoster) descriptor(name string) (contract.Descriptor, bool) {
 
 func (f *fakeRoster) Call(ctx context.Context, name string, call contract.Call) (string, bool) {
 	f.calls.Add(1)
+	f.mu.Lock()
+	f.clients = append(f.clients, mcpbind.ClientOf(ctx))
+	f.mu.Unlock()
 	n := f.inFlight.Add(1)
 	defer f.inFlight.Add(-1)
 	for {
@@ -758,5 +762,27 @@ func TestServeEndsCallsWhenItEnds(t *testing.T) {
 			toClientW.Close()
 			cs.Close()
 		})
+	}
+}
+
+// ClientOf tells a roster which client a call came from: the same value
+// for one client's calls, another for another client's, nil outside.
+func TestServeClientOf(t *testing.T) {
+	h := newHarness(t, nil)
+	a := h.connect(t, nil, "", nil)
+	b := h.connect(t, nil, "", nil)
+	for _, cs := range []*mcp.ClientSession{a, a, b} {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.roster.mu.Lock()
+	clients := slices.Clone(h.roster.clients)
+	h.roster.mu.Unlock()
+	if len(clients) != 3 || clients[0] == nil || clients[0] != clients[1] || clients[1] == clients[2] {
+		t.Errorf("ClientOf for a, a, b = %v; want one value for a's calls and another for b's", clients)
+	}
+	if mcpbind.ClientOf(context.Background()) != nil {
+		t.Error("ClientOf outside a served call is not nil")
 	}
 }

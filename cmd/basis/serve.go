@@ -88,7 +88,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "serve: %v", err)
 	}
 	log := &lockedWriter{w: e.stderr}
-	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth, serial: make(chan struct{}, 1)}}
+	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth}}
 	if *auditPath != "" {
 		f, err := os.OpenFile(*auditPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
@@ -375,9 +375,42 @@ func isMCPConfig(path string) bool {
 type servedRoster struct {
 	rt    atomic.Pointer[runtime.Runtime]
 	depth int
-	// serial is the one slot a call of a tool that is not Parallel holds
-	// while it runs: such tools run one at a time, as in a model's turn.
-	serial chan struct{}
+	// slots holds, per client, the one slot a call of a tool that is not
+	// Parallel holds while it runs: such tools run one at a time for each
+	// client, as in a model's turn, and one client's slow call never holds
+	// up another client's.
+	mu    sync.Mutex
+	slots map[any]*clientSlot
+}
+
+// clientSlot is one client's slot and how many calls hold or wait for it,
+// so the entry goes when the client has none.
+type clientSlot struct {
+	ch    chan struct{}
+	users int
+}
+
+// slot returns client's slot, counting the caller among its users; done
+// must be called once the caller no longer needs it.
+func (r *servedRoster) slot(client any) (ch chan struct{}, done func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.slots == nil {
+		r.slots = map[any]*clientSlot{}
+	}
+	s := r.slots[client]
+	if s == nil {
+		s = &clientSlot{ch: make(chan struct{}, 1)}
+		r.slots[client] = s
+	}
+	s.users++
+	return s.ch, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if s.users--; s.users == 0 {
+			delete(r.slots, client)
+		}
+	}
 }
 
 // Tools returns the roster's descriptors.
@@ -387,9 +420,11 @@ func (r *servedRoster) Tools() []contract.Descriptor { return r.rt.Load().Tools(
 func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call) (string, bool) {
 	rt := r.rt.Load()
 	if tool, ok := rt.Tool(name); ok && !tool.Descriptor().Parallel {
+		slot, done := r.slot(mcpbind.ClientOf(ctx))
+		defer done()
 		select {
-		case r.serial <- struct{}{}:
-			defer func() { <-r.serial }()
+		case slot <- struct{}{}:
+			defer func() { <-slot }()
 		case <-ctx.Done():
 			return fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call to finish", name), true
 		}

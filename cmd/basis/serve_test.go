@@ -705,3 +705,47 @@ func testServeStartsAServerOnceTrusted(t *testing.T, overHTTP bool) {
 		t.Errorf("after the trust: %s", text)
 	}
 }
+
+// Two HTTP clients are independent sessions: a call of a tool that is not
+// Parallel in one does not wait for such a call in the other. Each call of
+// meet arrives, then waits (up to 10 s) for a second arrival; it prints
+// how many calls it saw, so two calls held one at a time would each see 1.
+func TestServeHTTPClientsDoNotWaitForEachOther(t *testing.T) {
+	r := newServeRig(t)
+	r.http = true
+	write(t, filepath.Join(r.ws, ".basis/tools.json"), `{"schema": 1, "tools": {"meet": {
+		"description": "Arrive, and wait for another call to arrive.",
+		"input_schema": {"type": "object"},
+		"command": ["./.basis/tools/meet.sh"]
+	}}}`)
+	script(t, filepath.Join(r.ws, ".basis/tools/meet.sh"), `#!/bin/sh
+cat >/dev/null
+touch "arrived.$$"
+n=0
+while [ "$(ls arrived.* | wc -l)" -lt 2 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done
+ls arrived.* | wc -l | tr -d ' '
+`)
+	first := r.serve(t, nil, "--approve", "allow")
+	second, err := mcp.NewClient(&mcp.Implementation{Name: "second-client", Version: "v0"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: first.url, HTTPClient: &http.Client{Transport: bearer{serveToken, &syncBuffer{}}}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	texts := make(chan string, 2)
+	for _, cs := range []*mcp.ClientSession{first.cs, second} {
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "meet", Arguments: map[string]any{}})
+			if err != nil {
+				texts <- "protocol error: " + err.Error()
+				return
+			}
+			texts <- resultText(res)
+		}()
+	}
+	for range 2 {
+		if got := <-texts; got != "2" {
+			t.Errorf("a call saw %q arrivals, want 2: the clients' calls were held one at a time\nstderr:\n%s", got, first.stderr.String())
+		}
+	}
+}
