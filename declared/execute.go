@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -131,7 +132,7 @@ func startReason(err error) string {
 	if err == nil {
 		return "unknown reason"
 	}
-	return reason(err)
+	return configfile.Reason(err)
 }
 
 // timedOut names the limit that fired and the setting that raises it.

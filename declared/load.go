@@ -98,7 +98,7 @@ func newLoader(cfg *Config) (*loader, error) {
 	root, err := filepath.Abs(cfg.Root)
 	if err != nil {
 		return nil, &Error{File: cfg.Root, Err: &problem{kind: ErrUnreadable, cause: err,
-			text: "the workspace root cannot be made absolute: " + reason(err)}}
+			text: "the workspace root cannot be made absolute: " + configfile.Reason(err)}}
 	}
 	environ := cfg.Environ
 	if environ == nil {
@@ -205,7 +205,7 @@ func discover(candidates []string) ([]string, []error) {
 			}
 			if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
 				problems = append(problems, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
-					text: "cannot be examined: " + reason(err)}})
+					text: "cannot be examined: " + configfile.Reason(err)}})
 			}
 			continue
 		}
@@ -297,31 +297,11 @@ func readManifest(ctx context.Context, path string) ([]byte, error) {
 	if err == nil {
 		return data, nil
 	}
-	var text string
-	var notRegular *configfile.NotRegularError
-	switch {
-	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		text = "was not read: " + err.Error()
-	case errors.Is(err, fs.ErrNotExist):
-		text = "does not exist"
-	case errors.As(err, &notRegular):
-		text = "is not a regular file (it is " + notRegular.Found() + "); a manifest must be one"
-	case errors.Is(err, configfile.ErrTooLarge):
-		text = "is larger than " + sizeText(MaxManifestSize) + ", far more than any manifest; is it the right file?"
-	default:
-		text = "cannot be read: " + reason(err)
+	text := configfile.ReadProblem(ctx, err, MaxManifestSize, "a manifest")
+	if errors.Is(err, configfile.ErrTooLarge) {
+		text += ", far more than any manifest; is it the right file?"
 	}
 	return nil, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
-}
-
-// reason is the operating system's part of err, without the path it
-// quotes.
-func reason(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -31,7 +32,7 @@ func (t *Tool) programFault(err error) string {
 	case errors.Is(err, fs.ErrPermission):
 		return "its program " + written + " is found in PATH but is not executable"
 	}
-	return "its program " + written + " cannot be found: " + reason(err)
+	return "its program " + written + " cannot be found: " + configfile.Reason(err)
 }
 
 // CheckStart reports whether the tool's program could start now, without
@@ -61,7 +62,7 @@ func (t *Tool) CheckStart() error {
 		where = "the working directory " + quoteWord(t.spec.Cwd)
 	}
 	if info, err := os.Stat(dir); err != nil {
-		return t.cannotStart(t.state.cwdAt, err, where+" cannot be entered: "+reason(err))
+		return t.cannotStart(t.state.cwdAt, err, where+" cannot be entered: "+configfile.Reason(err))
 	} else if !info.IsDir() {
 		return t.cannotStart(t.state.cwdAt, syscall.ENOTDIR, where+" is not a directory")
 	}
@@ -76,7 +77,7 @@ func (t *Tool) CheckStart() error {
 	case errors.Is(err, fs.ErrNotExist):
 		return t.cannotStart(t.state.programAt, err, written+" does not exist")
 	case err != nil:
-		return t.cannotStart(t.state.programAt, err, written+" cannot be examined: "+reason(err))
+		return t.cannotStart(t.state.programAt, err, written+" cannot be examined: "+configfile.Reason(err))
 	case info.IsDir():
 		return t.cannotStart(t.state.programAt, syscall.EISDIR, written+" is a directory")
 	case !info.Mode().IsRegular():
@@ -84,7 +85,7 @@ func (t *Tool) CheckStart() error {
 	}
 	const executable = 0x1 // X_OK
 	if err := syscall.Access(program, executable); err != nil {
-		return t.cannotStart(t.state.programAt, err, written+" is not executable: "+reason(err)+"; chmod +x it")
+		return t.cannotStart(t.state.programAt, err, written+" is not executable: "+configfile.Reason(err)+"; chmod +x it")
 	}
 	if interp, ok := interpreter(program); ok {
 		if _, err := os.Stat(interp); err != nil {
@@ -98,7 +99,7 @@ func missingOr(err error) string {
 	if errors.Is(err, fs.ErrNotExist) {
 		return "does not exist"
 	}
-	return "cannot be examined: " + reason(err)
+	return "cannot be examined: " + configfile.Reason(err)
 }
 
 // cannotStart builds CheckStart's error at a place in the manifest.

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/basis-go/basis/contract/configfile"
@@ -184,32 +183,12 @@ func readConfigFile(ctx context.Context, path string) ([]byte, fs.FileMode, erro
 	if err == nil {
 		return data, info.Mode(), nil
 	}
-	var text string
-	var notRegular *configfile.NotRegularError
-	switch {
-	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		text = "was not read: " + err.Error()
-	case errors.Is(err, fs.ErrNotExist):
-		text = "does not exist"
-	case errors.As(err, &notRegular):
-		text = "is not a regular file (it is " + notRegular.Found() + "); an MCP config must be one"
-	case errors.Is(err, configfile.ErrTooLarge):
-		text = "is larger than " + strconv.Itoa(maxConfigSize>>20) + " MiB"
-	default:
-		text = "cannot be read: " + osReason(err)
-	}
+	text := configfile.ReadProblem(ctx, err, maxConfigSize, "an MCP config")
 	return nil, 0, &ConfigError{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
 }
 
 // osReason is the operating system's part of err, without the path it
 // quotes.
-func osReason(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
 
 // checkHostServers applies the file format's rules to servers a host
 // supplies in Go.

@@ -205,15 +205,15 @@ func (t *TrustStore) write(f *trustFile) error {
 	// The directory is made first: WriteAtomic writes beside the target.
 	target, err := configfile.Target(t.path)
 	if err != nil {
-		return t.fail("cannot be written: "+osReason(err), err)
+		return t.fail("cannot be written: "+configfile.Reason(err), err)
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-		return t.fail("cannot be written: "+osReason(err), err)
+		return t.fail("cannot be written: "+configfile.Reason(err), err)
 	}
 	// An existing store keeps its mode, which read has just found not
 	// writable by others; a new one is the operator's alone.
 	if err := configfile.WriteAtomic(t.path, buf.Bytes(), 0o600); err != nil {
-		return t.fail("cannot be written: "+osReason(err), err)
+		return t.fail("cannot be written: "+configfile.Reason(err), err)
 	}
 	return nil
 }
@@ -235,7 +235,7 @@ func resolvePath(file string) (string, error) {
 		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "does not exist"}}
 	}
 	if err != nil {
-		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "cannot be resolved: " + osReason(err)}}
+		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "cannot be resolved: " + configfile.Reason(err)}}
 	}
 	return resolved, nil
 }
