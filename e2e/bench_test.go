@@ -25,6 +25,29 @@ import (
 const benchPayload = `{"job":"deploy","params":{"branch":"main","dry_run":true}}`
 
 // catWorkspace is a workspace declaring one tool, cat, that runs /bin/cat.
+// catRuntime is the runtime a host would build on the workspace: its
+// declared tools, every call allowed, the audit written and discarded.
+func catRuntime(tb testing.TB, ws string) *runtime.Runtime {
+	tb.Helper()
+	tools, err := declared.Load(tb.Context(), &declared.Config{Root: ws})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b := runtime.NewBuilder()
+	if err := b.Add(runtime.Tools(tools)...); err != nil {
+		tb.Fatal(err)
+	}
+	gate, err := approver.NewGate(approver.AllowAll(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rt, err := b.Build(&runtime.Options{Gate: gate, Audit: io.Discard})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rt
+}
+
 func catWorkspace(tb testing.TB) string {
 	tb.Helper()
 	ws := tb.TempDir()
@@ -132,26 +155,11 @@ func BenchmarkBasisCallBreakdown(b *testing.B) {
 // to a call, protocol, pipes and a second process included.
 func BenchmarkServeStdioOverRuntime(b *testing.B) {
 	if !serveAvailable(b) {
-		b.Skip("this basis has no serve command yet (basis serve is not wired into cmd/basis)")
+		b.Skip("the basis built here has no serve command (a -tags nomcp build?)")
 	}
 	ws := catWorkspace(b)
 	session, _ := connectServe(b, ws, "--approve", "allow")
-	tools, err := declared.Load(b.Context(), &declared.Config{Root: ws})
-	if err != nil {
-		b.Fatal(err)
-	}
-	builder := runtime.NewBuilder()
-	if err := builder.Add(runtime.Tools(tools)...); err != nil {
-		b.Fatal(err)
-	}
-	gate, err := approver.NewGate(approver.AllowAll(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rt, err := builder.Build(&runtime.Options{Gate: gate, Audit: io.Discard})
-	if err != nil {
-		b.Fatal(err)
-	}
+	rt := catRuntime(b, ws)
 	var args map[string]any
 	if err := json.Unmarshal([]byte(benchPayload), &args); err != nil {
 		b.Fatal(err)

@@ -18,10 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/e2e"
 )
 
@@ -164,22 +162,7 @@ func selfUsage(t *testing.T) func() usage {
 func TestSoakRuntime(t *testing.T) {
 	requireSoak(t)
 	ws := catWorkspace(t)
-	tools, err := declared.Load(t.Context(), &declared.Config{Root: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := runtime.NewBuilder()
-	if err := b.Add(runtime.Tools(tools)...); err != nil {
-		t.Fatal(err)
-	}
-	gate, err := approver.NewGate(approver.AllowAll(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := b.Build(&runtime.Options{Gate: gate, Audit: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := catRuntime(t, ws)
 	soak(t, func(i int) error {
 		out := rt.Call(t.Context(), "cat", contract.Call{ID: fmt.Sprintf("soak-%d", i), Input: json.RawMessage(benchPayload)})
 		if out.Status != runtime.StatusOK || out.Text != benchPayload {

@@ -49,28 +49,23 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		basisBinary = filepath.Join(dir, "basis")
-		build := exec.Command("go", "build", "-o", basisBinary, ".")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building basis:", err)
-			return 1
+		builds := []struct {
+			out                  *string
+			name, dir, pkg, what string
+		}{
+			{&basisBinary, "basis", ".", ".", "basis"},
+			{&mcpServerBinary, "mcpserver", filepath.Join("..", "..", "examples"), "./mcpserver", "the example MCP server"},
+			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server"},
 		}
-		mcpServerBinary = filepath.Join(dir, "mcpserver")
-		build = exec.Command("go", "build", "-o", mcpServerBinary, "./mcpserver")
-		build.Dir = filepath.Join("..", "..", "examples")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building the example MCP server:", err)
-			return 1
-		}
-		mcpTestServerBinary = filepath.Join(dir, "mcptestserver")
-		build = exec.Command("go", "build", "-o", mcpTestServerBinary, "./internal/testserver/cmd/mcptestserver")
-		build.Dir = filepath.Join("..", "..", "mcpbind")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building mcpbind's test server:", err)
-			return 1
+		for _, b := range builds {
+			*b.out = filepath.Join(dir, b.name)
+			build := exec.Command("go", "build", "-o", *b.out, b.pkg)
+			build.Dir = b.dir
+			build.Stderr = os.Stderr
+			if err := build.Run(); err != nil {
+				fmt.Fprintln(os.Stderr, "building "+b.what+":", err)
+				return 1
+			}
 		}
 		return m.Run()
 	}())
