@@ -9,7 +9,7 @@ package sandbox
 // that use it must not run in parallel with other sandbox tests.
 func SimulateKernel(abi int, netns bool, why string) (restore func()) {
 	real := probe()
-	probed = support{abi: abi, netns: netns, userns: real.userns, why: why}
+	probed = support{abi: abi, netns: netns, pidns: netns && real.pidns, userns: real.userns, why: why}
 	return func() { probed = real }
 }
 
@@ -19,3 +19,6 @@ func SimulateMissingMain() (restore func()) {
 	mainCalled.Store(false)
 	return func() { mainCalled.Store(true) }
 }
+
+// GoOnChildlessThread is goOnChildlessThread.
+var GoOnChildlessThread = goOnChildlessThread
