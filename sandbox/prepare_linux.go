@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -78,7 +79,10 @@ func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), er
 // with cmd.Start — the MCP SDK's CommandTransport, say: it always rewrites
 // cmd into the re-execution of this binary that [Main] confines, so it
 // needs Main ([ErrNoTrampoline] otherwise) and costs one more exec.
-// Release as for Prepare, once the program is done.
+// Release as for Prepare, once the program is done. The program's
+// parent-death signal fires when the thread that calls cmd.Start ends:
+// call it from an ordinary goroutine (Go never ends those threads), or
+// one locked to its thread until the program has exited.
 func (s *Sandbox) PrepareCommand(cmd *exec.Cmd) (release func(), err error) {
 	_, release, err = s.prepare(cmd, true)
 	return release, err
@@ -141,7 +145,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	}
 	if !trampoline {
 		start, unblock := startFromRestrictedThread(cmd, sp)
-		return start, func() { kill(); unblock(); removeTmp() }, nil
+		return keeping(cmd, attr, start), func() { kill(); unblock(); removeTmp() }, nil
 	}
 	withTrampolineNamespaces(attr, sup, &sp)
 	encoded, err := json.Marshal(sp)
@@ -151,7 +155,19 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	}
 	cmd.Args = append([]string{trampolineName, string(encoded)}, cmd.Args...)
 	cmd.Path = "/proc/self/exe"
-	return cmd.Start, func() { kill(); removeTmp() }, nil
+	return keeping(cmd, attr, cmd.Start), func() { kill(); removeTmp() }, nil
+}
+
+// keeping wraps start so that it refuses a command whose SysProcAttr was
+// replaced after Prepare: the namespaces and the parent-death signal are
+// in the one Prepare set. Change its fields instead.
+func keeping(cmd *exec.Cmd, attr *syscall.SysProcAttr, start func() error) func() error {
+	return func() error {
+		if cmd.SysProcAttr != attr {
+			return errors.New("sandbox: the command's SysProcAttr was replaced after Prepare, losing the sandbox's namespaces; set its fields instead")
+		}
+		return start()
+	}
 }
 
 // startFromRestrictedThread returns a start function that confines a
@@ -248,6 +264,11 @@ func withPIDNamespace(attr *syscall.SysProcAttr, sup support) {
 	}
 }
 
+// namespaceFlags are the clone flags of namespaces that an unprivileged
+// process may only create together with a user namespace.
+const namespaceFlags = syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS |
+	syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
+
 // withTrampolineNamespaces adds what the trampoline's clone creates: a
 // network namespace when the network is cut by one and, for an
 // unprivileged process, the user namespace that the other namespaces
@@ -262,13 +283,13 @@ func withTrampolineNamespaces(attr *syscall.SysProcAttr, sup support, sp *spec) 
 	if sp.Net == CutNamespace {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
-	if !sup.userns || attr.Cloneflags&(syscall.CLONE_NEWNET|syscall.CLONE_NEWPID) == 0 {
+	if !sup.userns || attr.Cloneflags&namespaceFlags == 0 {
 		return
 	}
 	attr.Cloneflags |= syscall.CLONE_NEWUSER
 	attr.UidMappings, attr.GidMappings = nil, nil
 	attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN)
-	sp.UserNS, sp.UID, sp.GID = true, os.Getuid(), os.Getgid()
+	sp.UserNS, sp.UID, sp.GID = true, os.Geteuid(), os.Getegid() // the kernel maps only these
 }
 
 // probeKernel asks the kernel for its Landlock ABI and which namespaces a

@@ -559,3 +559,26 @@ func TestEndedThreadsHaveNoChildren(t *testing.T) {
 		}
 	}
 }
+
+// A command whose SysProcAttr is replaced after Prepare would start
+// without the PID namespace and the parent-death signal: start refuses
+// it, and the program does not run.
+func TestReplacedSysProcAttrIsRefused(t *testing.T) {
+	requireSandbox(t)
+	workspace := t.TempDir()
+	marker := filepath.Join(workspace, "ran")
+	cmd := exec.Command(helper, "write", marker)
+	start, release, err := newSandbox(t, sandbox.Policy{}, workspace).Prepare(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := start(); err == nil || !strings.Contains(err.Error(), "SysProcAttr") {
+		cmd.Wait()
+		t.Fatalf("start = %v, want a refusal naming SysProcAttr", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the program ran")
+	}
+}
