@@ -22,6 +22,9 @@ type Explanation struct {
 	// not apply: bound to another source, or to none, or operator allow
 	// rules the system file turned off. The reader may wonder why.
 	Inert []Rule
+	// Stale lists allow rules that would match the call but approved
+	// another definition of the tool, each with what changed since.
+	Stale []StaleRule
 	// Decided reports whether a rule allows or denies the call; Verdict is
 	// then what the gate would answer (Source [SourceRule], Rule the
 	// winner).
@@ -61,6 +64,7 @@ func (g *Gate) Explain(req Request) Explanation {
 		return e
 	}
 	subject := subjectText(req.Preview)
+	def := g.defs.of(req.Definition)
 	commands, _ := subjectCommands(subject)
 	g.mu.RLock()
 	// The system's rules are in fixed too; its layer shows in each rule's
@@ -74,15 +78,18 @@ func (g *Gate) Explain(req Request) Explanation {
 			if !ok {
 				continue
 			}
-			if !c.off && c.appliesTo(req.Source) {
-				e.Matches = append(e.Matches, m)
-			} else {
+			switch {
+			case c.off || !c.appliesTo(req.Source):
 				e.Inert = append(e.Inert, m.Rule)
+			case !c.covers(def):
+				e.Stale = append(e.Stale, StaleRule{Rule: m.Rule, Changes: describeChanges(c.def, def)})
+			default:
+				e.Matches = append(e.Matches, m)
 			}
 		}
 	}
 	g.mu.RUnlock()
-	switch won := g.ruling(req.Tool, req.Source, subject); {
+	switch won := g.ruling(req.Tool, req.Source, subject, def); {
 	case won == nil:
 	case won.rule.Decision == RuleAsk:
 		e.Ask = won.copyRule()
@@ -93,11 +100,32 @@ func (g *Gate) Explain(req Request) Explanation {
 			return e
 		}
 	}
-	e.Gap = g.gap(req.Tool, req.Source, subject)
+	e.Gap = g.gap(req.Tool, req.Source, subject, def)
 	if !e.Decided {
-		e.Allow = g.allowRules(req, subject)
+		e.Allow = g.allowRules(req, subject, def)
 	}
 	return e
+}
+
+// stale returns the allow rules for tool from source that would match
+// subject but approved another definition than def, in rule order, each
+// with what changed: why a call that was allowed is asked about again.
+func (g *Gate) stale(tool, source, subject string, def *definition) []StaleRule {
+	var out []StaleRule
+	commands, _ := subjectCommands(subject)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	for _, set := range []*ruleSet{g.fixed, g.session} {
+		for _, c := range set.all {
+			if c.rule.Tool != tool || c.rule.Decision != RuleAllow || c.off || !c.appliesTo(source) || c.covers(def) {
+				continue
+			}
+			if m, ok := c.matches(subject, commands); ok {
+				out = append(out, StaleRule{Rule: m.Rule, Changes: describeChanges(c.def, def)})
+			}
+		}
+	}
+	return out
 }
 
 // appliesTo reports whether the rule can match a call from source.
@@ -133,7 +161,7 @@ func (c *compiledRule) matches(subject string, commands [][]string) (RuleMatch, 
 // gap says what the rules do not cover in a call they do not allow, or ""
 // when the subject is not a command line: the first simple command no
 // allow rule matches, or why the command line could not be analysed.
-func (g *Gate) gap(tool, source, subject string) string {
+func (g *Gate) gap(tool, source, subject string, def *definition) string {
 	if !hasCommandsKey(subject) {
 		return ""
 	}
@@ -145,15 +173,15 @@ func (g *Gate) gap(tool, source, subject string) string {
 		}
 		return fmt.Sprintf("the command line could not be analysed (%s), so no command rule can allow it", oneLine(why, maxReasonDetail))
 	}
-	for _, argv := range g.uncovered(tool, source, commands) {
+	for _, argv := range g.uncovered(tool, source, def, commands) {
 		return fmt.Sprintf("no rule allows the command %s", oneLine(strings.Join(argv, " "), maxReasonDetail))
 	}
 	return ""
 }
 
 // uncovered returns the commands no command allow rule for tool and source
-// matches.
-func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
+// that approved definition def matches.
+func (g *Gate) uncovered(tool, source string, def *definition, commands [][]string) [][]string {
 	fixedExact, fixedAny := g.fixed.lookup(tool, source)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -166,7 +194,7 @@ func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
 				continue
 			}
 			for _, r := range t.commands {
-				if r.rule.Decision == RuleAllow && r.cmd.match(argv) {
+				if r.rule.Decision == RuleAllow && r.covers(def) && r.cmd.match(argv) {
 					covered = true
 				}
 			}
@@ -181,14 +209,14 @@ func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
 // allowRules proposes the operator rules that would allow the call: one
 // exact command rule per command no rule allows, or a pattern that matches
 // exactly this subject.
-func (g *Gate) allowRules(req Request, subject string) []Rule {
+func (g *Gate) allowRules(req Request, subject string, def *definition) []Rule {
 	if req.Source == "" || !validTool(req.Tool) {
 		return nil
 	}
 	base := Rule{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator}
 	if commands, ok := subjectCommands(subject); ok {
 		var out []Rule
-		for _, argv := range g.uncovered(req.Tool, req.Source, commands) {
+		for _, argv := range g.uncovered(req.Tool, req.Source, def, commands) {
 			r := base
 			r.Command = exactCommand(argv)
 			out = append(out, r)

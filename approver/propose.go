@@ -61,7 +61,7 @@ func (g *Gate) propose(req Request, subject string) []Rule {
 		return nil
 	}
 	var out []Rule
-	for _, argv := range g.uncovered(req.Tool, req.Source, commands) {
+	for _, argv := range g.uncovered(req.Tool, req.Source, g.defs.of(req.Definition), commands) {
 		words := ProposeCommand(argv)
 		line := FormatCommandLine(argv)
 		i := slices.IndexFunc(out, func(r Rule) bool { return FormatCommand(r.Command) == FormatCommand(words) })
