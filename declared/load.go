@@ -89,6 +89,7 @@ type loader struct {
 	vars     map[string]string // the same, for ${VAR} look-ups
 	reserved map[string]bool
 	sandbox  SandboxFunc
+	realRoot string // root after symlinks
 }
 
 func newLoader(cfg *Config) (*loader, error) {
@@ -111,6 +112,7 @@ func newLoader(cfg *Config) (*loader, error) {
 		vars:     make(map[string]string),
 		reserved: make(map[string]bool, len(cfg.Reserved)),
 		sandbox:  cfg.Sandbox,
+		realRoot: realRoot(root),
 	}
 	for i, entry := range l.baseEnv {
 		name, value, ok := strings.Cut(entry, "=")
