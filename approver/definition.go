@@ -392,7 +392,14 @@ type StaleRule struct {
 }
 
 // String reads "operator rule 1 in FILE (allow fmt from SOURCE) allowed
-// fmt as it was: CHANGES".
+// fmt as it was; it has changed since: CHANGES", or, for a rule that
+// records no definition, says so and how to rebind it.
 func (s StaleRule) String() string {
+	if len(s.Rule.Definition) == 0 {
+		bound := s.Rule
+		bound.Match, bound.NotMatch = nil, nil
+		return fmt.Sprintf("%s (%s) records no definition of %s, so it allows none (it was made before an approval covered what a tool runs); look at the tool as it is now, then rebind the rule with: %s",
+			ruleOrigin(&s.Rule), s.Rule.String(), s.Rule.Tool, rebindCommand(bound))
+	}
 	return fmt.Sprintf("%s (%s) allowed %s as it was; it has changed since: %s", ruleOrigin(&s.Rule), s.Rule.String(), s.Rule.Tool, strings.Join(s.Changes, "; "))
 }

@@ -50,6 +50,10 @@ type Question struct {
 	// as the command rule proposed for a spawn call ("go test *"); empty
 	// means this exact call.
 	Always string
+	// Changed, when set, says what changed in the tool since a rule
+	// allowed it ("command was …, is now …"): why a call that ran unasked
+	// before is asked about.
+	Changed string
 }
 
 // Choice is the user's answer. The zero value denies: nothing that is not
@@ -170,6 +174,9 @@ func elicitParams(q Question) *mcp.ElicitParams {
 	}
 	if q.Source != "" {
 		fmt.Fprintf(&b, "The tool comes from: %s\n", printable(q.Source))
+	}
+	if q.Changed != "" {
+		fmt.Fprintf(&b, "It changed since it was allowed: %s\n", printable(q.Changed))
 	}
 	always, alwaysSays := "Always allow this (in this workspace)", "allow calls with this same subject from now on in this workspace"
 	if q.Always != "" {
