@@ -192,6 +192,7 @@ func FuzzParseRules(f *testing.F) {
 	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "source": "/x/tools.json", "allow": true}]}`))
 	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "spawn", "source": "builtin", "command": ["git", ["push", "fetch"], "*"], "decision": "ask", "match": ["git push x"], "not_match": ["git status"]}]}`))
 	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "j", "pattern": "*\"job\":\"d\"*", "decision": "deny", "match": ["{\"job\":\"d\"}"]}]}`))
+	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "fmt", "source": "/r/.basis/tools.json", "decision": "allow", "definition": {"program": "/r/fmt.sh", "files": {"/r/fmt.sh": "sha256:00"}, "n": 1.50, "sandbox": {"mode": "read-only"}}}]}`))
 	for _, tt := range parseErrorCases {
 		f.Add([]byte(tt.data))
 	}
