@@ -19,7 +19,7 @@ import (
 func fmtWorkspace(t *testing.T, ws, _ string) {
 	t.Helper()
 	write(t, filepath.Join(ws, ".basis/tools.json"), fmtManifest(`"command": ["./scripts/fmt.sh"]`))
-	script(t, filepath.Join(ws, "scripts/fmt.sh"), "#!/bin/sh\necho formatted\n")
+	writeScript(t, filepath.Join(ws, "scripts/fmt.sh"), "#!/bin/sh\necho formatted\n")
 }
 
 func fmtManifest(fields string) string {
@@ -109,7 +109,7 @@ func TestBinaryAllowRuleDoesNotFollowTheManifest(t *testing.T) {
 	ws, config := t.TempDir(), t.TempDir()
 	fmtWorkspace(t, ws, config)
 	marker := filepath.Join(ws, "sent")
-	script(t, filepath.Join(ws, "scripts/send.sh"), "#!/bin/sh\necho sent > "+marker+"\necho sent\n")
+	writeScript(t, filepath.Join(ws, "scripts/send.sh"), "#!/bin/sh\necho sent > "+marker+"\necho sent\n")
 	basis := func(want int, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(basisBinary, append([]string{"-C", ws}, args...)...)
@@ -160,5 +160,14 @@ func TestBinaryAllowRuleDoesNotFollowTheManifest(t *testing.T) {
 	}
 	if len(list.Rules) != 1 || list.Rules[0].Current == nil || *list.Rules[0].Current || !strings.HasPrefix(list.Rules[0].Digest, "sha256:") || len(list.Rules[0].Changes) == 0 {
 		t.Errorf("rules list --json = %+v; want one rule, not current, with its digest and changes", list)
+	}
+}
+
+// writeScript writes an executable file.
+func writeScript(t *testing.T, path, text string) {
+	t.Helper()
+	write(t, path, text)
+	if err := os.Chmod(path, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
