@@ -185,7 +185,8 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// UnmarshalJSON decodes the shape [Request.MarshalJSON] writes.
+// UnmarshalJSON decodes the shape [Request.MarshalJSON] writes; "changed"
+// is words for the approver and is not read back into Stale.
 func (r *Request) UnmarshalJSON(data []byte) error {
 	var w requestJSON
 	if err := json.Unmarshal(data, &w); err != nil {
