@@ -3,8 +3,10 @@
 package approver
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -110,20 +112,40 @@ func (g *Gate) Explain(req Request) Explanation {
 // stale returns the allow rules for tool from source that would match
 // subject but approved another definition than def, in rule order, each
 // with what changed: why a call that was allowed is asked about again.
+// Only the tool's own rules for that source are looked at, through the
+// index.
 func (g *Gate) stale(tool, source, subject string, def *definition) []StaleRule {
-	var out []StaleRule
 	commands, _ := subjectCommands(subject)
+	var found []*compiledRule
+	consider := func(c *compiledRule) {
+		if c.rule.Decision != RuleAllow || c.covers(def) {
+			return
+		}
+		if _, ok := c.matches(subject, commands); ok {
+			found = append(found, c)
+		}
+	}
+	fixedExact, fixedAny := g.fixed.lookup(tool, source)
 	g.mu.RLock()
-	defer g.mu.RUnlock()
-	for _, set := range []*ruleSet{g.fixed, g.session} {
-		for _, c := range set.all {
-			if c.rule.Tool != tool || c.rule.Decision != RuleAllow || c.off || !c.appliesTo(source) || c.covers(def) {
-				continue
-			}
-			if m, ok := c.matches(subject, commands); ok {
-				out = append(out, StaleRule{Rule: m.Rule, Changes: describeChanges(c.def, def)})
+	sessionExact, sessionAny := g.session.lookup(tool, source)
+	for _, t := range []*toolRules{fixedExact, fixedAny, sessionExact, sessionAny} {
+		if t == nil {
+			continue
+		}
+		for _, c := range t.subject[subject] {
+			consider(c)
+		}
+		for _, list := range [][]*compiledRule{t.patterns, t.commands, t.bare} {
+			for _, c := range list {
+				consider(c)
 			}
 		}
+	}
+	g.mu.RUnlock()
+	slices.SortFunc(found, func(a, b *compiledRule) int { return cmp.Compare(a.seq, b.seq) })
+	var out []StaleRule
+	for _, c := range found {
+		out = append(out, StaleRule{Rule: *c.copyRule(), Changes: describeChanges(c.def, def)})
 	}
 	return out
 }
