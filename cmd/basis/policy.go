@@ -72,6 +72,9 @@ func (w *workspace) newGate(ctx context.Context, appr approver.Approver) (*appro
 	if t, ok := appr.(*terminal.Terminal); ok {
 		t.SaveTo = file.Path
 	}
+	// Whoever is asked sees what the repository's git config makes git
+	// run, for a call that runs git.
+	appr = w.warnAbout(appr)
 	gate, err := approver.NewGate(appr, &approver.GateOptions{
 		Rules:                p.rules(),
 		NoOperatorAllowRules: p.noOperatorAllows,
