@@ -22,9 +22,14 @@ type OutsideError struct {
 	Root string
 }
 
-// Error names the link, where it leads, and what to do.
-func (e *OutsideError) Error() string {
-	return e.Path + " is a symbolic link to " + e.Target + ", outside the workspace " + e.Root +
+// Error names the link, where it leads, and what to do: the Path, then
+// [OutsideError.Reason].
+func (e *OutsideError) Error() string { return e.Path + " " + e.Reason() }
+
+// Reason is the message without the path, for a caller that names the
+// file its own way.
+func (e *OutsideError) Reason() string {
+	return "is a symbolic link to " + e.Target + ", outside the workspace " + e.Root +
 		"; a workspace's configuration must lie inside it (a link within the workspace is fine): replace the link with a copy of the file"
 }
 
