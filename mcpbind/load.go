@@ -107,6 +107,12 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 			errs = append(errs, err)
 			return
 		}
+		if origin == OriginWorkspace {
+			if err := inWorkspace(dir, filepath.Join(dir, name)); err != nil {
+				errs = append(errs, err)
+				return
+			}
+		}
 		data, mode, err := readConfigFile(ctx, path)
 		if err != nil {
 			errs = append(errs, err)

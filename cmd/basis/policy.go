@@ -44,11 +44,15 @@ func (w *workspace) loadPolicy(ctx context.Context) (*policy, []error) {
 	}
 	p.operator = operator
 	p.warnings = append(p.warnings, warnings...)
-	ws, err := approver.LoadWorkspaceRules(ctx, w.workspaceRulesPath())
-	if err != nil {
-		errs = append(errs, problems(err)...)
+	if err := w.outsideWorkspace(w.workspaceRulesPath()); err != nil {
+		errs = append(errs, err)
+	} else {
+		ws, err := approver.LoadWorkspaceRules(ctx, w.workspaceRulesPath())
+		if err != nil {
+			errs = append(errs, problems(err)...)
+		}
+		p.workspace = ws
 	}
-	p.workspace = ws
 	return &p, errs
 }
 

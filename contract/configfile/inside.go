@@ -24,7 +24,7 @@ type OutsideError struct {
 
 // Error names the link, where it leads, and what to do: the Path, then
 // [OutsideError.Reason].
-func (e *OutsideError) Error() string { return e.Path + " " + e.Reason() }
+func (e *OutsideError) Error() string { return e.Path + ": " + e.Reason() }
 
 // Reason is the message without the path, for a caller that names the
 // file its own way.

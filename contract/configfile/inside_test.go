@@ -38,7 +38,7 @@ func TestInside(t *testing.T) {
 	mustWrite(hostile + "/.mcp.json")
 	link("../../good/.basis/tools.json", hostile+"/.basis/tools.json") // the relative link
 	link(good+"/.basis", hostile+"/linked-basis")                      // a directory on the way
-	link("real/tools.json", hostile+"/inside.json")                   // a link within: fine
+	link("real/tools.json", hostile+"/inside.json")                    // a link within: fine
 	link("/no/such/file", hostile+"/dangling.json")
 	link(hostile, top+"/other/ws") // the workspace reached through a link
 
@@ -72,7 +72,7 @@ func TestInside(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 	_, err = configfile.Inside(hostile, hostile+"/.basis/tools.json")
-	want := hostile + "/.basis/tools.json is a symbolic link to " + good + "/.basis/tools.json, outside the workspace " + hostile +
+	want := hostile + "/.basis/tools.json: is a symbolic link to " + good + "/.basis/tools.json, outside the workspace " + hostile +
 		"; a workspace's configuration must lie inside it (a link within the workspace is fine): replace the link with a copy of the file"
 	if err == nil || err.Error() != want {
 		t.Errorf("message:\n%v\nwant\n%s", err, want)
