@@ -9,6 +9,7 @@ import (
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/internal/gitconfig"
+	"github.com/basis-go/basis/spawn"
 )
 
 // maxGitDirs bounds the directories one call's git commands are looked
@@ -70,9 +71,13 @@ func gitTargets(req approver.Request, root string) []gitTarget {
 		Command  []string   `json:"command"`
 		Program  string     `json:"program"`
 		Cwd      string     `json:"cwd"`
+		Target   string     `json:"target"`
 	}
 	if json.Unmarshal(req.Preview.Subject, &subject) != nil {
 		return nil
+	}
+	if subject.Target != "" && subject.Target != spawn.LocalTarget {
+		return nil // git runs on another machine, with its repository there
 	}
 	base := root
 	switch {

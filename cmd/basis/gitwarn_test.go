@@ -138,6 +138,8 @@ func TestGitTargets(t *testing.T) {
 		{"an unanalysable line that mentions git", req(map[string]any{"body": "$(echo git) status", "commands": nil, "cwd": "/repo"}, "/repo"), []gitTarget{{dir: "/repo"}}},
 		{"a declared tool whose program is git", req(map[string]any{"command": []string{"git", "log"}, "program": "/usr/bin/git", "cwd": "."}, "/ws"), []gitTarget{{dir: "/ws"}}},
 		{"a word that is not git", spawnCall("x", []string{"echo", "gitx", "digit"}), nil},
+		{"git on another machine", req(map[string]any{"body": "git status", "commands": [][]string{{"git", "status"}}, "cwd": "/repo", "target": "ci"}, "/repo"), nil},
+		{"git here", req(map[string]any{"body": "git status", "commands": [][]string{{"git", "status"}}, "cwd": "/repo", "target": "local"}, "/repo"), []gitTarget{{dir: "/repo"}}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, gitTargets(tt.req, "/root"), cmp.AllowUnexported(gitTarget{})); diff != "" {
