@@ -91,7 +91,7 @@ func TestHookIsToldAboutGitConfigPrograms(t *testing.T) {
 	ws, config := gitWorkspace(t, fsmonitorConfig)
 	seen := filepath.Join(ws, "request.json")
 	hook := filepath.Join(ws, "hook.sh")
-	script(t, hook, "#!/bin/sh\ncat > \"$1\"\necho '{\"decision\": \"deny\", \"reason\": \"no\"}'\n")
+	executable(t, hook, "#!/bin/sh\ncat > \"$1\"\necho '{\"decision\": \"deny\", \"reason\": \"no\"}'\n")
 	code, out, errOut := runBasis(t, ws, config, "call", "spawn", `{"input": "!git status"}`, "--approve", "hook:"+hook+" "+seen)
 	if code != exitRefused {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
@@ -145,5 +145,15 @@ func TestGitTargets(t *testing.T) {
 		if diff := cmp.Diff(tt.want, gitTargets(tt.req, "/root"), cmp.AllowUnexported(gitTarget{})); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// executable writes an executable file (serve_test.go's script is not in
+// a -tags nomcp build).
+func executable(t *testing.T, path, text string) {
+	t.Helper()
+	write(t, path, text)
+	if err := os.Chmod(path, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
