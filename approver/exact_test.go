@@ -109,6 +109,9 @@ func TestProposeCommandIsExactForRunnersAndDestroyers(t *testing.T) {
 		// it: no proposal, "always" remembers the exact call.
 		{"find . -name '*.go'", "", approver.ExactRunsPrograms},
 		{"sh -c 'echo *'", "", approver.ExactRunsPrograms},
+		// Nor one with an empty word, which a rule cannot hold.
+		{"rm ''", "", approver.ExactDestroys},
+		{"'' x", "", ""},
 		// Everything else keeps the narrow proposal.
 		{"go test ./pkg/...", "go test *", ""},
 		{"go build", "go build", ""},

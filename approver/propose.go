@@ -18,15 +18,15 @@ import (
 // ([ExactReason]: find, env, sh, python3, git, rm, …) it is the exact
 // command line: find * would also allow find . -exec sh -c '…' \;. When
 // the exact line holds a '*' — which a command pattern reads as any run
-// of characters, so no command rule matches only it — there is no
-// proposal: ProposeCommand returns nil, and an "always" answer remembers
-// the exact call instead.
+// of characters, so no command rule matches only it — or an empty word,
+// which a rule cannot hold, there is no proposal: ProposeCommand returns
+// nil, and an "always" answer remembers the exact call instead.
 func ProposeCommand(argv []string) []CommandWord {
 	if len(argv) == 0 {
 		return nil
 	}
 	if ExactReason(argv) != "" {
-		if slices.ContainsFunc(argv, func(w string) bool { return strings.Contains(w, "*") }) {
+		if slices.ContainsFunc(argv, unrepresentable) {
 			return nil
 		}
 		return Words(argv...)
@@ -35,7 +35,7 @@ func ProposeCommand(argv []string) []CommandWord {
 	if len(argv) > 1 && looksLikeSubcommand(argv[1]) {
 		keep = 2
 	}
-	if slices.ContainsFunc(argv[:keep], func(w string) bool { return strings.Contains(w, "*") }) {
+	if slices.ContainsFunc(argv[:keep], unrepresentable) {
 		return nil
 	}
 	words := Words(argv[:keep]...)
@@ -44,6 +44,10 @@ func ProposeCommand(argv []string) []CommandWord {
 	}
 	return words
 }
+
+// unrepresentable reports whether no command-rule word matches exactly w:
+// '*' is any run of characters there, and a word may not be empty.
+func unrepresentable(w string) bool { return w == "" || strings.Contains(w, "*") }
 
 // looksLikeSubcommand: a lower-case word of letters, digits, '-' and '_'
 // that starts with a letter — not a flag, a path or an assignment.
