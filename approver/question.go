@@ -8,8 +8,8 @@ import (
 )
 
 // TerminalQuestion is the question a terminal approver shows for req: the
-// tool, the side effect, the preview's Summary and Subject, any proposed
-// rules, and the keys it takes. Every piece is made printable, so a
+// tool, the side effect, the preview's Summary and Subject, the request's
+// Warnings, any proposed rules, and the keys it takes. Every piece is made printable, so a
 // subject cannot move the cursor or rewrite what the person reads. Lines
 // end in "\r\n", since a terminal in raw mode does no output processing.
 // The terminal module (github.com/basis-go/basis/approver/terminal) asks
@@ -23,6 +23,9 @@ func TerminalQuestion(req Request) string {
 	}
 	if len(req.Preview.Subject) > 0 {
 		fmt.Fprintf(&b, "  subject: %s\r\n", printable(string(req.Preview.Subject)))
+	}
+	for _, w := range req.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\r\n", printable(w))
 	}
 	if len(req.Proposed) > 0 {
 		fmt.Fprintf(&b, "  always would allow: %s\r\n", printable(proposedText(req.Proposed)))

@@ -50,6 +50,10 @@ type Question struct {
 	// as the command rule proposed for a spawn call ("go test *"); empty
 	// means this exact call.
 	Always string
+	// Warnings are what the user should know beyond the preview, such as
+	// a repository git config naming programs git runs; each is shown on
+	// a line of its own.
+	Warnings []string
 }
 
 // Choice is the user's answer. The zero value denies: nothing that is not
@@ -170,6 +174,9 @@ func elicitParams(q Question) *mcp.ElicitParams {
 	}
 	if q.Source != "" {
 		fmt.Fprintf(&b, "The tool comes from: %s\n", printable(q.Source))
+	}
+	for _, w := range q.Warnings {
+		fmt.Fprintf(&b, "Warning: %s\n", printable(w))
 	}
 	always, alwaysSays := "Always allow this (in this workspace)", "allow calls with this same subject from now on in this workspace"
 	if q.Always != "" {

@@ -305,14 +305,20 @@ func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error
 }
 
 // allowCommand is the advice a denial gives when nobody could be asked:
-// the narrowest rule that would allow the call, bound to the tool's
-// source. Allowing spawn as a whole would allow every command, so for a
+// the rules an "always" answer would save (the gate's proposal, the same
+// the terminal and basis explain show), bound to the tool's source. Allowing spawn as a whole would allow every command, so for a
 // command line that could not be analysed it names the form of a command
 // rule.
 func allowCommand(req approver.Request) string {
 	switch {
 	case len(req.Proposed) > 0:
-		return req.Proposed[0].AddCommand()
+		// Every rule "always" would save: one per command no rule
+		// covers, as basis explain lists them.
+		adds := make([]string, len(req.Proposed))
+		for i, r := range req.Proposed {
+			adds[i] = r.AddCommand()
+		}
+		return strings.Join(adds, " && ")
 	case contract.IsSpawnName(req.Tool):
 		return "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"
 	}

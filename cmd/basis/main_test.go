@@ -182,7 +182,11 @@ func TestCLI(t *testing.T) {
 		{name: "call_not_json", steps: one(exitRefused, "call", "greet", `{"name": `, "--approve", "allow")},
 		{name: "call_unknown_tool", steps: one(exitRefused, "call", "gret", `{}`, "--approve", "allow")},
 		{name: "call_denied", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "deny")},
-		{name: "call_nobody_to_ask", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`)},
+		{name: "call_nobody_to_ask", steps: []step{
+			{args: []string{"call", "deploy", `{"service": "api"}`}, want: exitRefused},
+			// Every rule "always" would save, exact for rm.
+			{args: []string{"call", "spawn", `{"input": "!go test ./... && rm -f README.md"}`}, want: exitRefused},
+		}},
 		{name: "call_no_terminal_to_prompt", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "prompt")},
 		{name: "call_workspace_deny_rule", setup: func(t *testing.T, ws, _ string) {
 			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reason": "deploys go through the release train"}]}`)

@@ -461,6 +461,7 @@ func elicitApprover() approver.Approver {
 			Summary:    req.Preview.Summary,
 			Subject:    req.Preview.Subject,
 			Always:     proposedCommands(req.Proposed),
+			Warnings:   req.Warnings,
 		})
 		switch {
 		case errors.Is(err, mcpbind.ErrNoElicitation), errors.Is(err, mcpbind.ErrNotServing):
