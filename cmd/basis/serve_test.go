@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -504,11 +503,11 @@ func testServeSIGTERMMidCall(t *testing.T, overHTTP bool) {
 	if err != nil {
 		t.Fatalf("no audit record: %v", err)
 	}
-	var rec struct{ Tool, Outcome string }
-	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
-		t.Fatalf("audit %q: %v", data, err)
+	recs := auditEvents(t, data)
+	if len(recs) != 2 || recs[0].Event != "start" || recs[1].Event != "end" || recs[0].CallID != recs[1].CallID {
+		t.Fatalf("audit %q; want the start and the end of one call", data)
 	}
-	if rec.Tool != "tree" || rec.Outcome == "ok" {
+	if rec := recs[1]; rec.Tool != "tree" || rec.Outcome == "ok" {
 		t.Errorf("audit record %+v; want the cancelled tree call", rec)
 	}
 }
