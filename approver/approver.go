@@ -128,6 +128,11 @@ type Request struct {
 	// with Remember.Proposed remembers. Empty for a call that is not an
 	// analysed command line.
 	Proposed []Rule
+	// Warnings, set by the host, are what the person or program asked
+	// should know beyond the preview — such as a git config in the
+	// repository that names programs git runs. Rules never match them;
+	// approvers that ask a person show them.
+	Warnings []string
 }
 
 type previewJSON struct {
@@ -151,6 +156,7 @@ type requestJSON struct {
 	Changed []string `json:"changed,omitempty"`
 	// Proposed is the proposed rules' command patterns, in the CLI's form.
 	Proposed []string `json:"proposed,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MarshalJSON encodes the request in the shape documented on [Request],
@@ -169,6 +175,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 		},
 		Input:      nullIfEmpty(r.Input),
 		Definition: r.Definition,
+		Warnings:   r.Warnings,
 	}
 	for _, st := range r.Stale {
 		w.Changed = append(w.Changed, st.String())
@@ -205,6 +212,7 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 		},
 		Input:      emptyIfNull(w.Input),
 		Definition: emptyIfNull(w.Definition),
+		Warnings:   w.Warnings,
 	}
 	for _, text := range w.Proposed {
 		words, err := ParseCommand(text)

@@ -36,3 +36,24 @@ func TestTerminalOffersProposedRules(t *testing.T) {
 		t.Errorf("answer without proposals: %+v", answer)
 	}
 }
+
+// TestTerminalShowsWarnings: the host's warnings are in the question,
+// escaped like everything else, and in the request a hook reads.
+func TestTerminalShowsWarnings(t *testing.T) {
+	req := Request{Tool: "spawn", Source: BuiltinSource, Preview: contract.Preview{SideEffect: contract.SideEffectProcess, Summary: "run git status"},
+		Warnings: []string{".git/config:3: core.fsmonitor names a program git runs", "evil\x1b[2J"}}
+	q := TerminalQuestion(req)
+	for _, want := range []string{"  warning: .git/config:3: core.fsmonitor names a program git runs\r\n", `  warning: evil\u001b[2J` + "\r\n"} {
+		if !strings.Contains(q, want) {
+			t.Errorf("question lacks %q:\n%s", want, q)
+		}
+	}
+	data, err := req.MarshalJSON()
+	if err != nil || !strings.Contains(string(data), `"warnings":[".git/config:3: core.fsmonitor names a program git runs","evil\u001b[2J"]`) {
+		t.Errorf("hook request %s, %v", data, err)
+	}
+	var back Request
+	if err := back.UnmarshalJSON(data); err != nil || !cmp.Equal(back.Warnings, req.Warnings) {
+		t.Errorf("read back %q, %v", back.Warnings, err)
+	}
+}

@@ -20,6 +20,10 @@ var (
 	// not a regular file, larger than [MaxManifestSize], an I/O error, a
 	// cancelled load).
 	ErrUnreadable = errors.New("manifest cannot be read")
+	// ErrOutsideWorkspace: the workspace's manifest is a symbolic link
+	// (or lies under one) whose real path is outside the workspace. It
+	// also wraps [configfile.ErrOutsideRoot].
+	ErrOutsideWorkspace = errors.New("manifest outside the workspace")
 	// ErrSyntax: a manifest is not valid JSON. The [*Error] carries the
 	// line and column; the offending text is never quoted.
 	ErrSyntax = errors.New("not valid JSON")

@@ -185,6 +185,7 @@ func Discover(cfg *Config) ([]string, error) {
 		return nil, errors.Join(err)
 	}
 	paths, problems := discover(l.candidates(cfg))
+	paths, problems = l.inWorkspace(paths, problems)
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
@@ -240,6 +241,7 @@ func Load(ctx context.Context, cfg *Config) ([]*Tool, error) {
 		return nil, errors.Join(err)
 	}
 	paths, problems := discover(l.candidates(cfg))
+	paths, problems = l.inWorkspace(paths, problems)
 	var layers [][]*Tool
 	for _, path := range paths {
 		tools, errs := l.loadFile(ctx, path)

@@ -248,6 +248,10 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 		p.report(m.KeyOff, "", "", "", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
 		return ServerConfig{}, false
 	}
+	if why := nameProblem(m.Key); why != "" {
+		p.report(m.KeyOff, name, "", "", newProblem(ErrInvalidValue, why))
+		return ServerConfig{}, false
+	}
 	if m.Value.Kind() != "object" {
 		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType, "a server is an object such as {\"command\": \"...\"}, not "+m.Value.KindPhrase()))
 		return ServerConfig{}, false

@@ -146,8 +146,8 @@ func TestParseConfigErrors(t *testing.T) {
 		sentinel: mcpbind.ErrUnknownType,
 	}, {
 		name:     "columns count characters, not bytes",
-		doc:      "{\"mcpServers\": {\"ünï€\": {\"command\": 5}}}",
-		want:     []string{`/w/.mcp.json:1:37: server ünï€: command: must be a string, not a number`},
+		doc:      "{\"mcpServers\": {\"üaïb€\": {\"command\": 5}}}",
+		want:     []string{`/w/.mcp.json:1:38: server üaïb€: command: must be a string, not a number`},
 		sentinel: mcpbind.ErrWrongType,
 	}, {
 		name:     "empty file",

@@ -10,7 +10,11 @@
 //
 // [Load] layers the workspace's <root>/.mcp.json over the operator's
 // <config dir>/mcp.json over servers a host supplies, a name in a more
-// specific layer shadowing the same name below it. Problems are
+// specific layer shadowing the same name below it — a workspace file only
+// once the operator trusted it, so an untrusted one never hides the
+// operator's server. A server name that would make tool names ambiguous
+// ("__" in it, or mcp__<name>__ beginning another's) is refused, the
+// operator's kept over the workspace's. Problems are
 // [*ConfigError] values naming the file, line, column, server and field,
 // never a value. Env and header values live in [*Values], which print
 // only names. ${VAR} and ${VAR:-default} are expanded when a server

@@ -16,6 +16,10 @@ var (
 	// ErrUnreadable: a config file exists but cannot be read (permissions,
 	// not a regular file, too large, an I/O error).
 	ErrUnreadable = errors.New("MCP config cannot be read")
+	// ErrOutsideWorkspace: the workspace's .mcp.json is a symbolic link
+	// (or lies under one) whose real path is outside the workspace; it
+	// also wraps [configfile.ErrOutsideRoot]. Its servers are not used.
+	ErrOutsideWorkspace = errors.New("MCP config outside the workspace")
 	// ErrSyntax: a config file is not valid JSON.
 	ErrSyntax = errors.New("not valid JSON")
 	// ErrMissingField: "mcpServers" is missing, or a server has neither

@@ -54,6 +54,10 @@ type Question struct {
 	// allowed it ("command was …, is now …"): why a call that ran unasked
 	// before is asked about.
 	Changed string
+	// Warnings are what the user should know beyond the preview, such as
+	// a repository git config naming programs git runs; each is shown on
+	// a line of its own.
+	Warnings []string
 }
 
 // Choice is the user's answer. The zero value denies: nothing that is not
@@ -177,6 +181,9 @@ func elicitParams(q Question) *mcp.ElicitParams {
 	}
 	if q.Changed != "" {
 		fmt.Fprintf(&b, "It changed since it was allowed: %s\n", printable(q.Changed))
+	}
+	for _, w := range q.Warnings {
+		fmt.Fprintf(&b, "Warning: %s\n", printable(w))
 	}
 	always, alwaysSays := "Always allow this (in this workspace)", "allow calls with this same subject from now on in this workspace"
 	if q.Always != "" {

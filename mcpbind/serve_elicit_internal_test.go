@@ -43,3 +43,15 @@ func TestElicitFormShowsWhatChanged(t *testing.T) {
 		t.Error("a question about an unchanged tool says it changed")
 	}
 }
+
+// The form shows the host's warnings, each on its own line, escaped.
+func TestElicitFormShowsWarnings(t *testing.T) {
+	q := Question{Tool: "spawn", Source: "builtin", Summary: "run git status", Subject: []byte(`{"body":"git status"}`),
+		Warnings: []string{".git/config:3: core.fsmonitor names a program git runs", "a\nforged line"}}
+	msg := elicitParams(q).Message
+	for _, want := range []string{"Warning: .git/config:3: core.fsmonitor names a program git runs\n", `Warning: a\nforged line` + "\n"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+}

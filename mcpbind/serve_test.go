@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -39,8 +40,9 @@ type fakeRoster struct {
 	ended    chan error         // a slow call's context error when it ended
 	inFlight atomic.Int32
 	maxIn    atomic.Int32
-	lastErr  error // a careless server might print this; it wraps the canary
-	clients  []any // mcpbind.ClientOf of each call, in order
+	lastErr  error    // a careless server might print this; it wraps the canary
+	clients  []any    // mcpbind.ClientOf of each call, in order
+	ids      []string // the call id of each call, in order
 }
 
 func newFakeRoster() *fakeRoster {
@@ -93,6 +95,7 @@ func (f *fakeRoster) Call(ctx context.Context, name string, call contract.Call) 
 	f.calls.Add(1)
 	f.mu.Lock()
 	f.clients = append(f.clients, mcpbind.ClientOf(ctx))
+	f.ids = append(f.ids, call.ID)
 	f.mu.Unlock()
 	n := f.inFlight.Add(1)
 	defer f.inFlight.Add(-1)
@@ -784,5 +787,33 @@ func TestServeClientOf(t *testing.T) {
 	}
 	if mcpbind.ClientOf(context.Background()) != nil {
 		t.Error("ClientOf outside a served call is not nil")
+	}
+}
+
+// Call ids are unique across runs of the server too: an audit log two
+// runs wrote to pairs each start record with its own end.
+func TestCallIDsAreUniqueAcrossServers(t *testing.T) {
+	shape := regexp.MustCompile(`^mcp-[a-z2-7]{8}-[0-9]+$`)
+	seen := map[string]bool{}
+	for range 2 {
+		h := newHarness(t, nil)
+		cs := h.connect(t, nil, "", nil)
+		for range 2 {
+			if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.roster.mu.Lock()
+		ids := slices.Clone(h.roster.ids)
+		h.roster.mu.Unlock()
+		for _, id := range ids {
+			if !shape.MatchString(id) || seen[id] {
+				t.Errorf("call id %q: want mcp-, the run's 8 characters and a number, never seen before", id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("%d call ids, want 4", len(seen))
 	}
 }

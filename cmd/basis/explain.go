@@ -15,7 +15,9 @@ func cmdExplain(ctx context.Context, g *globals, args []string, e *env) int {
 		`Shows what a call would do, without running it or asking anyone: the tool's
 preview (summary, side effect, subject), every rule that matches it and the
 layer it comes from, what the rules decide, and — when they do not allow it —
-what no rule covers and the exact basis rules add that would allow it.
+what no rule covers and the basis rules add that "always" would save. A
+call that runs git is warned about what the repository's git config makes
+git run.
 
 Exit status: 0 the rules would let it run (or it only reads), 3 it would be
 refused or would need an approver's answer, 2 usage or configuration error.
@@ -47,6 +49,9 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	fmt.Fprintf(out, "would:       %s\n", p.Summary)
 	fmt.Fprintf(out, "side effect: %s\n", p.SideEffect)
 	fmt.Fprintf(out, "subject:     %s\n", p.Subject)
+	for _, warning := range w.callGitWarnings(ctx, ex.Request) {
+		fmt.Fprintf(out, "warning:     %s\n", warning)
+	}
 	rules := ex.Rules
 	if rules.ReadOnly {
 		fmt.Fprintln(out, "verdict:     runs unasked: the call only reads, so no rule is consulted")

@@ -105,8 +105,10 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 		ids = append(ids, id)
 		delete(rec, "call_id")
 	}
-	if len(ids) != 2 || ids[0] == ids[1] {
-		t.Errorf("call ids %q: want two different ones", ids)
+	// The call that ran has its start and its end under one id; the
+	// refused one, its end under another.
+	if len(ids) != 3 || ids[0] != ids[1] || ids[1] == ids[2] {
+		t.Errorf("call ids %q: want the first call's twice, then another", ids)
 	}
 	source := filepath.Join(ws, ".basis", "tools.json")
 	// The sandbox is part of what was approved: the default one, with
@@ -121,14 +123,21 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 	}
 	subject, _ := recs[0]["subject"].(map[string]any)
 	sb, _ := subject["sandbox"].(map[string]any)
-	want := []map[string]any{
-		{"tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
+	ran := func(event string) map[string]any {
+		rec := map[string]any{"event": event, "tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
 			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".",
 				"env": []any{"DEPLOY_TOKEN"}, "input": map[string]any{"service": "api"}, "program": filepath.Join(ws, ".basis", "tools", "deploy.sh"), "tool": "deploy",
 				"sandbox": map[string]any{"mode": "workspace-write", "network": "none", "network_cut": sb["network_cut"], "write": writable}},
-			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]},
-			"outcome": "ok"},
-		{"tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
+			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]}}
+		if event == "end" {
+			rec["outcome"] = "ok"
+		}
+		return rec
+	}
+	want := []map[string]any{
+		ran("start"),
+		ran("end"),
+		{"event": "end", "tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
 			"refusal": "the input for deploy does not match its schema: /service: is not one of the values the schema allows (enum)"},
 	}
 	if diff := cmp.Diff(want, recs); diff != "" {
@@ -192,7 +201,11 @@ func TestCLI(t *testing.T) {
 		{name: "call_not_json", steps: one(exitRefused, "call", "greet", `{"name": `, "--approve", "allow")},
 		{name: "call_unknown_tool", steps: one(exitRefused, "call", "gret", `{}`, "--approve", "allow")},
 		{name: "call_denied", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "deny")},
-		{name: "call_nobody_to_ask", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`)},
+		{name: "call_nobody_to_ask", steps: []step{
+			{args: []string{"call", "deploy", `{"service": "api"}`}, want: exitRefused},
+			// Every rule "always" would save, exact for rm.
+			{args: []string{"call", "spawn", `{"input": "!go test ./... && rm -f README.md"}`}, want: exitRefused},
+		}},
 		{name: "call_no_terminal_to_prompt", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "prompt")},
 		{name: "call_workspace_deny_rule", setup: func(t *testing.T, ws, _ string) {
 			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reason": "deploys go through the release train"}]}`)

@@ -61,7 +61,9 @@ func (w *workspace) loadSandboxes(ctx context.Context) (*sandboxes, []error) {
 		}
 	}
 	wsPath := filepath.Join(w.root, workspaceSandboxFile)
-	if data, err := readSandboxConfig(ctx, wsPath); err != nil {
+	if err := w.outsideWorkspace(wsPath); err != nil {
+		errs = append(errs, err)
+	} else if data, err := readSandboxConfig(ctx, wsPath); err != nil {
 		errs = append(errs, err)
 	} else if data != nil {
 		if s.workspace, err = sandbox.ParseWorkspaceConfig(data); err != nil {

@@ -52,7 +52,11 @@ good tools and says why on stderr. Log lines go to stderr only.
   --allow-remote
         allow an --http address that is not loopback
   --audit FILE
-        append one JSON line per call to FILE
+        append the audit log to FILE as JSON lines: a record of each call
+        as its tool is about to run, and one of how it ended; a call that
+        would change something is refused when its record cannot be written.
+        Inside the workspace (or another directory sandboxed programs may
+        write) FILE is reached through no symbolic link.
 
 Use it from an MCP client with:
   {"mcpServers": {"basis": {"command": "basis", "args": ["-C", "/path/to/repo", "serve"]}}}
@@ -90,9 +94,9 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	log := &lockedWriter{w: e.stderr}
 	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth}}
 	if *auditPath != "" {
-		f, err := os.OpenFile(*auditPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return usageErr(e, "serve: cannot open the audit file: %v", err)
+		f, code := w.openAudit(ctx, "serve", *auditPath)
+		if code >= 0 {
+			return code
 		}
 		defer f.Close()
 		s.audit = f
@@ -462,6 +466,7 @@ func elicitApprover() approver.Approver {
 			Subject:    req.Preview.Subject,
 			Always:     proposedCommands(req.Proposed),
 			Changed:    staleText(req.Stale),
+			Warnings:   req.Warnings,
 		})
 		switch {
 		case errors.Is(err, mcpbind.ErrNoElicitation), errors.Is(err, mcpbind.ErrNotServing):

@@ -77,14 +77,18 @@ const (
 	StagePreview
 	// StageDenied: the gate denied the call.
 	StageDenied
+	// StageAudit: the gate allowed the call, but its start record could
+	// not be written to the audit log, so it was not run (see
+	// [Options.Audit]).
+	StageAudit
 )
 
-var stageNames = [...]string{StageNone: "", StageUnknown: "unknown", StageInvalid: "invalid", StagePreview: "preview", StageDenied: "denied"}
+var stageNames = [...]string{StageNone: "", StageUnknown: "unknown", StageInvalid: "invalid", StagePreview: "preview", StageDenied: "denied", StageAudit: "audit"}
 
 func (s Stage) valid() bool { return s >= 0 && int(s) < len(stageNames) }
 
 // String returns the name the audit log uses ("unknown", "invalid",
-// "preview", "denied"; "" for StageNone), or "Stage(N)".
+// "preview", "denied", "audit"; "" for StageNone), or "Stage(N)".
 func (s Stage) String() string {
 	if !s.valid() {
 		return fmt.Sprintf("Stage(%d)", int(s))
@@ -147,8 +151,8 @@ type Outcome struct {
 	// refusal, the tool's error for a failure (a *[TimeoutError] when a
 	// deadline stopped it, a *[PanicError] when it panicked). Use
 	// errors.Is with [contract.ErrInvalidInput], [contract.ErrRefused],
-	// [ErrUnknownTool], [ErrDenied] or [context.DeadlineExceeded] to tell
-	// them apart.
+	// [ErrUnknownTool], [ErrDenied], [ErrAuditFailed] or
+	// [context.DeadlineExceeded] to tell them apart.
 	Err error
 	// Duration is the wall time of the whole pipeline.
 	Duration time.Duration
@@ -157,7 +161,8 @@ type Outcome struct {
 // Call runs one call through the whole pipeline: look the tool up, read
 // the input strictly into its canonical form ([contract.CanonicalInput])
 // and check it against the tool's schema, ask the tool for its preview, ask
-// the gate, execute under the tool's timeout, and write the audit record.
+// the gate, write the audit's start record, execute under the tool's
+// timeout, and write the audit's end record.
 // The preview and Execute both receive the canonical input, so what the
 // approver saw is what runs. Call never returns an error: everything that
 // can happen is in the Outcome.
@@ -172,7 +177,7 @@ func (rt *Runtime) callIn(ctx context.Context, ro *roster, name string, call con
 	out.CallID, out.Tool = call.ID, name
 	out.Duration = time.Since(start)
 	if rt.audit != nil {
-		rt.audit.record(start, r, &out)
+		rt.audit.end(start, r, &out)
 	}
 	return out
 }
@@ -200,6 +205,21 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 		out := refused(name, StageDenied, verdict.Reason, verdict.Err)
 		out.Preview, out.Verdict = &preview, &verdict
 		return out
+	}
+	if rt.audit != nil {
+		if err := rt.audit.start(r, call, &preview, &verdict); err != nil {
+			// An audit that silently loses what ran is worse than none:
+			// a call that changes something runs only once it is on
+			// record. A read changes nothing and passes the gate
+			// unasked; it runs, and the failure is reported.
+			if preview.SideEffect.Consequential() {
+				out := refused(name, StageAudit, fmt.Sprintf("%s was not run: its audit record could not be written (%v); "+
+					"a call that cannot be audited is not run: make the audit log writable again (free space on its disk, say), then call again", name, err), err)
+				out.Preview, out.Verdict = &preview, &verdict
+				return out
+			}
+			rt.audit.report(err)
+		}
 	}
 
 	out := rt.execute(ctx, r, call)
