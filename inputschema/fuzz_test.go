@@ -1,6 +1,7 @@
 package inputschema_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -28,7 +29,7 @@ func FuzzCompileCheck(f *testing.F) {
 			}
 			return
 		}
-		if err := s.Check("t", json.RawMessage(input)); err != nil {
+		if err := s.Check(context.Background(), "t", json.RawMessage(input)); err != nil {
 			if !errors.Is(err, contract.ErrInvalidInput) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("check error %q: want one line wrapping ErrInvalidInput", err)
 			}
