@@ -43,7 +43,7 @@ func BenchmarkCheckBudget(b *testing.B) {
 			b.Fatal(err)
 		}
 		mid := time.Now()
-		if p := validateInput(plain, benchInput); p != nil {
+		if p := validateInput(plain, benchInput, nil); p != nil {
 			b.Fatal(p)
 		}
 		metered += mid.Sub(start)

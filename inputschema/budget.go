@@ -8,30 +8,58 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// The budget of one check. A step is one evaluation of one subschema
-// against one value of the input; an ordinary schema takes a few steps
-// for each value of the input, while anyOf or oneOf branches that recurse
-// through the same $ref take exponentially many. See ADR 0012.
+// The budget of one check, in steps. A step is one evaluation of one
+// subschema against one value of the input; an ordinary schema takes a
+// few steps for each value of the input, while anyOf or oneOf branches
+// that recurse through the same $ref take exponentially many. The library
+// keeps every failed evaluation, with the value's location, until the
+// check ends, so a step costs memory as well as time: the cap bounds both.
+// See ADR 0012.
 const (
 	// MinSteps is the budget of every check, however small its input:
 	// enough for any schema that evaluates each value a bounded number of
 	// times, and a fraction of a second of work.
 	MinSteps = 100_000
 	// StepsPerByte is the budget added for each byte of input, so that a
-	// large input against an ordinary schema is never refused for its
-	// size.
-	StepsPerByte = 8
+	// large input against an ordinary schema is not refused for its size.
+	StepsPerByte = 2
+	// MaxSteps caps the budget, whatever the input's size: about a
+	// quarter of a gigabyte and a few seconds at worst.
+	MaxSteps = 1_000_000
 	// stringBytesPerStep: a string value costs one more step for each
 	// this many bytes, so checking a long string (pattern, format,
 	// length) again and again is paid for too.
 	stringBytesPerStep = 16
+	// depthPerStep: every evaluation costs one more step for each this
+	// many levels the input nests, for the longer locations the library
+	// records.
+	depthPerStep = 8
 	// ctxEvery is how many steps pass between two looks at the context.
 	ctxEvery = 1024
 )
 
 // budgetFor is the number of steps a check of input may take.
 func budgetFor(input []byte) int {
-	return MinSteps + StepsPerByte*len(input)
+	return min(MaxSteps, MinSteps+StepsPerByte*len(input))
+}
+
+// depthOf is how deeply v nests objects and arrays: 1 for an object of
+// scalars.
+func depthOf(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			d = max(d, depthOf(e))
+		}
+	case []any:
+		for _, e := range v {
+			d = max(d, depthOf(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
 }
 
 // errBudget ends a check that ran out of steps.
@@ -45,13 +73,16 @@ type abort struct{ err error }
 // meter counts the steps of the check a compiled copy is doing.
 type meter struct {
 	ctx  context.Context
+	base int // what any evaluation costs, by the input's depth
 	left int // steps left
 	tick int // steps until the next look at ctx
 	used int // steps taken, for tests
 }
 
+func (m *meter) setDepth(depth int) { m.base = 1 + depth/depthPerStep }
+
 func (m *meter) step(v any) {
-	cost := 1
+	cost := m.base
 	if s, ok := v.(string); ok {
 		cost += len(s) / stringBytesPerStep
 	}
@@ -137,7 +168,7 @@ func meteredFormat(f *jsonschema.Format, m *meter) *jsonschema.Format {
 // problems found (nil when the input is good), or errBudget, or the
 // context's error.
 func (c *checker) check(ctx context.Context, input []byte, budget int) (problems []Problem, err error) {
-	*c.meter = meter{ctx: ctx, left: budget, tick: ctxEvery}
+	*c.meter = meter{ctx: ctx, base: 1, left: budget, tick: ctxEvery}
 	defer func() {
 		c.meter.ctx = context.Background() // hold no caller's context
 		if v := recover(); v != nil {
@@ -148,5 +179,5 @@ func (c *checker) check(ctx context.Context, input []byte, budget int) (problems
 			problems, err = nil, a.err
 		}
 	}()
-	return validateInput(c.schema, input), nil
+	return validateInput(c.schema, input, c.meter), nil
 }

@@ -78,7 +78,7 @@ var pathological = []struct {
 		return dag(depth, oneOfTwice, `{"type": "integer"}`), `{"a": 1}`
 	}},
 	{"a long string checked against a pattern at the bottom", func(depth int) (string, string) {
-		return dag(depth, anyOfTwice, `{"type": "string", "pattern": "^a*$", "maxLength": 3}`), `{"a": "` + strings.Repeat("a", 1<<18) + `"}`
+		return dag(depth, anyOfTwice, `{"type": "string", "pattern": "^a*$", "maxLength": 3}`), `{"a": "` + strings.Repeat("a", 1<<14) + `"}`
 	}},
 }
 
@@ -96,7 +96,7 @@ func TestCheckRefusesSchemasThatExplode(t *testing.T) {
 				t.Fatalf("Check = %v, want a *BudgetError wrapping contract.ErrInvalidInput", err)
 			}
 			want := fmt.Sprintf("validating this input against deep_tool's schema takes more than %d steps; simplify the schema's recursion (anyOf/oneOf through $ref)",
-				inputschema.MinSteps+inputschema.StepsPerByte*len(input))
+				inputschema.BudgetFor([]byte(input)))
 			if diff := cmp.Diff(want, err.Error()); diff != "" {
 				t.Errorf("message (-want +got):\n%s", diff)
 			}
@@ -198,12 +198,51 @@ func TestOrdinarySchemasStayWellInsideTheBudget(t *testing.T) {
 				t.Fatalf("Check = %v", err)
 			}
 			steps, _ := inputschema.StepsOf(s, json.RawMessage(tt.input))
-			budget := inputschema.MinSteps + inputschema.StepsPerByte*len(tt.input)
+			budget := inputschema.BudgetFor([]byte(tt.input))
 			t.Logf("%d bytes: %d steps of %d (%.1f%%)", len(tt.input), steps, budget, 100*float64(steps)/float64(budget))
-			if steps > budget/4 {
+			if steps > budget/2 {
 				t.Errorf("%d steps of a budget of %d: an ordinary schema must stay far inside it", steps, budget)
 			}
 		})
+	}
+}
+
+func TestBudgetGrowsWithTheInputUpToItsCap(t *testing.T) {
+	tests := []struct {
+		bytes, want int
+	}{
+		{0, inputschema.MinSteps},
+		{1000, inputschema.MinSteps + 1000*inputschema.StepsPerByte},
+		{contract.MaxInputBytes, inputschema.MaxSteps},
+	}
+	for _, tt := range tests {
+		if got := inputschema.BudgetFor(make([]byte, tt.bytes)); got != tt.want {
+			t.Errorf("budget for %d bytes: %d, want %d", tt.bytes, got, tt.want)
+		}
+	}
+}
+
+// TestStepsCostWhatTheyHold: a long string costs a step per 16 bytes, and
+// every evaluation of a deeply nested input costs more, for the longer
+// locations the library keeps for each failure.
+func TestStepsCostWhatTheyHold(t *testing.T) {
+	s, err := inputschema.Compile(json.RawMessage(`{"properties": {"s": {"type": "string"}, "n": {"type": "array"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		input string
+		want  int
+	}{
+		{`{"s": "short"}`, 2},
+		{`{"s": "` + strings.Repeat("a", 1600) + `"}`, 2 + 100},
+		{`{"n": ` + strings.Repeat("[", 15) + strings.Repeat("]", 15) + `}`, 2 * 3},
+	}
+	for _, tt := range tests {
+		got, err := inputschema.StepsOf(s, json.RawMessage(tt.input))
+		if err != nil || got != tt.want {
+			t.Errorf("%.40s: %d steps (%v), want %d", tt.input, got, err, tt.want)
+		}
 	}
 }
 

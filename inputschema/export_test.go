@@ -18,3 +18,6 @@ func StepsOf(s *Schema, input json.RawMessage) (int, error) {
 
 // Spares is how many compiled copies s keeps.
 func Spares(s *Schema) int { return len(s.spare) }
+
+// BudgetFor is the budget of a check of input.
+func BudgetFor(input []byte) int { return budgetFor(input) }

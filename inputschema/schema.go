@@ -68,13 +68,13 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 // matches it. An absent (empty or blank) input is the empty object. The
 // error is an *[InputError] naming tool.
 //
-// Checking is bounded: every evaluation of a subschema is a step (a string
-// value costs more, by its length), and one input may take
-// [MinSteps] plus [StepsPerByte] steps for each byte of input. A schema
-// whose alternatives recurse through $ref can need exponentially many
-// steps for a small input; past the budget the input is refused with a
-// *[BudgetError]. When ctx is done first, checking stops and the error
-// wraps ctx.Err().
+// Checking is bounded: every evaluation of a subschema is a step (more
+// for a long string or a deeply nested input), and one input may take
+// [MinSteps] plus [StepsPerByte] steps for each byte of input, at most
+// [MaxSteps]. A schema whose alternatives recurse through $ref can need
+// exponentially many steps for a small input; past the budget the input
+// is refused with a *[BudgetError]. When ctx is done first, checking
+// stops and the error wraps ctx.Err().
 func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) error {
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")
@@ -225,8 +225,9 @@ func describeCompileError(err error) []SchemaProblem {
 }
 
 // validateInput checks a call's input: one JSON object that matches the
-// schema. It returns nil when the input is good.
-func validateInput(sch *jsonschema.Schema, input []byte) []Problem {
+// schema. It returns nil when the input is good. m, when not nil, is the
+// meter of sch, told how deep the input nests before the check starts.
+func validateInput(sch *jsonschema.Schema, input []byte, m *meter) []Problem {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if err != nil {
 		var syn *json.SyntaxError
@@ -240,6 +241,9 @@ func validateInput(sch *jsonschema.Schema, input []byte) []Problem {
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return []Problem{{Rule: "expected object, but got " + schemaTypeOf(v)}}
+	}
+	if m != nil {
+		m.setDepth(depthOf(v))
 	}
 	err = sch.Validate(v)
 	if err == nil {
