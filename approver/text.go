@@ -31,4 +31,3 @@ func oneLine(s string, max int) string {
 	}
 	return s[:cut] + "..."
 }
-
