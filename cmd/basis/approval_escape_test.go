@@ -71,4 +71,3 @@ func TestServeApprovalFormIsEscaped(t *testing.T) {
 		}
 	}
 }
-
