@@ -39,7 +39,7 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 	if u := t.state.unavailable; u != nil {
 		return contract.Result{}, u
 	}
-	input, err := t.checkInput(call.Input)
+	input, err := t.checkInput(ctx, call.Input)
 	if err != nil {
 		return contract.Result{}, err
 	}

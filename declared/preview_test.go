@@ -3,6 +3,7 @@
 package declared_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/inputschema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -249,5 +251,45 @@ func TestAmbiguousInputRefused(t *testing.T) {
 				t.Error("the program was started for ambiguous input")
 			}
 		})
+	}
+}
+
+// TestExplodingSchemaIsRefusedNotRun: a manifest's schema whose anyOf
+// branches recurse through the same $ref would take hours to check a
+// failing input 40 deep; the preview and Execute refuse it within the
+// check's budget, and stop when the caller's context is done.
+func TestExplodingSchemaIsRefusedNotRun(t *testing.T) {
+	branch := map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/n"}}}
+	schema := map[string]any{
+		"$defs":      map[string]any{"n": map[string]any{"anyOf": []any{branch, branch}}},
+		"properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/n"}},
+	}
+	root := workspace(t, manifestOf(t, map[string]any{"deep": map[string]any{
+		"description": "d", "input_schema": schema, "command": []string{"./.basis/tools/mark"},
+	}}))
+	marker := filepath.Join(root, "started")
+	script(t, root, ".basis/tools/mark", "touch "+marker)
+	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "deep")
+	input := strings.Repeat(`{"x":`, 40) + "1" + strings.Repeat("}", 40)
+
+	_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(input))
+	_, execErr := tool.Execute(t.Context(), callWith(input))
+	for _, err := range []error{previewErr, execErr} {
+		var be *inputschema.BudgetError
+		if !errors.As(err, &be) || !errors.Is(err, declared.ErrInvalidInput) || be.Tool != "deep" {
+			t.Errorf("error = %v, want a *BudgetError for deep wrapping ErrInvalidInput", err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, previewErr = tool.AuthorizationPreview(ctx, callWith(input))
+	_, execErr = tool.Execute(ctx, callWith(input))
+	for _, err := range []error{previewErr, execErr} {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("with a cancelled context: %v, want one wrapping context.Canceled", err)
+		}
+	}
+	if fileExists(marker) {
+		t.Error("the program was started")
 	}
 }

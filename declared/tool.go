@@ -181,7 +181,7 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 	if u := t.state.unavailable; u != nil {
 		return contract.Preview{}, u
 	}
-	input, err := t.checkInput(call.Input)
+	input, err := t.checkInput(ctx, call.Input)
 	if err != nil {
 		return contract.Preview{}, err
 	}
@@ -251,14 +251,14 @@ func isJSONObject(raw json.RawMessage) bool {
 // of the input (keys sorted, no insignificant whitespace), after refusing
 // anything two JSON readers could read differently — a duplicate key, two
 // keys equal under case folding, nesting too deep — and checking the
-// result against the schema. An absent input (empty or blank) is the
-// empty object.
-func (t *Tool) checkInput(input json.RawMessage) (json.RawMessage, error) {
+// result against the schema, which stops when ctx is done. An absent input
+// (empty or blank) is the empty object.
+func (t *Tool) checkInput(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	canonical, err := contract.CanonicalInput(input)
 	if err != nil {
 		return nil, fmt.Errorf("the input for %s is refused: %w", t.spec.Name, err)
 	}
-	if err := t.schema.Check(t.spec.Name, canonical); err != nil {
+	if err := t.schema.Check(ctx, t.spec.Name, canonical); err != nil {
 		return nil, err
 	}
 	return canonical, nil

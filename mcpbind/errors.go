@@ -63,6 +63,10 @@ var (
 	// ErrNameCollision: two tools of one server sanitise to the same
 	// basis tool name.
 	ErrNameCollision = errors.New("MCP tool name collision")
+	// ErrToolListBound: a server's tools/list went past a bound — more
+	// than 100 pages, 10,000 tools or 16 MiB of tool definitions — or
+	// repeated a cursor. None of its tools is offered.
+	ErrToolListBound = errors.New("MCP server's tool list is past a bound")
 	// ErrClosed: the [Manager] was closed.
 	ErrClosed = errors.New("MCP manager closed")
 

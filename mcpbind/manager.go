@@ -607,18 +607,69 @@ func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Tra
 	}
 }
 
-// listTools reads every page of tools/list and binds the tools. Tools whose
-// names collide are left out and reported in toolsErr.
+// Bounds on what one server's tools/list may hand over, whichever way it
+// is read (at start, after a restart, on list_changed): a server that pages
+// forever, repeats a cursor or sends enormous definitions fails with an
+// error naming it and the bound, instead of taking the memory of basis.
+const (
+	// maxToolPages is the most pages of tools/list read from one server.
+	maxToolPages = 100
+	// maxTools is the most tools one server may offer.
+	maxTools = 10_000
+	// maxToolBytes bounds the tool definitions of one server, as JSON
+	// (names, descriptions, schemas, annotations), and its cursors.
+	maxToolBytes = 16 << 20
+)
+
+// listTools reads every page of tools/list, within the bounds above, and
+// binds the tools. Tools whose names collide are left out and reported in
+// toolsErr.
 func (s *server) listTools(ctx context.Context, c *conn) (tools []*Tool, toolsErr error, err error) {
 	var remote []*mcp.Tool
-	for t, err := range c.session.Tools(ctx, nil) {
+	size := 0
+	seen := make(map[string]bool)
+	params := &mcp.ListToolsParams{}
+	for page := 1; ; page++ {
+		res, err := c.session.ListTools(ctx, params)
 		if err != nil {
 			return nil, nil, err
 		}
-		remote = append(remote, t)
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
+			}
+			if len(remote) == maxTools {
+				return nil, nil, listBound("it offers more than " + strconv.Itoa(maxTools) + " tools")
+			}
+			def, err := json.Marshal(t)
+			if err != nil {
+				return nil, nil, err
+			}
+			if size += len(def); size > maxToolBytes {
+				return nil, nil, listBound("its tool definitions are larger than " + strconv.Itoa(maxToolBytes>>20) + " MiB")
+			}
+			remote = append(remote, t)
+		}
+		next := res.NextCursor
+		if next == "" {
+			break
+		}
+		if seen[next] || next == params.Cursor {
+			return nil, nil, listBound("it sent the same tools/list cursor twice (on page " + strconv.Itoa(page) + "), which would page forever")
+		}
+		if page == maxToolPages {
+			return nil, nil, listBound("it has more than " + strconv.Itoa(maxToolPages) + " pages of tools")
+		}
+		if size += len(next); size > maxToolBytes {
+			return nil, nil, listBound("its tool definitions are larger than " + strconv.Itoa(maxToolBytes>>20) + " MiB")
+		}
+		seen[next] = true
+		params = &mcp.ListToolsParams{Cursor: next}
 	}
 	return s.bind(remote)
 }
+
+func listBound(text string) error { return newProblem(ErrToolListBound, text) }
 
 // refresh re-reads the tools after a list_changed notification and tells
 // the host.

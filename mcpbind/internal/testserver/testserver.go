@@ -31,12 +31,20 @@ type Options struct {
 	LongName bool
 	// Collide adds tools "a.b" and "a_b", which sanitise to one name.
 	Collide bool
+	// Bidi adds the tool BidiToolName, whose title and description hold
+	// bidirectional controls and an escape sequence too.
+	Bidi bool
 	// Exit ends the process for the crash tool; nil makes crash a
 	// protocol error.
 	Exit func(code int)
 	// Stderr is where the crash and leak tools write.
 	Stderr io.Writer
 }
+
+// BidiToolName is the tool Bidi adds: a name that a right-to-left
+// override, isolates, invisible characters and an escape sequence would
+// make read as another.
+const BidiToolName = "list\u202eeteled\u2066\u2069\u200b\u200e\u200f\ufeff\x1b[2K"
 
 // LongToolName is the 200-character tool name LongName adds.
 var LongToolName = strings.Repeat("long", 50)
@@ -123,6 +131,10 @@ func New(opts Options) *mcp.Server {
 	add("quiet", "", nil, echo)
 	if opts.LongName {
 		add(LongToolName, "A tool with a 200-character name.", nil, echo)
+	}
+	if opts.Bidi {
+		s.AddTool(&mcp.Tool{Name: BidiToolName, Description: "Lists\u202e files\x1b[1A.", InputSchema: object,
+			Annotations: &mcp.ToolAnnotations{Title: "List\u2067 files"}}, echo)
 	}
 	if opts.Collide {
 		add("a.b", "Sanitises like a_b.", nil, echo)
