@@ -29,13 +29,20 @@ var (
 	ErrDuplicateKey = errors.New("duplicate key")
 	// ErrInvalidValue: a value that is not allowed: an empty command, a
 	// timeout out of range, a server name that sanitises to the same tool
-	// prefix as another's, a NUL byte.
+	// prefix as another's, a NUL byte, a ${BASIS_...} placeholder.
 	ErrInvalidValue = errors.New("invalid value")
 	// ErrPlaceholder: a malformed ${...} placeholder.
 	ErrPlaceholder = errors.New("malformed placeholder")
 	// ErrUnsetVariable: a ${VAR} without a default names a variable that
 	// is not set. Only the server that uses it is unavailable.
 	ErrUnsetVariable = errors.New("unset variable")
+	// ErrOutsideWorkspace: a stdio server from a workspace's .mcp.json
+	// has a cwd that leads outside the workspace once its placeholders are
+	// expanded and its symbolic links followed. The sandbox lets a server
+	// write in its working directory, so a repository could otherwise make
+	// any directory writable. Only that server is unavailable; the
+	// operator's mcp.json may name any directory.
+	ErrOutsideWorkspace = errors.New("cwd outside the workspace")
 
 	// ErrUntrusted: a workspace config file's servers were not started
 	// because the operator has not trusted the file (or it changed since).
