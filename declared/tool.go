@@ -40,6 +40,9 @@ type toolState struct {
 	programAt, cwdAt *Error
 	timeoutSet       bool // timeout_ms was given
 	sandbox          SandboxFunc
+	// workspace says the tool is a workspace manifest's: its cwd must
+	// resolve inside the root, at every call.
+	workspace bool
 }
 
 // previewView is what every preview of a tool shares, worked out once.
@@ -173,8 +176,11 @@ type subject struct {
 // It refuses, and no approver is asked: input that cannot be read
 // unambiguously or does not match the schema (wrapping [ErrInvalidInput];
 // an [*InputError] for the schema); an unavailable tool (an
-// [*UnavailableError], wrapping [contract.ErrRefused]); a program that
-// cannot be found (wrapping [contract.ErrRefused] and [ErrCannotStart]);
+// [*UnavailableError], wrapping [contract.ErrRefused]), which includes a
+// workspace tool whose cwd resolves outside the workspace now; a
+// workspace tool whose cwd does not exist (wrapping [contract.ErrRefused]
+// and [ErrCannotStart]); a program that cannot be found (wrapping
+// [contract.ErrRefused] and [ErrCannotStart]);
 // a sandbox that cannot confine the program (wrapping
 // [contract.ErrRefused], [ErrNotConfined] and the sandbox's error).
 func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
@@ -184,6 +190,9 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 	input, err := t.checkInput(ctx, call.Input)
 	if err != nil {
 		return contract.Preview{}, err
+	}
+	if _, err := t.workdir(); err != nil {
+		return contract.Preview{}, t.workdirRefusal(err)
 	}
 	program, err := t.program()
 	if err != nil {

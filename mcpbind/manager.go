@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/childenv"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
@@ -27,11 +28,25 @@ import (
 // Options configure a [Manager].
 type Options struct {
 	// Lookup finds a ${VAR}'s value when a server starts; nil means
-	// os.LookupEnv.
+	// os.LookupEnv. It should see the whole environment basis runs in:
+	// naming a variable in a server's env ("GITHUB_TOKEN":
+	// "${GITHUB_TOKEN}") is how a server is handed a credential. A
+	// placeholder naming one of basis's own BASIS_* variables is a
+	// config problem, never looked up.
 	Lookup func(name string) (string, bool)
-	// Env is the environment a stdio server starts with, before its own
-	// env entries; nil means os.Environ().
+	// Env is the environment basis runs in, which a stdio server inherits
+	// part of before its own env entries: childenv.Inherited(Env,
+	// PassEnv), the ordinary environment without basis's own BASIS_*
+	// variables and without names that look like credentials (TOKEN,
+	// SECRET, PASSWORD, PASSWD, CREDENTIAL, KEY, SSH_AUTH_SOCK) that
+	// PassEnv does not name. Nil means os.Environ(), filtered the same
+	// way.
 	Env []string
+	// PassEnv names the credential-looking variables of Env that stdio
+	// servers inherit all the same: names, or patterns with * (see
+	// contract/childenv). It is the operator's setting; basis's own
+	// variables pass whatever it says.
+	PassEnv []string
 	// OnToolsChanged is called, from a goroutine of its own, with every
 	// tool a server now has: after the server announced that its tools
 	// changed (notifications/tools/list_changed) and they were read again,
@@ -145,10 +160,12 @@ func (s Status) String() string {
 // next call. A Manager is safe for concurrent use; Close stops every
 // server.
 type Manager struct {
-	opts    Options
-	servers map[string]*server
-	names   []string // sorted
-	closed  atomic.Bool
+	opts Options
+	// inherited is what every stdio server inherits of opts.Env.
+	inherited []string
+	servers   map[string]*server
+	names     []string // sorted
+	closed    atomic.Bool
 	// connectTo, when set (by tests), gives the transport for a server in
 	// place of the configured one.
 	connectTo func(ServerConfig) mcp.Transport
@@ -168,16 +185,17 @@ func NewManager(cfg *Config, opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, servers: map[string]*server{}}
+	m := &Manager{opts: opts, inherited: childenv.Inherited(opts.Env, opts.PassEnv), servers: map[string]*server{}}
 	for _, sc := range cfg.Servers {
 		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc)}
 		switch {
 		case s.trust != Trusted:
 			s.state = StateUntrusted
 		default:
-			// An unset variable is known before anything starts, so
-			// "basis tools" can say so without starting the server.
-			if err := sc.CheckVariables(opts.Lookup); err != nil {
+			// An unset variable, or a cwd outside the workspace, is
+			// known before anything starts, so "basis tools" can say so
+			// without starting the server.
+			if err := sc.Check(opts.Lookup); err != nil {
 				s.state, s.reason = StateUnavailable, reasonOf(err)
 			}
 		}
@@ -242,7 +260,7 @@ func (m *Manager) StartAll(ctx context.Context) error {
 			continue
 		}
 		g.Go(func() error {
-			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, ErrUnsetVariable) {
+			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, ErrUnsetVariable) && !errors.Is(err, ErrOutsideWorkspace) {
 				errs[i] = err
 			}
 			return nil
@@ -479,8 +497,18 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 
 func (s *server) start(ctx context.Context) (*conn, error) {
 	l, err := s.cfg.expand(s.m.opts.Lookup)
+	if err == nil {
+		// Resolved at every start, not only when the Manager was made: a
+		// program that can write the workspace may have swapped the
+		// directory for a link since.
+		l.cwd, err = s.cfg.workdir(l)
+	}
 	if err != nil {
-		return nil, s.fail(StateUnavailable, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
+		state := StateUnavailable
+		if errors.Is(err, ErrStart) {
+			state = StateFailed
+		}
+		return nil, s.fail(state, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.startupTimeout())
 	defer cancel()
@@ -500,7 +528,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	var transport mcp.Transport
 	switch s.cfg.Type {
 	case TypeStdio:
-		c.stdio = newStdioTransport(l, s.m.opts.Env, s.m.opts.CloseGrace, l.redact)
+		c.stdio = newStdioTransport(l, s.m.inherited, s.m.opts.CloseGrace, l.redact)
 		if confine := s.m.opts.Confine; confine != nil {
 			name := s.cfg.Name
 			c.stdio.confine = func(cmd *exec.Cmd) (func(), error) { return confine(name, cmd) }

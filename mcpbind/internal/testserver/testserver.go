@@ -39,6 +39,10 @@ type Options struct {
 	Exit func(code int)
 	// Stderr is where the crash and leak tools write.
 	Stderr io.Writer
+	// Environ adds the tool environ, which answers with the process's
+	// working directory and whole environment, for tests of what a
+	// server inherits and where it runs.
+	Environ bool
 }
 
 // BidiToolName is the tool Bidi adds: a name that a right-to-left
@@ -125,6 +129,15 @@ func New(opts Options) *mcp.Server {
 		add("grown", "Added by grow.", nil, echo)
 		return text("grown"), nil
 	})
+	if opts.Environ {
+		add("environ", "Returns the server's working directory and environment.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			dir, err := os.Getwd()
+			if err != nil {
+				return nil, err
+			}
+			return text("cwd=" + dir + "\n" + strings.Join(os.Environ(), "\n")), nil
+		})
+	}
 	for i := range opts.Extra {
 		add(fmt.Sprintf("extra%02d", i), "An extra tool.", nil, echo)
 	}
