@@ -18,7 +18,12 @@
 // [*ConfigError] values naming the file, line, column, server and field,
 // never a value. Env and header values live in [*Values], which print
 // only names. ${VAR} and ${VAR:-default} are expanded when a server
-// starts; an unset variable makes only that server unavailable.
+// starts; an unset variable makes only that server unavailable, and so
+// does a workspace server's cwd that leads outside the workspace
+// ([ErrOutsideWorkspace], checked at every start). A stdio server
+// inherits the environment basis runs in without basis's own BASIS_*
+// variables and without names that look like credentials, unless
+// [Options.PassEnv] or its own env names them (contract/childenv).
 //
 // A workspace file is code a repository asks to run: its servers start
 // only after the operator trusted the file's exact content with

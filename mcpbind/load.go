@@ -176,6 +176,11 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 			file.Trust, file.Changed, file.Pinned = state, changed, pinned
 		}
 		cfg.Files = append(cfg.Files, file)
+		if origin == OriginWorkspace {
+			for i := range servers {
+				servers[i].Root = opts.Root
+			}
+		}
 		layers = append(layers, servers)
 	}
 	read(opts.Root, WorkspaceFileName, OriginWorkspace)
@@ -255,9 +260,12 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 			bad("type", newProblem(ErrUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
 		}
 		for field, text := range s.templates() {
-			if _, err := configfile.Placeholders(text); err != nil {
+			names, err := configfile.Placeholders(text)
+			if err != nil {
 				_, cause := placeholderProblem(err)
 				bad(field, cause)
+			} else if name, ok := basisPlaceholder(names); ok {
+				bad(field, basisVariableProblem(name))
 			}
 		}
 		if s.StartupTimeout < 0 || s.CallTimeout < 0 {

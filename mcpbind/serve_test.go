@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/display"
 	"github.com/basis-go/basis/mcpbind"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -504,6 +505,35 @@ func TestServeElicitation(t *testing.T) {
 					t.Errorf("input request on the wire: %v, elicitation/create: %v; want %v, %v", viaInputRequest, viaElicit, want, !want)
 				}
 			})
+		}
+	}
+}
+
+// TestServeElicitationFormIsEscaped: text the model put in a call (here
+// the preview's summary and subject) reaches the client's form escaped:
+// no bidirectional control, invisible character or escape sequence.
+func TestServeElicitationFormIsEscaped(t *testing.T) {
+	hostile := []string{"\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200b", "\u200e", "\u200f", "\ufeff", "\x1b[2K\x1b[1A"}
+	h := newHarness(t, nil)
+	asked := make(chan string, len(hostile))
+	cs := h.connect(t, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked <- req.Params.Message
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}}, "", nil)
+	for _, env := range hostile {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "prod" + env}}); err != nil {
+			t.Fatalf("CallTool: %v", err)
+		}
+		msg := <-asked
+		for _, line := range strings.Split(msg, "\n") {
+			for _, r := range line {
+				if !display.Shown(r) {
+					t.Errorf("%q: the form holds %U:\n%s", env, r, msg)
+				}
+			}
+		}
+		if want := "deploy to prod" + display.Escape(env) + "\n"; !strings.Contains(msg, want) {
+			t.Errorf("%q: the form lacks %q:\n%s", env, want, msg)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/childenv"
 	"io"
 	"path/filepath"
 	"sort"
@@ -29,7 +30,8 @@ const ConfigFile = "sandbox.json"
 //	  "mode": "workspace-write" | "read-only" | "off",
 //	  "write": ["~/go/pkg/mod", "/srv/build"],
 //	  "spawn": {"mode": ..., "network": true, "write": [...]},
-//	  "tools": {"NAME": {"mode": ..., "network": false, "write": [...]}}
+//	  "tools": {"NAME": {"mode": ..., "network": false, "write": [...]}},
+//	  "pass_env": ["AWS_PROFILE", "GITHUB_*"]
 //	}
 //
 // Every key but "schema" is optional; unknown keys are errors, so a
@@ -45,6 +47,12 @@ type Config struct {
 	Spawn Override
 	// Tools adjusts the policy of the named tools.
 	Tools map[string]Override
+	// PassEnv names variables that look like credentials which every
+	// program basis starts inherits all the same (names, or patterns
+	// with *; see contract/childenv): "pass_env". Only the operator's
+	// file may set it; basis's own BASIS_* variables pass whatever it
+	// says.
+	PassEnv []string
 }
 
 // Override adjusts the policy of one tool (or of spawn).
@@ -64,6 +72,9 @@ type configFile struct {
 	Write  []string                `json:"write"`
 	Spawn  *overrideFile           `json:"spawn"`
 	Tools  map[string]overrideFile `json:"tools"`
+	// PassEnv is not a sandbox policy but what else a program is
+	// handed: the operator's one file about what programs may reach.
+	PassEnv []string `json:"pass_env"`
 }
 
 type overrideFile struct {
@@ -107,13 +118,19 @@ func ParseConfig(data []byte, home string) (*Config, error) {
 		}
 		c.Tools[name] = o
 	}
+	for i, p := range f.PassEnv {
+		if err := childenv.CheckPattern(p); err != nil {
+			return nil, fmt.Errorf("%w: pass_env[%d]: %w", ErrInvalidPolicy, i, err)
+		}
+	}
+	c.PassEnv = f.PassEnv
 	return c, nil
 }
 
 // ParseWorkspaceConfig parses a workspace's .basis/sandbox.json, which
-// may only tighten the operator's policy: "off", "network": true and
-// write paths are load errors, as an allow rule in a workspace rules file
-// is. Apply the result with [Config.Tighten].
+// may only tighten the operator's policy: "off", "network": true, write
+// paths and "pass_env" are load errors, as an allow rule in a workspace
+// rules file is. Apply the result with [Config.Tighten].
 func ParseWorkspaceConfig(data []byte) (*Config, error) {
 	c, err := ParseConfig(data, "")
 	if err != nil {
@@ -135,6 +152,9 @@ func ParseWorkspaceConfig(data []byte) (*Config, error) {
 	}
 	if err := check("", c.Mode, nil, c.Write); err != nil {
 		return nil, err
+	}
+	if len(c.PassEnv) > 0 {
+		return nil, fmt.Errorf("%w: pass_env: a workspace sandbox.json cannot hand its programs the operator's credentials; only the operator's %s passes them", ErrInvalidPolicy, ConfigFile)
 	}
 	if err := check("spawn.", c.Spawn.Mode, c.Spawn.Network, c.Spawn.Write); err != nil {
 		return nil, err
@@ -239,7 +259,7 @@ func jsonError(data []byte, err error) error {
 		return fmt.Errorf("%w: %s: expected %s", ErrInvalidPolicy, typ.Field, typ.Type)
 	}
 	if msg, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("%w: unknown key %s (the keys are schema, mode, write, spawn, tools; in a section mode, network, write)", ErrInvalidPolicy, msg)
+		return fmt.Errorf("%w: unknown key %s (the keys are schema, mode, write, spawn, tools, pass_env; in a section mode, network, write)", ErrInvalidPolicy, msg)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%w: the file is empty or ends early", ErrInvalidPolicy)

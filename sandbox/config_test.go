@@ -31,6 +31,12 @@ func TestParseConfig(t *testing.T) {
 				Tools: map[string]sandbox.Override{"deploy": {Network: ptr(false), Write: []string{"/var/deploy"}}},
 			}, ""},
 		{"off", `{"schema": 1, "mode": "off"}`, &sandbox.Config{Mode: sandbox.Off}, ""},
+		{"pass_env", `{"schema": 1, "pass_env": ["AWS_PROFILE", "GITHUB_*", "*_API_KEY"]}`,
+			&sandbox.Config{PassEnv: []string{"AWS_PROFILE", "GITHUB_*", "*_API_KEY"}}, ""},
+		{"pass_env: basis's own", `{"schema": 1, "pass_env": ["PATH", "BASIS_SERVE_TOKEN"]}`, nil, "pass_env[1]: invalid variable pattern: basis's own variables"},
+		{"pass_env: not a name", `{"schema": 1, "pass_env": ["A-B"]}`, nil, "pass_env[0]: invalid variable pattern"},
+		{"pass_env: empty", `{"schema": 1, "pass_env": [""]}`, nil, "pass_env[0]: invalid variable pattern: it is empty"},
+		{"pass_env: not a list", `{"schema": 1, "pass_env": "GITHUB_TOKEN"}`, nil, "pass_env: expected"},
 		{"missing schema", `{"mode": "off"}`, nil, `missing "schema"`},
 		{"future schema", `{"schema": 2}`, nil, "schema 2 is not supported"},
 		{"unknown key", `{"schema": 1, "netwrok": true}`, nil, `unknown key "netwrok"`},
@@ -78,6 +84,7 @@ func TestParseWorkspaceConfigMayOnlyTighten(t *testing.T) {
 		{"network", `{"schema": 1, "spawn": {"network": true}}`, "spawn.network"},
 		{"write", `{"schema": 1, "write": ["/etc"]}`, "write"},
 		{"tool write", `{"schema": 1, "tools": {"x": {"write": ["/etc"]}}}`, "tools.x.write"},
+		{"pass_env", `{"schema": 1, "pass_env": ["AWS_*"]}`, "pass_env: a workspace sandbox.json cannot hand its programs the operator's credentials"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -168,11 +168,29 @@ func (s *Sandbox) writable(dir string) []string {
 	if s.policy.Mode != WorkspaceWrite {
 		return nil
 	}
-	w := []string{s.workspace, dir}
+	w := []string{s.workspace}
+	if !s.inWorkspace(dir) {
+		// A cwd inside the workspace is already writable. Granting it
+		// again would grant what it leads to when Landlock opens it: a
+		// program that can write the workspace could have swapped it for
+		// a link to anywhere since the caller checked it.
+		w = append(w, dir)
+	}
 	if s.cacheDir != "" {
 		w = append(w, s.cacheDir)
 	}
 	return append(w, s.policy.Write...)
+}
+
+// inWorkspace reports whether dir (absolute and clean) is the workspace
+// root or lies beneath it, as written or below the root's real path.
+func (s *Sandbox) inWorkspace(dir string) bool {
+	for _, root := range []string{s.workspace, resolve(s.workspace)} {
+		if rel, err := filepath.Rel(root, dir); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Sandbox) absDir(dir string) string {

@@ -149,6 +149,9 @@ func TestWrites(t *testing.T) {
 		{"home", sandbox.Policy{}, workspace, homeFile, false},
 		{"tmp outside the per-call dir", sandbox.Policy{}, workspace, filepath.Join(outside, "out.txt"), false},
 		{"symlink out of the workspace", sandbox.Policy{}, workspace, filepath.Join(workspace, "escape", "out.txt"), false},
+		// A cwd inside the workspace is the workspace: a link there is
+		// not granted as a root of its own, whatever it leads to.
+		{"cwd a link in the workspace pointing out", sandbox.Policy{}, filepath.Join(workspace, "escape"), filepath.Join(outside, "via-cwd.txt"), false},
 		{"etc", sandbox.Policy{}, workspace, "/etc/basis-sandbox-test", false},
 		{"read-only: workspace", sandbox.Policy{Mode: sandbox.ReadOnly}, workspace, filepath.Join(workspace, "ro.txt"), false},
 		{"read-only: extra path ignored", sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{extra}}, workspace, filepath.Join(extra, "ro.txt"), false},
@@ -479,6 +482,10 @@ func TestDescribe(t *testing.T) {
 		want   sandbox.Description
 	}{
 		{"default", sandbox.Policy{}, "", sandbox.Description{
+			Mode: sandbox.WorkspaceWrite, Network: "none", NetworkCut: sandbox.CutNamespace,
+			Write: sorted(sandbox.TempDirPlaceholder, workspace, cache),
+		}},
+		{"cwd inside the root: the root", sandbox.Policy{}, "sub", sandbox.Description{
 			Mode: sandbox.WorkspaceWrite, Network: "none", NetworkCut: sandbox.CutNamespace,
 			Write: sorted(sandbox.TempDirPlaceholder, workspace, cache),
 		}},

@@ -59,7 +59,7 @@ by signal N.
 	if code >= 0 {
 		return code
 	}
-	appr, err := chooseApprover(*approve, w, e)
+	appr, err := chooseApprover(ctx, *approve, w, e)
 	if err != nil {
 		return usageErr(e, "call: %v", err)
 	}
@@ -275,7 +275,7 @@ func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
 
 // chooseApprover maps --approve to an approver. Unset, it asks when
 // somebody is at a terminal and denies, saying why, when nobody is.
-func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error) {
+func chooseApprover(ctx context.Context, mode string, w *workspace, e *env) (approver.Approver, error) {
 	if argv, ok := strings.CutPrefix(mode, "hook:"); ok {
 		words, err := splitArgv(argv)
 		if err != nil {
@@ -284,9 +284,11 @@ func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error
 		if len(words) == 0 {
 			return nil, errors.New("--approve hook: name the program after hook:, as in --approve 'hook:./approve.sh --strict'")
 		}
-		// The hook is the operator's own program, so it gets basis's
-		// environment, as the delegate does.
-		return approver.Hook{Argv: words, Root: w.root, Env: e.environ}, nil
+		// The hook is the operator's own program, but it holds no
+		// secret it was not given: basis's own variables (the serve
+		// token would let it answer around itself) and credentials
+		// stay out, unless the operator's pass_env names them.
+		return approver.Hook{Argv: words, Root: w.root, Env: e.environ, PassEnv: w.passEnv(ctx)}, nil
 	}
 	switch mode {
 	case "prompt":

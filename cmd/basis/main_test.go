@@ -339,6 +339,13 @@ func TestCLI(t *testing.T) {
 			{args: []string{"explain", "spawn", `{"input": "!ls $(pwd)"}`}, want: exitRefused},
 			{args: []string{"explain", "greet", `{"name": 7}`}, want: exitRefused},
 		}},
+		// What explain shows comes from the input, a manifest and rules
+		// files: escaped, so a bidirectional control or an escape
+		// sequence cannot change how it reads.
+		{name: "explain_escapes_what_it_shows", steps: []step{
+			{args: []string{"explain", "spawn", `{"input": "!echo \u202e\u2066x\u2069 \u200b\u200e\u200f\ufeff \u001b[2K\u001b[1A done"}`}, want: exitRefused},
+			{args: []string{"explain", "greet", `{"name": "Ada\u202e\u001b[1A"}`}, want: exitRefused},
+		}},
 		{name: "system_rules_beat_the_operator", setup: func(t *testing.T, ws, _ string) {
 			write(t, filepath.Join(ws, "etc-basis", "rules.json"), `{"schema": 2, "rules": [{"tool": "greet", "decision": "deny", "reason": "the administrator says no"}]}`)
 		}, steps: []step{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/display"
 )
 
 const rulesUsage = "rules list | add | remove"
@@ -193,7 +194,9 @@ func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map
 // approved it. A rule that records no definition has its warning.
 func printStale(e *env, r approver.Rule, c ruleState) {
 	if len(r.Definition) > 0 && c.current != nil && !*c.current {
-		fmt.Fprintf(e.stdout, "       matches nothing now: the tool changed since it was approved: %s\n", strings.Join(c.changes, "; "))
+		// The changes quote the tool's manifest: escaped, so they cannot
+		// redraw the listing.
+		fmt.Fprintf(e.stdout, "       matches nothing now: the tool changed since it was approved: %s\n", display.Escape(strings.Join(c.changes, "; ")))
 	}
 }
 

@@ -87,7 +87,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	appr, err := serveApprover(*approve, w, e)
+	appr, err := serveApprover(ctx, *approve, w, e)
 	if err != nil {
 		return usageErr(e, "serve: %v", err)
 	}
@@ -439,14 +439,14 @@ func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call
 
 // serveApprover maps serve's --approve to an approver: elicit asks the
 // MCP client's user; allow, deny and hook:ARGV are call's.
-func serveApprover(mode string, w *workspace, e *env) (approver.Approver, error) {
+func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (approver.Approver, error) {
 	switch mode {
 	case "elicit":
 		return elicitApprover(), nil
 	case "prompt", "":
 		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
 	}
-	appr, err := chooseApprover(mode, w, e)
+	appr, err := chooseApprover(ctx, mode, w, e)
 	if err != nil {
 		return nil, fmt.Errorf("--approve %s: want elicit, allow, deny or hook:ARGV", mode)
 	}

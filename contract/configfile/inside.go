@@ -1,12 +1,8 @@
 package configfile
 
 import (
-	"errors"
 	"path/filepath"
 )
-
-// ErrOutsideRoot is wrapped by [*OutsideError].
-var ErrOutsideRoot = errors.New("a workspace config file lies outside the workspace")
 
 // OutsideError refuses a workspace's config file (.basis/tools.json,
 // .mcp.json, …) whose real path — every symbolic link resolved — lies

@@ -71,7 +71,10 @@ const (
 	StageNone Stage = iota
 	// StageUnknown: no tool has the name the model used.
 	StageUnknown
-	// StageInvalid: the input does not match the tool's schema.
+	// StageInvalid: the input is not one JSON object matching the tool's
+	// schema, or checking it against the schema ran out of its budget
+	// (an *inputschema.BudgetError) or was stopped by the caller's
+	// context (Err wraps the context's error).
 	StageInvalid
 	// StagePreview: the tool refused the call in its authorization preview.
 	StagePreview
@@ -186,7 +189,7 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 	if r == nil {
 		return refused(name, StageUnknown, unknownToolText(name, ro.names()), nil)
 	}
-	input, refusal := checkInput(r, name, call.Input)
+	input, refusal := checkInput(ctx, r, name, call.Input)
 	if refusal != nil {
 		return *refusal
 	}
@@ -369,14 +372,15 @@ func effectWords(s contract.SideEffect) string {
 }
 
 // checkInput reads the input strictly into its canonical form and checks it
-// against the tool's schema; a refusal is the Outcome Call returns.
-func checkInput(r *registered, name string, raw []byte) ([]byte, *Outcome) {
+// against the tool's schema, which stops when ctx is done; a refusal is the
+// Outcome Call returns.
+func checkInput(ctx context.Context, r *registered, name string, raw []byte) ([]byte, *Outcome) {
 	input, err := contract.CanonicalInput(raw)
 	if err != nil {
 		out := refused(name, StageInvalid, "the input for "+name+" is invalid: "+strings.TrimPrefix(err.Error(), contract.ErrInvalidInput.Error()+": "), err)
 		return nil, &out
 	}
-	if err := r.schema.Check(name, input); err != nil {
+	if err := r.schema.Check(ctx, name, input); err != nil {
 		out := refused(name, StageInvalid, err.Error(), err)
 		return nil, &out
 	}

@@ -99,6 +99,46 @@ func TestSchemaRefusalKeepsItsProblems(t *testing.T) {
 	}
 }
 
+// explodingSchema's anyOf branches recurse through the same $ref: a
+// failing input nested n deep costs 2^n evaluations.
+const explodingSchema = `{"$defs": {"n": {"anyOf": [
+	{"type": "object", "properties": {"x": {"$ref": "#/$defs/n"}}},
+	{"type": "object", "properties": {"x": {"$ref": "#/$defs/n"}}}
+]}}, "properties": {"x": {"$ref": "#/$defs/n"}}}`
+
+func explodingInput(depth int) json.RawMessage {
+	return json.RawMessage(strings.Repeat(`{"x":`, depth) + "1" + strings.Repeat("}", depth))
+}
+
+// TestExplodingSchemaIsRefusedNotRun: a schema whose check would take
+// hours is refused within its budget, as invalid input, before the
+// preview; and a check the caller cancels stops.
+func TestExplodingSchemaIsRefusedNotRun(t *testing.T) {
+	tool := newHostTool("deep", contract.SideEffectProcess)
+	tool.desc.InputSchema = json.RawMessage(explodingSchema)
+	appr := &countingApprover{decision: approver.Allow}
+	rt := build(t, &runtime.Options{Gate: newGate(t, appr)}, tool)
+
+	out := rt.Call(t.Context(), "deep", contract.Call{Input: explodingInput(40)})
+	var be *inputschema.BudgetError
+	if out.Status != runtime.StatusRefused || out.Stage != runtime.StageInvalid || !errors.As(out.Err, &be) || !errors.Is(out.Err, contract.ErrInvalidInput) {
+		t.Fatalf("%v/%v %q (%T), want refused as invalid with a *BudgetError", out.Status, out.Stage, out.Text, out.Err)
+	}
+	if !strings.Contains(out.Text, "validating this input against deep's schema takes more than") {
+		t.Errorf("text %q", out.Text)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	out = rt.Call(ctx, "deep", contract.Call{Input: explodingInput(40)})
+	if out.Status != runtime.StatusRefused || out.Stage != runtime.StageInvalid || !errors.Is(out.Err, context.Canceled) {
+		t.Errorf("cancelled: %v/%v %q, want refused wrapping context.Canceled", out.Status, out.Stage, out.Text)
+	}
+	if n := tool.previews.Load() + tool.executes.Load() + appr.asked.Load(); n != 0 {
+		t.Errorf("the preview, the approver or the tool was reached %d times", n)
+	}
+}
+
 func TestInvalidInputNeverStartsAProgram(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	tool := newProcessTool("job", "-touch", marker)
