@@ -19,3 +19,6 @@ func SimulateMissingMain() (restore func()) {
 	mainCalled.Store(false)
 	return func() { mainCalled.Store(true) }
 }
+
+// CacheDir is the cache directory the sandbox's programs get.
+func (s *Sandbox) CacheDir() string { return s.cacheDir }

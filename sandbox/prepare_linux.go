@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -94,16 +93,18 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	}
 	release = func() { _ = os.RemoveAll(tmp) }
 	sp.Write = append([]string{tmp}, s.writable(dir)...)
-	if s.cacheDir != "" && s.policy.Mode == WorkspaceWrite {
-		// A missing cache directory cannot be granted, and the first
-		// `go build` would then fail to create it.
-		_ = os.MkdirAll(s.cacheDir, 0o700)
-	}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ() // what exec.Cmd would have given the program
 	}
-	cmd.Env = withTempDir(env, tmp)
+	vars := []string{"TMPDIR=" + tmp}
+	if s.cacheDir != "" && s.policy.Mode == WorkspaceWrite {
+		// A missing cache directory cannot be granted, and the first
+		// `go build` would then fail to create it.
+		_ = os.MkdirAll(s.cacheDir, 0o700)
+		vars = append(vars, cacheEnv(s.cacheDir)...)
+	}
+	cmd.Env = withVars(env, vars...)
 	if !trampoline {
 		return startFromRestrictedThread(cmd, sp), release, nil
 	}
@@ -145,17 +146,6 @@ func startFromRestrictedThread(cmd *exec.Cmd, sp spec) func() error {
 		}()
 		return <-done
 	}
-}
-
-// withTempDir sets TMPDIR, replacing every entry of that name.
-func withTempDir(env []string, tmp string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, e := range env {
-		if !strings.HasPrefix(e, "TMPDIR=") {
-			out = append(out, e)
-		}
-	}
-	return append(out, "TMPDIR="+tmp)
 }
 
 // withNetNamespace starts the trampoline in a new network namespace. An

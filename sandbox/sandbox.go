@@ -5,7 +5,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,9 +71,12 @@ type Sandbox struct {
 }
 
 // New returns the sandbox for policy in the workspace rooted at
-// workspace (an absolute path, or relative to the current directory). The
-// user's cache directory (os.UserCacheDir) is writable in WorkspaceWrite
-// mode, because compilers and package managers write there.
+// workspace (an absolute path, or relative to the current directory). In
+// WorkspaceWrite mode its programs get a writable cache of their own,
+// under <user cache dir>/basis/sandbox/, because compilers and package
+// managers write one: XDG_CACHE_HOME, GOCACHE, GOMODCACHE,
+// npm_config_cache, PIP_CACHE_DIR and YARN_CACHE_FOLDER point there. The
+// user's own cache directory stays read-only unless the policy names it.
 func New(policy Policy, workspace string) (*Sandbox, error) {
 	if err := policy.Validate(); err != nil {
 		return nil, err
@@ -89,9 +91,7 @@ func New(policy Policy, workspace string) (*Sandbox, error) {
 	policy.Mode = policy.mode()
 	policy.Write = slices.Clone(policy.Write)
 	s := &Sandbox{policy: policy, workspace: root}
-	if dir, err := os.UserCacheDir(); err == nil && filepath.IsAbs(dir) {
-		s.cacheDir = dir
-	}
+	s.cacheDir = cacheDirFor(root)
 	return s, nil
 }
 

@@ -44,9 +44,25 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 	}
+	// Every sandboxed run makes its workspace a cache under the user cache
+	// directory: the tests' go to a directory of their own (after the
+	// build above, which uses the real one).
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	code := m.Run()
+	chmodWritable(dir) // Go makes its module cache read-only
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// chmodWritable makes everything below dir writable by its owner, so it
+// can be removed.
+func chmodWritable(dir string) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
 }
 
 // requireSandbox skips when this machine cannot confine a program; the
@@ -144,7 +160,8 @@ func TestWrites(t *testing.T) {
 	}{
 		{"workspace file", sandbox.Policy{}, workspace, filepath.Join(workspace, "out.txt"), true},
 		{"subdirectory cwd", sandbox.Policy{}, sub, filepath.Join(sub, "out.txt"), true},
-		{"user cache dir", sandbox.Policy{}, workspace, cacheFile, true},
+		{"user cache dir", sandbox.Policy{}, workspace, cacheFile, false},
+		{"user cache dir, named by the operator", sandbox.Policy{Write: []string{cache}}, workspace, cacheFile, true},
 		{"extra write path", sandbox.Policy{Write: []string{extra}}, workspace, filepath.Join(extra, "out.txt"), true},
 		{"home", sandbox.Policy{}, workspace, homeFile, false},
 		{"tmp outside the per-call dir", sandbox.Policy{}, workspace, filepath.Join(outside, "out.txt"), false},
@@ -465,11 +482,7 @@ func TestFailsClosed(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	workspace := t.TempDir()
 	extra := t.TempDir()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, _ = filepath.EvalSymlinks(cache)
+	cache := newSandbox(t, sandbox.Policy{}, workspace).CacheDir()
 	restore := sandbox.SimulateKernel(7, true, "")
 	defer restore()
 	tests := []struct {
@@ -560,7 +573,7 @@ func TestUnprivileged(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(bin, "-test.v", "-test.count=1",
-		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline|TestPrepareCommand)$")
+		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline|TestPrepareCommand|TestCache)$")
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", helperEnv + "=" + help}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}

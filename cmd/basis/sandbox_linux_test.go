@@ -131,7 +131,10 @@ func TestSandboxConfinesDeclaredToolsAndSpawnCommands(t *testing.T) {
 				{name: "write to HOME", args: []string{"write", filepath.Join(w.home, "owned")}, says: "permission denied", created: filepath.Join(w.home, "owned")},
 				{name: "write to /tmp outside the per-call directory", args: []string{"write", w.outTemp}, says: "permission denied", created: w.outTemp},
 				{name: "write through a symlink out of the workspace", args: []string{"write", filepath.Join(w.ws, "out", "escaped")}, says: "permission denied", created: filepath.Join(w.outside, "escaped")},
-				{name: "write to the user cache directory", args: []string{"write", filepath.Join(w.home, ".cache", "built")}, allowed: true, created: filepath.Join(w.home, ".cache", "built")},
+				// The operator's own builds read the user cache directory:
+				// sandboxed programs get one of basis's own instead.
+				{name: "write to the user cache directory", args: []string{"write", filepath.Join(w.home, ".cache", "built")}, says: "permission denied", created: filepath.Join(w.home, ".cache", "built")},
+				{name: "write to the sandbox's cache", args: []string{"cache", "built"}, allowed: true},
 				{name: "connect to a host listener without the network", args: []string{"connect", w.listenAddr}},
 				{name: "connect to a host listener with the network", network: true, args: []string{"connect", w.listenAddr}, allowed: true},
 				{name: "a grandchild cannot write to HOME", args: []string{"child", "write", filepath.Join(w.home, "by-grandchild")}, says: "permission denied", created: filepath.Join(w.home, "by-grandchild")},
@@ -180,7 +183,11 @@ func TestSandboxConfinesDeclaredToolsAndSpawnCommands(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cacheReal, err := filepath.EvalSymlinks(filepath.Join(w.home, ".cache"))
+				caches, err := filepath.Glob(filepath.Join(w.home, ".cache", "basis", "sandbox", "*"))
+				if err != nil || len(caches) != 1 {
+					t.Fatalf("the sandbox's caches: %q (%v), want one for the workspace", caches, err)
+				}
+				cacheReal, err := filepath.EvalSymlinks(caches[0])
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,8 @@
 //	sbhelper caps              print the capability sets
 //	sbhelper tmpdir            print $TMPDIR after writing a file in it
 //	sbhelper child ARGS...     run sbhelper ARGS... as a child, relay its output and status
+//	sbhelper env NAME          print $NAME
+//	sbhelper writeenv NAME F   create $NAME (and parents) and write F in it
 package main
 
 import (
@@ -68,6 +70,17 @@ func main() {
 		if err := cmd.Run(); err != nil {
 			os.Exit(1)
 		}
+	case "env":
+		fmt.Println(os.Getenv(arg(2)))
+	case "writeenv":
+		dir := os.Getenv(arg(2))
+		if dir == "" {
+			fail(fmt.Errorf("$%s is not set", arg(2)))
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fail(err)
+		}
+		done(os.WriteFile(filepath.Join(dir, arg(3)), []byte("written"), 0o600))
 	default:
 		fail(fmt.Errorf("unknown subcommand"))
 	}
