@@ -9,7 +9,8 @@ package sandbox
 // that use it must not run in parallel with other sandbox tests.
 func SimulateKernel(abi int, netns bool, why string) (restore func()) {
 	real := probe()
-	probed = support{abi: abi, netns: netns, userns: real.userns, why: why}
+	probed = support{abi: abi, netns: netns, userns: real.userns, why: why,
+		threadMounts: real.threadMounts, usernsMounts: real.usernsMounts}
 	return func() { probed = real }
 }
 
@@ -18,6 +19,14 @@ func SimulateKernel(abi int, netns bool, why string) (restore func()) {
 func SimulateMissingMain() (restore func()) {
 	mainCalled.Store(false)
 	return func() { mainCalled.Store(true) }
+}
+
+// SimulateNoMountNamespaces makes the sandbox believe no mount namespace
+// can be made here, until restore is called.
+func SimulateNoMountNamespaces() (restore func()) {
+	real := probe()
+	probed.threadMounts, probed.usernsMounts = false, false
+	return func() { probed = real }
 }
 
 // CacheDir is the cache directory the sandbox's programs get.

@@ -88,8 +88,9 @@ const netReady NetworkCut = "namespace-ready"
 // confineThread confines the calling thread, which must be locked and
 // never unlocked: in the sandbox's network namespace (unless sp.Net is ""
 // or landlock-tcp; in the trampoline, started in a namespace of its own,
-// loopback is brought up), the capabilities that reach past the sandbox
-// dropped, Landlock applied.
+// loopback is brought up), in a mount namespace of its own where the
+// protected paths are read-only, the capabilities that reach past the
+// sandbox dropped, Landlock applied.
 func confineThread(sp spec) error {
 	switch sp.Net {
 	case CutNamespace:
@@ -104,6 +105,9 @@ func confineThread(sp spec) error {
 		// Best effort: without loopback the program still has no network.
 		_ = loopbackUp()
 		sp.Net = CutNamespace
+	}
+	if err := protect(sp.Protect); err != nil {
+		return err
 	}
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("dropping capabilities: %w; the program did not run", err)

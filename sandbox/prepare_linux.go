@@ -29,6 +29,9 @@ type spec struct {
 	Write   []string `json:"write"`
 	// Net is "" (allowed), "namespace" or "landlock-tcp".
 	Net NetworkCut `json:"net,omitempty"`
+	// Protect lists what is mounted read-only, in a mount namespace of
+	// the program's own, before it runs.
+	Protect []string `json:"protect,omitempty"`
 }
 
 const specVersion = 1
@@ -82,11 +85,18 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	if !s.policy.Network {
 		sp.Net = sup.cut()
 	}
-	trampoline := rewrite || sp.Net == CutNamespace && !sup.threadNetns
+	dir := s.absDir(cmd.Dir)
+	if sp.Protect, err = s.protectedPaths(dir); err != nil {
+		return nil, nil, err
+	}
+	mountsInUserns, err := sup.mounts(len(sp.Protect) > 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	trampoline := rewrite || sp.Net == CutNamespace && !sup.threadNetns || mountsInUserns
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
-	dir := s.absDir(cmd.Dir)
 	tmp, err := os.MkdirTemp("", "basis-call-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
@@ -120,6 +130,9 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	}
 	if sp.Net == CutNamespace {
 		withNetNamespace(attr, sup.userns)
+	}
+	if mountsInUserns {
+		withMountNamespace(attr)
 	}
 	cmd.Args = append([]string{trampolineName, string(encoded)}, cmd.Args...)
 	cmd.Path = "/proc/self/exe"
@@ -167,8 +180,15 @@ func withNetNamespace(attr *syscall.SysProcAttr, userns bool) {
 }
 
 // probeKernel asks the kernel for its Landlock ABI and tries one start of
-// the trampoline in a new network namespace.
+// the trampoline in a new network namespace, and what mount namespaces
+// need.
 func probeKernel() support {
+	s := probeNet()
+	probeMounts(&s)
+	return s
+}
+
+func probeNet() support {
 	var s support
 	abi, err := ll.LandlockGetABIVersion()
 	switch {

@@ -68,6 +68,7 @@ type Sandbox struct {
 	policy    Policy
 	workspace string
 	cacheDir  string
+	listings  listings // what the search for protected paths read
 }
 
 // New returns the sandbox for policy in the workspace rooted at
@@ -90,6 +91,7 @@ func New(policy Policy, workspace string) (*Sandbox, error) {
 	}
 	policy.Mode = policy.mode()
 	policy.Write = slices.Clone(policy.Write)
+	policy.Protect = slices.Clone(policy.Protect)
 	s := &Sandbox{policy: policy, workspace: root}
 	s.cacheDir = cacheDirFor(root)
 	return s, nil
@@ -99,13 +101,14 @@ func New(policy Policy, workspace string) (*Sandbox, error) {
 func (s *Sandbox) Policy() Policy {
 	p := s.policy
 	p.Write = slices.Clone(p.Write)
+	p.Protect = slices.Clone(p.Protect)
 	return p
 }
 
 // Description is what a preview shows of a sandbox, and what rules can
 // match: put it in the subject as "sandbox". Its JSON form is stable:
 //
-//	{"mode": "workspace-write", "network": "none", "network_cut": "namespace", "write": ["${TMPDIR}", "/repo", ...]}
+//	{"mode": "workspace-write", "network": "none", "network_cut": "namespace", "write": ["${TMPDIR}", "/repo", ...], "protected": ["/repo/.basis", "/repo/.git"]}
 type Description struct {
 	// Mode is the write mode.
 	Mode Mode `json:"mode"`
@@ -118,6 +121,11 @@ type Description struct {
 	// with symlinks resolved, and TempDirPlaceholder for the per-call
 	// temporary directory. Off is ["/"].
 	Write []string `json:"write"`
+	// Protected lists, sorted, what stays read-only inside those
+	// directories, found when described: absolute paths with symlinks
+	// resolved (a .git, .basis, .mcp.json, nested repositories and
+	// submodules, the policy's protected paths); none beneath another.
+	Protected []string `json:"protected,omitempty"`
 }
 
 // Describe says what a program started in dir (its working directory,
@@ -137,6 +145,7 @@ func (s *Sandbox) Describe(dir string) Description {
 	}
 	slices.Sort(d.Write)
 	d.Write = slices.Compact(d.Write)
+	d.Protected, _ = s.protectedPaths(s.absDir(dir))
 	return d
 }
 
@@ -149,6 +158,9 @@ func (d Description) Summary() string {
 		return b.String()
 	}
 	b.WriteString(": writes only to " + strings.Join(d.Write, ", "))
+	if len(d.Protected) > 0 {
+		b.WriteString(" (read-only inside: " + strings.Join(d.Protected, ", ") + ")")
+	}
 	switch {
 	case d.Network == "allowed":
 		b.WriteString("; network allowed")

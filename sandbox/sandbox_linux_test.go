@@ -482,39 +482,62 @@ func TestFailsClosed(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	workspace := t.TempDir()
 	extra := t.TempDir()
+	repo := t.TempDir()
+	writeFiles(t, repo, repoFiles)
+	writeFiles(t, extra, map[string]string{"tool/.git/config": "", "deep/a/b/c/d/.git/config": ""})
 	cache := newSandbox(t, sandbox.Policy{}, workspace).CacheDir()
+	repoCache := newSandbox(t, sandbox.Policy{}, repo).CacheDir()
 	restore := sandbox.SimulateKernel(7, true, "")
 	defer restore()
 	tests := []struct {
-		name   string
-		policy sandbox.Policy
-		dir    string
-		want   sandbox.Description
+		name      string
+		policy    sandbox.Policy
+		workspace string
+		dir       string
+		want      sandbox.Description
 	}{
-		{"default", sandbox.Policy{}, "", sandbox.Description{
+		{"default", sandbox.Policy{}, workspace, "", sandbox.Description{
 			Mode: sandbox.WorkspaceWrite, Network: "none", NetworkCut: sandbox.CutNamespace,
 			Write: sorted(sandbox.TempDirPlaceholder, workspace, cache),
 		}},
-		{"cwd outside the root, extra path, network", sandbox.Policy{Network: true, Write: []string{extra}}, extra, sandbox.Description{
+		{"cwd outside the root, extra path, network", sandbox.Policy{Network: true, Write: []string{extra}}, workspace, extra, sandbox.Description{
 			Mode: sandbox.WorkspaceWrite, Network: "allowed",
 			Write: sorted(sandbox.TempDirPlaceholder, workspace, cache, extra),
+			// .git is looked for three levels down, no deeper.
+			Protected: []string{filepath.Join(extra, "tool/.git")},
 		}},
-		{"read-only", sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{extra}}, "", sandbox.Description{
+		{"what is protected", sandbox.Policy{Protect: []string{".envrc", filepath.Join(repo, "src.txt"), "/etc/passwd"}}, repo, "", sandbox.Description{
+			Mode: sandbox.WorkspaceWrite, Network: "none", NetworkCut: sandbox.CutNamespace,
+			Write: sorted(sandbox.TempDirPlaceholder, repo, repoCache),
+			// /etc/passwd is outside every writable directory: Landlock
+			// keeps it read-only already.
+			Protected: sorted(in(repo, ".basis", ".envrc", ".git", ".githooks", ".mcp.json", "a/b/.git", "src.txt", "sub/.git")...),
+		}},
+		{"read-only", sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{extra}}, repo, "", sandbox.Description{
 			Mode: sandbox.ReadOnly, Network: "none", NetworkCut: sandbox.CutNamespace,
 			Write: []string{sandbox.TempDirPlaceholder},
 		}},
-		{"off", sandbox.Policy{Mode: sandbox.Off}, "", sandbox.Description{
+		{"off", sandbox.Policy{Mode: sandbox.Off}, repo, "", sandbox.Description{
 			Mode: sandbox.Off, Network: "allowed", Write: []string{"/"},
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := newSandbox(t, tt.policy, workspace).Describe(tt.dir)
+			got := newSandbox(t, tt.policy, tt.workspace).Describe(tt.dir)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Describe (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// in joins each name to dir.
+func in(dir string, names ...string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = filepath.Join(dir, n)
+	}
+	return out
 }
 
 func sorted(paths ...string) []string {
@@ -573,7 +596,7 @@ func TestUnprivileged(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(bin, "-test.v", "-test.count=1",
-		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline|TestPrepareCommand|TestCache)$")
+		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline|TestPrepareCommand|TestProtectedPaths|TestProtectedMountsDoNotLeak|TestGitConfigFsmonitor|TestProtectedSymlinkRefused|TestCache)$")
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", helperEnv + "=" + help}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
@@ -584,6 +607,7 @@ func TestUnprivileged(t *testing.T) {
 	if strings.Contains(string(out), "--- SKIP") || !strings.Contains(string(out), "--- PASS: TestNetwork ") {
 		t.Fatalf("the unprivileged run skipped what it was meant to prove:\n%s", out)
 	}
+	t.Logf("the unprivileged run:\n%s", out)
 }
 
 // PrepareCommand confines a command that something else starts with

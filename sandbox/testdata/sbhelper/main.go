@@ -8,17 +8,26 @@
 //	sbhelper caps              print the capability sets
 //	sbhelper tmpdir            print $TMPDIR after writing a file in it
 //	sbhelper child ARGS...     run sbhelper ARGS... as a child, relay its output and status
+//	sbhelper rename OLD NEW    rename OLD to NEW
+//	sbhelper mkdir PATH        create the directory PATH
+//	sbhelper remove PATH       remove PATH and everything beneath it
 //	sbhelper env NAME          print $NAME
 //	sbhelper writeenv NAME F   create $NAME (and parents) and write F in it
+//	sbhelper wait              print "ready", then wait for stdin to close
+//	sbhelper undo PATH         in new user and mount namespaces, try to make the
+//	                           read-only mount at PATH writable; ok if it is then
 package main
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -70,6 +79,15 @@ func main() {
 		if err := cmd.Run(); err != nil {
 			os.Exit(1)
 		}
+	case "rename":
+		done(os.Rename(arg(2), arg(3)))
+	case "mkdir":
+		done(os.Mkdir(arg(2), 0o755))
+	case "remove":
+		if _, err := os.Lstat(arg(2)); err != nil {
+			fail(err)
+		}
+		done(os.RemoveAll(arg(2)))
 	case "env":
 		fmt.Println(os.Getenv(arg(2)))
 	case "writeenv":
@@ -81,6 +99,40 @@ func main() {
 			fail(err)
 		}
 		done(os.WriteFile(filepath.Join(dir, arg(3)), []byte("written"), 0o600))
+	case "undo":
+		// A process that made its own user namespace holds every
+		// capability there, CAP_SYS_ADMIN included.
+		cmd := exec.Command(os.Args[0], "undo-inner", arg(2))
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS, AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN}}
+		if err := cmd.Run(); err != nil {
+			fail(fmt.Errorf("undo: %w", err))
+		}
+	case "undo-inner":
+		path := arg(2)
+		status, _ := os.ReadFile("/proc/self/status")
+		for _, line := range strings.Split(string(status), "\n") {
+			if hex, ok := strings.CutPrefix(line, "CapEff:"); ok {
+				caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+				if err != nil || caps&(1<<unix.CAP_SYS_ADMIN) == 0 {
+					fail(fmt.Errorf("no CAP_SYS_ADMIN in the new user namespace (%s): the attempt would prove nothing", strings.TrimSpace(hex)))
+				}
+			}
+		}
+		fmt.Println("mount_setattr:", unix.MountSetattr(unix.AT_FDCWD, path, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}))
+		fmt.Println("remount:", unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND, ""))
+		fmt.Println("umount:", unix.Unmount(path, unix.MNT_DETACH))
+		var st unix.Statfs_t
+		if err := unix.Statfs(path, &st); err != nil {
+			fail(err)
+		}
+		if st.Flags&unix.ST_RDONLY != 0 {
+			fail(fmt.Errorf("%s is still read-only", path))
+		}
+		done(nil)
+	case "wait":
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
 	default:
 		fail(fmt.Errorf("unknown subcommand"))
 	}
