@@ -2,6 +2,8 @@
 
 package sandbox
 
+import "golang.org/x/sys/unix"
+
 // SimulateKernel makes the sandbox believe the kernel offers Landlock ABI
 // abi and, with netns, network namespaces — made by starting the
 // trampoline in one, as for an unprivileged process — until restore is
@@ -31,3 +33,5 @@ func SimulateNoMountNamespaces() (restore func()) {
 
 // CacheDir is the cache directory the sandbox's programs get.
 func (s *Sandbox) CacheDir() string { return s.cacheDir }
+
+func prctlNoNewPrivs() error { return unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }

@@ -90,7 +90,8 @@ const netReady NetworkCut = "namespace-ready"
 // or landlock-tcp; in the trampoline, started in a namespace of its own,
 // loopback is brought up), in a mount namespace of its own where the
 // protected paths are read-only, the capabilities that reach past the
-// sandbox dropped, Landlock applied.
+// sandbox dropped, Landlock applied, and without the network no socket
+// to reach a Unix socket (seccomp).
 func confineThread(sp spec) error {
 	switch sp.Net {
 	case CutNamespace:
@@ -112,7 +113,10 @@ func confineThread(sp spec) error {
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("dropping capabilities: %w; the program did not run", err)
 	}
-	return restrict(sp)
+	if err := restrict(sp); err != nil {
+		return err
+	}
+	return filterSockets(sp.Net)
 }
 
 // restrict applies Landlock to the calling thread, which must be locked

@@ -48,7 +48,9 @@ type Policy struct {
 	Mode Mode
 	// Network allows the network. Without it the program gets a network
 	// namespace of its own (loopback only) or, where namespaces are not
-	// available, Landlock's TCP rules deny every TCP bind and connect.
+	// available, Landlock's TCP rules deny every TCP bind and connect; in
+	// both cases it cannot make a Unix socket (and, in the second, no
+	// socket at all).
 	Network bool
 	// Write names further directories the program may write to in
 	// WorkspaceWrite mode: absolute paths. ReadOnly ignores them.

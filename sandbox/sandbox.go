@@ -47,8 +47,8 @@ const (
 	// including the host's loopback listeners, is reachable.
 	CutNamespace NetworkCut = "namespace"
 	// CutLandlockTCP: where namespaces are not available, Landlock (ABI 4
-	// or later) denies every TCP bind and connect. UDP and Unix sockets
-	// are not covered.
+	// or later) denies every TCP bind and connect, and the seccomp filter
+	// refuses every socket (UDP and Unix ones too).
 	CutLandlockTCP NetworkCut = "landlock-tcp"
 	// CutUnavailable: neither works here; a run without the network fails
 	// closed.
@@ -165,9 +165,9 @@ func (d Description) Summary() string {
 	case d.Network == "allowed":
 		b.WriteString("; network allowed")
 	case d.NetworkCut == CutNamespace:
-		b.WriteString("; no network (own network namespace, loopback only)")
+		b.WriteString("; no network (own network namespace, loopback only; no Unix sockets)")
 	case d.NetworkCut == CutLandlockTCP:
-		b.WriteString("; no network (Landlock denies TCP bind and connect; UDP and Unix sockets not covered)")
+		b.WriteString("; no network (Landlock denies TCP bind and connect, seccomp every socket)")
 	default:
 		b.WriteString("; no network, and this machine cannot cut it: runs fail")
 	}

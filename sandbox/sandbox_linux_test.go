@@ -596,7 +596,7 @@ func TestUnprivileged(t *testing.T) {
 		}
 	}
 	cmd := exec.Command(bin, "-test.v", "-test.count=1",
-		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline|TestPrepareCommand|TestProtectedPaths|TestProtectedMountsDoNotLeak|TestGitConfigFsmonitor|TestProtectedSymlinkRefused|TestCache)$")
+		"-test.run", "^(TestWrites|TestNetwork|TestNetworkCutByLandlockWithoutNamespaces|TestDangerousCapabilitiesAreDropped|TestGrandchildInheritsTheRestrictions|TestPerCallTempDirIsPrivateAndRemoved|TestTrampoline|TestPrepareCommand|TestProtectedPaths|TestProtectedMountsDoNotLeak|TestGitConfigFsmonitor|TestProtectedSymlinkRefused|TestCache|TestUnixSockets|TestUDPCutWithoutNamespaces|TestOtherProcesses)$")
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", helperEnv + "=" + help}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
