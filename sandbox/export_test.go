@@ -31,7 +31,4 @@ func SimulateNoMountNamespaces() (restore func()) {
 	return func() { probed = real }
 }
 
-// CacheDir is the cache directory the sandbox's programs get.
-func (s *Sandbox) CacheDir() string { return s.cacheDir }
-
 func prctlNoNewPrivs() error { return unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }

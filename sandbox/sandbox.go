@@ -97,6 +97,11 @@ func New(policy Policy, workspace string) (*Sandbox, error) {
 	return s, nil
 }
 
+// CacheDir returns the cache the sandbox's programs get in
+// WorkspaceWrite mode (see [New]); "" when the user has none. Prepare
+// creates it.
+func (s *Sandbox) CacheDir() string { return s.cacheDir }
+
 // Policy returns the policy the sandbox enforces.
 func (s *Sandbox) Policy() Policy {
 	p := s.policy
