@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -124,9 +125,16 @@ func snapshot(t *testing.T, root string) map[string]string {
 	return out
 }
 
+// mountTable is the host's mount table, as this goroutine's thread sees
+// it. Not /proc/self's: that is the main thread's, and the main thread
+// may be one that started a confined program (a locked goroutine can run
+// on it; the Go runtime then parks it for good), in the program's mount
+// namespace.
 func mountTable(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile("/proc/self/mountinfo")
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	data, err := os.ReadFile("/proc/thread-self/mountinfo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +198,18 @@ func TestProtectedPaths(t *testing.T) {
 		got := run(t, sb, workspace, "/bin/sh", "-c", `mv .git x; mkdir .git; printf '[core]\n\tfsmonitor = touch pwned\n' > .git/config; mv .mcp.json y; rm -rf .basis; mkdir -p .basis && echo '{}' > .basis/tools.json`)
 		if got.code == 0 {
 			t.Fatalf("the shell reported success: %s", got.output)
+		}
+	})
+	t.Run("through PrepareCommand (always the trampoline)", func(t *testing.T) {
+		cmd := exec.Command(helper, "write", w(".git/config"))
+		release, err := sb.PrepareCommand(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), readOnlyFS) {
+			t.Fatalf("err = %v (%s), want a failure with %q", err, out, readOnlyFS)
 		}
 	})
 	if diff := cmp.Diff(before, snapshot(t, workspace)); diff != "" {
