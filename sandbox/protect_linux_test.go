@@ -180,6 +180,8 @@ func TestProtectedPaths(t *testing.T) {
 		{"move a nested repository's .git away", []string{"rename", w("a/b/.git"), w("a/b/x")}, busy},
 		{"write the hooksPath directory", []string{"write", w(".githooks/pre-commit")}, readOnlyFS},
 		{"write what the operator protects", []string{"write", w(".envrc")}, readOnlyFS},
+		// A writable name for the same file would bypass the mount.
+		{"hard-link .git/config out", []string{"link", w(".git/config"), w("config")}, "invalid cross-device link"},
 		// With every capability in a user namespace of its own, the mount
 		// stays: Landlock forbids mount and umount, and the kernel locks
 		// the read-only flag of a mount that comes from a more privileged

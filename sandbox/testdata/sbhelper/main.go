@@ -10,6 +10,7 @@
 //	sbhelper child ARGS...     run sbhelper ARGS... as a child, relay its output and status
 //	sbhelper rename OLD NEW    rename OLD to NEW
 //	sbhelper mkdir PATH        create the directory PATH
+//	sbhelper link OLD NEW      make NEW a hard link to OLD
 //	sbhelper remove PATH       remove PATH and everything beneath it
 //	sbhelper read PATH         read PATH, print how many bytes
 //	sbhelper env NAME          print $NAME
@@ -93,6 +94,8 @@ func main() {
 		}
 	case "rename":
 		done(os.Rename(arg(2), arg(3)))
+	case "link":
+		done(os.Link(arg(2), arg(3)))
 	case "mkdir":
 		done(os.Mkdir(arg(2), 0o755))
 	case "remove":
