@@ -257,6 +257,9 @@ type profile struct {
 	network string
 	cut     string
 	write   []string
+	// protected is what stays read-only inside the writable directories:
+	// more is tighter.
+	protected []string
 	// other is the canonical JSON of any other members, which must be
 	// equal.
 	other string
@@ -278,9 +281,11 @@ func parseProfile(raw json.RawMessage) *profile {
 		return json.Unmarshal(v, into) == nil
 	}
 	ok := str("mode", &p.mode) && str("network", &p.network) && str("network_cut", &p.cut)
-	if v, has := m["write"]; has {
-		delete(m, "write")
-		ok = ok && json.Unmarshal(v, &p.write) == nil
+	for key, into := range map[string]*[]string{"write": &p.write, "protected": &p.protected} {
+		if v, has := m[key]; has {
+			delete(m, key)
+			ok = ok && json.Unmarshal(v, into) == nil
+		}
 	}
 	if !ok {
 		p.opaque = true
@@ -303,9 +308,10 @@ var (
 
 // within reports whether confinement p allows no more than approved: a
 // mode at least as strict, no network where approved had none (cut at
-// least as well), and every writable directory inside one approved could
-// write. No profile is no confinement: anything is within it, and it is
-// within nothing but itself.
+// least as well), every writable directory inside one approved could
+// write, and — unless p writes nowhere (read-only) — every path approved
+// kept read-only still protected. No profile is no confinement: anything
+// is within it, and it is within nothing but itself.
 func (p *profile) within(approved *profile) bool {
 	switch {
 	case approved == nil:
@@ -331,6 +337,13 @@ func (p *profile) within(approved *profile) bool {
 	for _, w := range p.write {
 		if !slices.ContainsFunc(approved.write, func(limit string) bool { return configfile.Within(w, limit) }) {
 			return false
+		}
+	}
+	if p.mode != "read-only" {
+		for _, kept := range approved.protected {
+			if !slices.Contains(p.protected, kept) {
+				return false
+			}
 		}
 	}
 	return true

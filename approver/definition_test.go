@@ -339,3 +339,26 @@ func TestDefinitionWarningsSayWhereToRebind(t *testing.T) {
 		t.Errorf("fixes (-want +got):\n%s", diff)
 	}
 }
+
+// TestProtectedPathsAreTighterWhenMore: what a sandbox keeps read-only
+// inside its writable directories may grow (tighter) but not shrink
+// (looser), unless nothing is writable any more.
+func TestProtectedPathsAreTighterWhenMore(t *testing.T) {
+	approved := json.RawMessage(`{"sandbox":{"mode":"workspace-write","network":"none","protected":[".envrc"],"write":[]}}`)
+	tests := []struct {
+		current string
+		covered bool
+		changes string
+	}{
+		{`{"sandbox":{"mode":"workspace-write","network":"none","protected":[".envrc"],"write":[]}}`, true, ""},
+		{`{"sandbox":{"mode":"workspace-write","network":"none","protected":[".envrc","/srv/keys"],"write":[]}}`, true, ""},
+		{`{"sandbox":{"mode":"read-only","network":"none","write":[]}}`, true, ""},
+		{`{"sandbox":{"mode":"workspace-write","network":"none","write":[]}}`, false, `sandbox protected removed (was [".envrc"])`},
+	}
+	for _, tt := range tests {
+		ok, changes, err := approver.CompareDefinitions(approved, json.RawMessage(tt.current))
+		if err != nil || ok != tt.covered || strings.Join(changes, "; ") != tt.changes {
+			t.Errorf("%s: covered %v, changes %q, %v; want %v, %q", tt.current, ok, changes, err, tt.covered, tt.changes)
+		}
+	}
+}

@@ -67,6 +67,9 @@ func TestMain(m *testing.M) {
 				return 1
 			}
 		}
+		// The sandbox makes each workspace a cache under the user cache
+		// directory: the tests' go with the binaries, not into the real one.
+		os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 		return m.Run()
 	}())
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/sandbox"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -113,10 +114,11 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 	source := filepath.Join(ws, ".basis", "tools.json")
 	// The sandbox is part of what was approved: the default one, with
 	// however this machine cuts the network.
-	cache, err := os.UserCacheDir()
+	box, err := sandbox.New(sandbox.Policy{}, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache := box.CacheDir()
 	writable := []any{"${TMPDIR}"}
 	for _, dir := range slices.Sorted(slices.Values([]string{cache, ws})) {
 		writable = append(writable, dir)
@@ -127,7 +129,8 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 		rec := map[string]any{"event": event, "tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
 			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".",
 				"env": []any{"DEPLOY_TOKEN"}, "input": map[string]any{"service": "api"}, "program": filepath.Join(ws, ".basis", "tools", "deploy.sh"), "tool": "deploy",
-				"sandbox": map[string]any{"mode": "workspace-write", "network": "none", "network_cut": sb["network_cut"], "write": writable}},
+				"sandbox": map[string]any{"mode": "workspace-write", "network": "none", "network_cut": sb["network_cut"], "write": writable,
+					"protected": []any{filepath.Join(ws, ".basis")}}},
 			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]}}
 		if event == "end" {
 			rec["outcome"] = "ok"
@@ -465,10 +468,11 @@ var testdata = func() string {
 }()
 
 var (
-	goVersion  = regexp.MustCompile(`go1\.[0-9.]+[a-z0-9]*`)
-	callID     = regexp.MustCompile(`^cli-[0-9a-f]{16}$`)
-	anyCallID  = regexp.MustCompile(`cli-[0-9a-f]{16}`)
-	durationMS = regexp.MustCompile(`"duration_ms":[0-9.e+-]+`)
+	goVersion    = regexp.MustCompile(`go1\.[0-9.]+[a-z0-9]*`)
+	callID       = regexp.MustCompile(`^cli-[0-9a-f]{16}$`)
+	anyCallID    = regexp.MustCompile(`cli-[0-9a-f]{16}`)
+	durationMS   = regexp.MustCompile(`"duration_ms":[0-9.e+-]+`)
+	sandboxCache = regexp.MustCompile(`\$CACHE/basis/sandbox/[A-Za-z0-9._-]+`)
 	// A rule's digest hashes its definition, which holds the case's
 	// temporary paths.
 	ruleDigest = regexp.MustCompile(`"digest": "sha256:[0-9a-f]{64}"`)
@@ -481,10 +485,12 @@ func normalize(s, ws, home string) string {
 	s = strings.ReplaceAll(s, ws, "$WORK")
 	s = strings.ReplaceAll(s, home, "$HOME")
 	s = strings.ReplaceAll(s, testdata, "$TESTDATA")
-	// The sandbox lets programs write to this process's cache directory.
+	// The sandbox lets programs write to a cache of their own for the
+	// workspace, named after its (temporary) path.
 	if cache, err := os.UserCacheDir(); err == nil {
 		s = strings.ReplaceAll(s, cache, "$CACHE")
 	}
+	s = sandboxCache.ReplaceAllString(s, "$$CACHE/basis/sandbox/$$WORKSPACE")
 	s = anyCallID.ReplaceAllString(s, "cli-$$CALLID")
 	s = durationMS.ReplaceAllString(s, `"duration_ms":$$MS`)
 	s = ruleDigest.ReplaceAllString(s, `"digest": "sha256:$$DIGEST"`)

@@ -165,13 +165,20 @@ func (s *sandboxes) confine(tool string, network bool, dir string) (*subprocess.
 // profileOf is the sandbox as an approval records it (a tool's
 // definition): the description of a call, with only the directories the
 // policy adds in its write list — not the workspace, the working
-// directory, the cache or the temporary directory every call gets — so an
-// approval holds in every workspace with the same sandbox.
+// directory, the cache or the temporary directory every call gets — and
+// only the paths the policy protects, as written — not the .git, .basis
+// and .mcp.json every call's are — so an approval holds in every workspace
+// with the same sandbox.
 func profileOf(p sandbox.Policy, d sandbox.Description) sandbox.Description {
+	d.Protected = nil
 	switch d.Mode {
 	case sandbox.Off:
 		return d
 	case sandbox.WorkspaceWrite:
+		if len(p.Protect) > 0 {
+			d.Protected = slices.Sorted(slices.Values(p.Protect))
+			d.Protected = slices.Compact(d.Protected)
+		}
 		d.Write = []string{}
 		for _, w := range p.Write {
 			if r, err := filepath.EvalSymlinks(w); err == nil {
