@@ -3,8 +3,10 @@
 package approver
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +24,9 @@ type Explanation struct {
 	// not apply: bound to another source, or to none, or operator allow
 	// rules the system file turned off. The reader may wonder why.
 	Inert []Rule
+	// Stale lists allow rules that would match the call but approved
+	// another definition of the tool, each with what changed since.
+	Stale []StaleRule
 	// Decided reports whether a rule allows or denies the call; Verdict is
 	// then what the gate would answer (Source [SourceRule], Rule the
 	// winner).
@@ -64,6 +69,7 @@ func (g *Gate) Explain(req Request) Explanation {
 		return e
 	}
 	subject := subjectText(req.Preview)
+	def := g.defs.of(req.Definition)
 	commands, _ := subjectCommands(subject)
 	g.mu.RLock()
 	// The system's rules are in fixed too; its layer shows in each rule's
@@ -77,15 +83,18 @@ func (g *Gate) Explain(req Request) Explanation {
 			if !ok {
 				continue
 			}
-			if !c.off && c.appliesTo(req.Source) {
-				e.Matches = append(e.Matches, m)
-			} else {
+			switch {
+			case c.off || !c.appliesTo(req.Source):
 				e.Inert = append(e.Inert, m.Rule)
+			case !c.covers(def):
+				e.Stale = append(e.Stale, StaleRule{Rule: m.Rule, Changes: describeChanges(c.def, def)})
+			default:
+				e.Matches = append(e.Matches, m)
 			}
 		}
 	}
 	g.mu.RUnlock()
-	switch won := g.ruling(req.Tool, req.Source, subject); {
+	switch won := g.ruling(req.Tool, req.Source, subject, def); {
 	case won == nil:
 	case won.rule.Decision == RuleAsk:
 		e.Ask = won.copyRule()
@@ -96,11 +105,52 @@ func (g *Gate) Explain(req Request) Explanation {
 			return e
 		}
 	}
-	e.Gap = g.gap(req.Tool, req.Source, subject)
+	e.Gap = g.gap(req.Tool, req.Source, subject, def)
 	if !e.Decided {
 		e.Allow = g.allowRules(req, subject)
 	}
 	return e
+}
+
+// stale returns the allow rules for tool from source that would match
+// subject but approved another definition than def, in rule order, each
+// with what changed: why a call that was allowed is asked about again.
+// Only the tool's own rules for that source are looked at, through the
+// index.
+func (g *Gate) stale(tool, source, subject string, def *definition) []StaleRule {
+	commands, _ := subjectCommands(subject)
+	var found []*compiledRule
+	consider := func(c *compiledRule) {
+		if c.rule.Decision != RuleAllow || c.covers(def) {
+			return
+		}
+		if _, ok := c.matches(subject, commands); ok {
+			found = append(found, c)
+		}
+	}
+	fixedExact, fixedAny := g.fixed.lookup(tool, source)
+	g.mu.RLock()
+	sessionExact, sessionAny := g.session.lookup(tool, source)
+	for _, t := range []*toolRules{fixedExact, fixedAny, sessionExact, sessionAny} {
+		if t == nil {
+			continue
+		}
+		for _, c := range t.subject[subject] {
+			consider(c)
+		}
+		for _, list := range [][]*compiledRule{t.patterns, t.commands, t.bare} {
+			for _, c := range list {
+				consider(c)
+			}
+		}
+	}
+	g.mu.RUnlock()
+	slices.SortFunc(found, func(a, b *compiledRule) int { return cmp.Compare(a.seq, b.seq) })
+	var out []StaleRule
+	for _, c := range found {
+		out = append(out, StaleRule{Rule: *c.copyRule(), Changes: describeChanges(c.def, def)})
+	}
+	return out
 }
 
 // appliesTo reports whether the rule can match a call from source.
@@ -136,7 +186,7 @@ func (c *compiledRule) matches(subject string, commands [][]string) (RuleMatch, 
 // gap says what the rules do not cover in a call they do not allow, or ""
 // when the subject is not a command line: the first simple command no
 // allow rule matches, or why the command line could not be analysed.
-func (g *Gate) gap(tool, source, subject string) string {
+func (g *Gate) gap(tool, source, subject string, def *definition) string {
 	if !hasCommandsKey(subject) {
 		return ""
 	}
@@ -148,15 +198,15 @@ func (g *Gate) gap(tool, source, subject string) string {
 		}
 		return fmt.Sprintf("the command line could not be analysed (%s), so no command rule can allow it", oneLine(why, maxReasonDetail))
 	}
-	for _, argv := range g.uncovered(tool, source, commands) {
+	for _, argv := range g.uncovered(tool, source, def, commands) {
 		return fmt.Sprintf("no rule allows the command %s", oneLine(strings.Join(argv, " "), maxReasonDetail))
 	}
 	return ""
 }
 
 // uncovered returns the commands no command allow rule for tool and source
-// matches.
-func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
+// that approved definition def matches.
+func (g *Gate) uncovered(tool, source string, def *definition, commands [][]string) [][]string {
 	fixedExact, fixedAny := g.fixed.lookup(tool, source)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -169,7 +219,7 @@ func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
 				continue
 			}
 			for _, r := range t.commands {
-				if r.rule.Decision == RuleAllow && r.cmd.match(argv) {
+				if r.rule.Decision == RuleAllow && r.covers(def) && r.cmd.match(argv) {
 					covered = true
 				}
 			}

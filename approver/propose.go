@@ -86,7 +86,7 @@ func (g *Gate) propose(req Request, subject string) []Rule {
 		return nil
 	}
 	var out []Rule
-	for _, argv := range g.uncovered(req.Tool, req.Source, commands) {
+	for _, argv := range g.uncovered(req.Tool, req.Source, g.defs.of(req.Definition), commands) {
 		words := ProposeCommand(argv)
 		if words == nil {
 			return nil

@@ -10,8 +10,10 @@ import (
 )
 
 // TerminalQuestion is the question a terminal approver shows for req: the
-// tool, the side effect, the preview's Summary and Subject, the request's
-// Warnings, any proposed rules, and the keys it takes. Every piece is made printable, so a
+// tool, the side effect, the preview's Summary and Subject, what changed
+// in the tool since a rule allowed it (req.Stale), the request's Warnings,
+// any proposed rules, and the keys it takes. Every piece is made
+// printable, so a
 // subject cannot move the cursor or rewrite what the person reads. Lines
 // end in "\r\n", since a terminal in raw mode does no output processing.
 // The terminal module (github.com/basis-go/basis/approver/terminal) asks
@@ -25,6 +27,9 @@ func TerminalQuestion(req Request) string {
 	}
 	if len(req.Preview.Subject) > 0 {
 		fmt.Fprintf(&b, "  subject: %s\r\n", display.Escape(string(req.Preview.Subject)))
+	}
+	for _, st := range req.Stale {
+		fmt.Fprintf(&b, "  changed since %s allowed it: %s\r\n", display.Escape(ruleOrigin(&st.Rule)), display.Escape(strings.Join(st.Changes, "; ")))
 	}
 	for _, w := range req.Warnings {
 		fmt.Fprintf(&b, "  warning: %s\r\n", display.Escape(w))

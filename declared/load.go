@@ -106,6 +106,7 @@ type loader struct {
 	vars     map[string]string // all of Environ, then CommandEnv: for ${VAR} look-ups
 	reserved map[string]bool
 	sandbox  SandboxFunc
+	realRoot string // root after symlinks
 }
 
 func newLoader(cfg *Config) (*loader, error) {
@@ -128,6 +129,7 @@ func newLoader(cfg *Config) (*loader, error) {
 		vars:     make(map[string]string),
 		reserved: make(map[string]bool, len(cfg.Reserved)),
 		sandbox:  cfg.Sandbox,
+		realRoot: realRoot(root),
 	}
 	for i, entry := range l.baseEnv {
 		name, _, _ := strings.Cut(entry, "=")

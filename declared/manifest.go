@@ -358,6 +358,7 @@ func (p *parser) parseTool(m member) *Tool {
 	var manifestEnv []string
 	if f, ok := fields["env"]; ok {
 		spec.EnvNames, manifestEnv = p.env(f.Value, name)
+		state.envDigests = envDigests(f.Value, spec.EnvNames)
 	}
 
 	effectOK := true
@@ -414,6 +415,7 @@ func (p *parser) parseTool(m member) *Tool {
 	}
 	spec.run = seal(run)
 	state.sandbox = p.sandbox
+	state.realRoot = p.realRoot
 	return newTool(spec, schema, state)
 }
 

@@ -40,6 +40,11 @@ type toolState struct {
 	programAt, cwdAt *Error
 	timeoutSet       bool // timeout_ms was given
 	sandbox          SandboxFunc
+	// envDigests are the SHA-256 of each env value as written, by name,
+	// for the tool's Definition; realRoot is the workspace root after
+	// symlinks, for telling which files lie in it.
+	envDigests map[string]string
+	realRoot   string
 	// workspace says the tool is a workspace manifest's: its cwd must
 	// resolve inside the root, at every call.
 	workspace bool

@@ -27,8 +27,10 @@
 //
 // A workspace file is code a repository asks to run: its servers start
 // only after the operator trusted the file's exact content with
-// [TrustStore.Trust] ("basis mcp trust"); until then they are listed as
-// "untrusted: run basis mcp trust" and never started.
+// [TrustStore.Trust] ("basis mcp trust"), which also pins the program
+// and argument files its servers run from the workspace; until then, and
+// after a pinned file changed, they are listed as untrusted and never
+// started.
 //
 // A [Manager] starts servers lazily ([Manager.Start], [Manager.ServerTools])
 // or all at once and concurrently ([Manager.StartAll]), each under a

@@ -85,7 +85,13 @@ func TestLoadLayersAndShadows(t *testing.T) {
 			if diff := cmp.Diff(wantShadowed, rows(cfg.Shadowed)); diff != "" {
 				t.Errorf("shadowed (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]mcpbind.ConfigFile{{Path: ws, Origin: mcpbind.OriginWorkspace, Trust: trust},
+			// A trusted file pins what its servers run from the
+			// workspace: here, nothing.
+			var pinned map[string]string
+			if trusted {
+				pinned = map[string]string{}
+			}
+			if diff := cmp.Diff([]mcpbind.ConfigFile{{Path: ws, Origin: mcpbind.OriginWorkspace, Trust: trust, Pinned: pinned},
 				{Path: op, Origin: mcpbind.OriginOperator, Trust: mcpbind.Trusted}}, cfg.Files); diff != "" {
 				t.Errorf("files (-want +got):\n%s", diff)
 			}

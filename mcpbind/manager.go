@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,8 +134,9 @@ type Status struct {
 }
 
 // String returns "connected, 3 tools", "failed: REASON",
-// "untrusted: run basis mcp trust", "unavailable: REASON", "not started"
-// or "closed".
+// "untrusted: run basis mcp trust" (or "untrusted: REASON" when a file
+// its server runs changed since the trust), "unavailable: REASON", "not
+// started" or "closed".
 func (s Status) String() string {
 	switch s.State {
 	case StateConnected:
@@ -145,6 +147,9 @@ func (s Status) String() string {
 	case StateFailed:
 		return "failed: " + s.Reason
 	case StateUntrusted:
+		if s.Reason != "" {
+			return "untrusted: " + s.Reason
+		}
 		return ErrUntrusted.Error()
 	case StateUnavailable:
 		return "unavailable: " + s.Reason
@@ -187,7 +192,14 @@ func NewManager(cfg *Config, opts Options) *Manager {
 	}
 	m := &Manager{opts: opts, inherited: childenv.Inherited(opts.Env, opts.PassEnv), servers: map[string]*server{}}
 	for _, sc := range cfg.Servers {
-		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc)}
+		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc), definition: serverDefinition(sc), root: cfg.Root}
+		if f := cfg.fileOf(sc.Name); f != nil {
+			// A workspace server runs from its file's directory.
+			s.root, s.pinned = filepath.Dir(f.Path), f.Pinned
+			if len(f.Changed) > 0 {
+				s.reason = changedText(f.Path, f.Changed)
+			}
+		}
 		switch {
 		case s.trust != Trusted:
 			s.state = StateUntrusted
@@ -358,6 +370,12 @@ type server struct {
 	cfg     ServerConfig
 	trust   TrustState
 	subject map[string]any
+	// definition is the server's part of its tools' definitions.
+	definition map[string]any
+	// root is the workspace the files the server runs are pinned in;
+	// pinned, for a workspace server, is what the operator trusted.
+	root   string
+	pinned map[string]string
 
 	startMu   sync.Mutex // serialises starts and restarts
 	refreshMu sync.Mutex // serialises re-reading the tools
@@ -368,6 +386,9 @@ type server struct {
 	reason   string
 	tools    []*Tool
 	toolsErr error
+	// files are the files the running server was started from, pinned
+	// when it started: its tools' definitions show them.
+	files map[string]string
 
 	progress  sync.Map // progress token → the calling context
 	nextToken atomic.Int64
@@ -476,7 +497,7 @@ func reasonOf(err error) string {
 // ensure returns a live session, starting the server (again) if needed.
 func (s *server) ensure(ctx context.Context) (*conn, error) {
 	if s.trust != Trusted {
-		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: ErrUntrusted}
+		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: s.untrusted()}
 	}
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
@@ -495,6 +516,48 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 	return s.start(ctx)
 }
 
+// untrusted is why an untrusted server does not start.
+func (s *server) untrusted() error {
+	s.mu.Lock()
+	reason := s.reason
+	s.mu.Unlock()
+	if reason == "" {
+		return ErrUntrusted
+	}
+	return &problem{kind: ErrUntrusted, text: "untrusted: " + reason}
+}
+
+// pin hashes what the server runs from the workspace, at each start, and
+// refuses to start a workspace server whose files are not those the
+// operator trusted: a sandboxed command may have rewritten one since
+// basis read the trust store.
+func (s *server) pin(ctx context.Context) error {
+	files, err := pinFiles(ctx, s.cfg, s.root)
+	if err != nil {
+		return s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
+	}
+	if s.cfg.Origin == OriginWorkspace {
+		var changed []string
+		for path, pin := range files {
+			if s.pinned[path] != pin {
+				changed = append(changed, path)
+			}
+		}
+		if len(changed) > 0 {
+			slices.Sort(changed)
+			text := changedText(s.cfg.File, changed)
+			s.mu.Lock()
+			s.state, s.reason = StateUntrusted, text
+			s.mu.Unlock()
+			return &ServerError{Server: s.cfg.Name, Op: "start", Err: &problem{kind: ErrUntrusted, text: "untrusted: " + text}}
+		}
+	}
+	s.mu.Lock()
+	s.files = files
+	s.mu.Unlock()
+	return nil
+}
+
 func (s *server) start(ctx context.Context) (*conn, error) {
 	l, err := s.cfg.expand(s.m.opts.Lookup)
 	if err == nil {
@@ -509,6 +572,9 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 			state = StateFailed
 		}
 		return nil, s.fail(state, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
+	}
+	if err := s.pin(ctx); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.startupTimeout())
 	defer cancel()

@@ -52,6 +52,10 @@ type Question struct {
 	// as the command rule proposed for a spawn call ("go test *"); empty
 	// means this exact call.
 	Always string
+	// Changed, when set, says what changed in the tool since a rule
+	// allowed it ("command was …, is now …"): why a call that ran unasked
+	// before is asked about.
+	Changed string
 	// Warnings are what the user should know beyond the preview, such as
 	// a repository git config naming programs git runs; each is shown on
 	// a line of its own.
@@ -176,6 +180,9 @@ func elicitParams(q Question) *mcp.ElicitParams {
 	}
 	if q.Source != "" {
 		fmt.Fprintf(&b, "The tool comes from: %s\n", display.Escape(q.Source))
+	}
+	if q.Changed != "" {
+		fmt.Fprintf(&b, "It changed since it was allowed: %s\n", display.Escape(q.Changed))
 	}
 	for _, w := range q.Warnings {
 		fmt.Fprintf(&b, "Warning: %s\n", display.Escape(w))

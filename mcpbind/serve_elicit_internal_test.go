@@ -30,6 +30,21 @@ func TestElicitFormShowsWhatAlwaysAllows(t *testing.T) {
 	}
 }
 
+// The form says what changed in a tool a rule allowed before, and shows
+// it printable: a definition is the repository's text.
+func TestElicitFormShowsWhatChanged(t *testing.T) {
+	q := Question{Tool: "fmt", Source: "/repo/.basis/tools.json", Summary: "run python3 fmt.py in /repo",
+		Changed: "command was [\"./fmt.sh\"], is now [\"python3\",\"fmt.py\"]\x1b[2J"}
+	msg := elicitParams(q).Message
+	if !strings.Contains(msg, "It changed since it was allowed: command was ") || !strings.Contains(msg, `\u001b[2J`) || strings.Contains(msg, "\x1b") {
+		t.Errorf("message does not say what changed, printable:\n%q", msg)
+	}
+	q.Changed = ""
+	if strings.Contains(elicitParams(q).Message, "changed since") {
+		t.Error("a question about an unchanged tool says it changed")
+	}
+}
+
 // The form shows the host's warnings, each on its own line, escaped.
 func TestElicitFormShowsWarnings(t *testing.T) {
 	q := Question{Tool: "spawn", Source: "builtin", Summary: "run git status", Subject: []byte(`{"body":"git status"}`),

@@ -72,6 +72,9 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	for _, r := range rules.Inert {
 		fmt.Fprintf(out, "  not used:  %s\n", show(describeRule(r)))
 	}
+	for _, st := range rules.Stale {
+		fmt.Fprintf(out, "  changed:   %s %s approved the tool as it was; since then: %s\n", st.Rule.Scope.String()+":", show(describeRule(st.Rule)), show(strings.Join(st.Changes, "; ")))
+	}
 	code = exitRefused
 	switch {
 	case rules.Decided && rules.Verdict.Allow:
@@ -83,6 +86,9 @@ refused or would need an approver's answer, 2 usage or configuration error.
 		fmt.Fprintf(out, "verdict:     the approver is asked, because of: %s\n", show(describeRule(*rules.Ask)))
 	default:
 		fmt.Fprintln(out, "verdict:     no rule decides, so the approver is asked (--approve on call; without a terminal it denies)")
+		if len(rules.Stale) > 0 {
+			fmt.Fprintln(out, "             (a rule allowed the tool before it changed: look at what it runs now before you allow it again)")
+		}
 	}
 	if rules.Gap != "" {
 		fmt.Fprintf(out, "not covered: %s\n", show(rules.Gap))

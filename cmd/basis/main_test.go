@@ -29,6 +29,16 @@ type step struct {
 	// terminal, when not zero, plays a terminal of that width on stderr.
 	terminal int
 	want     int // exit status
+	// before, when set, changes the workspace before the step, as a
+	// repository, a git pull or a sandboxed command would.
+	before *edit
+}
+
+// edit is a change to the workspace between steps; its note is what the
+// transcript shows of it.
+type edit struct {
+	note string
+	do   func(t *testing.T, ws, config string)
 }
 
 // canary is a credential planted in every step's environment. The
@@ -384,6 +394,10 @@ func runCase(t *testing.T, tc cliCase) {
 	}
 	var transcript strings.Builder
 	for _, s := range tc.steps {
+		if s.before != nil {
+			s.before.do(t, ws, config)
+			fmt.Fprintf(&transcript, "# %s\n\n", s.before.note)
+		}
 		var stdout, stderr bytes.Buffer
 		cwd := filepath.Join(ws, s.dir)
 		width := s.terminal
@@ -402,7 +416,13 @@ func runCase(t *testing.T, tc cliCase) {
 		// Relative paths in arguments (@input.json) are the user's, taken
 		// from the process's directory.
 		t.Chdir(cwd)
-		code := run(context.Background(), s.args, e)
+		// $WORK in an argument is the workspace, as the transcript shows
+		// it.
+		args := make([]string, len(s.args))
+		for i, a := range s.args {
+			args[i] = strings.ReplaceAll(a, "$WORK", ws)
+		}
+		code := run(context.Background(), args, e)
 		fmt.Fprintf(&transcript, "$ basis %s\nexit: %d\n", shellJoin(s.args), code)
 		if s.dir != "" {
 			fmt.Fprintf(&transcript, "(in %s)\n", s.dir)
@@ -453,10 +473,13 @@ var (
 	anyCallID    = regexp.MustCompile(`cli-[0-9a-f]{16}`)
 	durationMS   = regexp.MustCompile(`"duration_ms":[0-9.e+-]+`)
 	sandboxCache = regexp.MustCompile(`\$CACHE/basis/sandbox/[A-Za-z0-9._-]+`)
+	// A rule's digest hashes its definition, which holds the case's
+	// temporary paths.
+	ruleDigest = regexp.MustCompile(`"digest": "sha256:[0-9a-f]{64}"`)
 )
 
 // normalize replaces what differs between runs: temporary paths, the Go
-// version, call ids, durations; and shows the terminal's erase-line
+// version, call ids, durations, rules' digests; and shows the terminal's erase-line
 // sequence as <erase>.
 func normalize(s, ws, home string) string {
 	s = strings.ReplaceAll(s, ws, "$WORK")
@@ -470,6 +493,7 @@ func normalize(s, ws, home string) string {
 	s = sandboxCache.ReplaceAllString(s, "$$CACHE/basis/sandbox/$$WORKSPACE")
 	s = anyCallID.ReplaceAllString(s, "cli-$$CALLID")
 	s = durationMS.ReplaceAllString(s, `"duration_ms":$$MS`)
+	s = ruleDigest.ReplaceAllString(s, `"digest": "sha256:$$DIGEST"`)
 	s = strings.ReplaceAll(s, eraseLine, "<erase>")
 	return goVersion.ReplaceAllString(s, "$$GOVERSION")
 }

@@ -259,7 +259,11 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 		case mcpbind.Untrusted:
 			lines = append(lines, fmt.Sprintf("warning: %s: untrusted: its servers do not start until you run basis mcp trust", w.displayPath(f.Path)))
 		case mcpbind.Changed:
-			lines = append(lines, fmt.Sprintf("warning: %s: changed since it was trusted: its servers do not start until you run basis mcp trust again", w.displayPath(f.Path)))
+			what := "it"
+			if len(f.Changed) > 0 {
+				what = w.changedFiles(f)
+			}
+			lines = append(lines, fmt.Sprintf("warning: %s: changed since it was trusted (%s): its servers do not start until you run basis mcp trust again", w.displayPath(f.Path), what))
 		}
 	}
 	if !start || len(cfg.Servers) == 0 {

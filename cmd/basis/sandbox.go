@@ -155,7 +155,43 @@ func (s *sandboxes) confine(tool string, network bool, dir string) (*subprocess.
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
 	}
-	return &subprocess.Confinement{Confine: sb.Prepare, Subject: subject, Summary: d.Summary()}, nil
+	profile, err := json.Marshal(profileOf(sb.Policy(), d))
+	if err != nil {
+		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
+	}
+	return &subprocess.Confinement{Confine: sb.Prepare, Subject: subject, Summary: d.Summary(), Profile: profile}, nil
+}
+
+// profileOf is the sandbox as an approval records it (a tool's
+// definition): the description of a call, with only the directories the
+// policy adds in its write list — not the workspace, the working
+// directory, the cache or the temporary directory every call gets — and
+// only the paths the policy protects, as written — not the .git, .basis
+// and .mcp.json every call's are — so an approval holds in every workspace
+// with the same sandbox.
+func profileOf(p sandbox.Policy, d sandbox.Description) sandbox.Description {
+	d.Protected = nil
+	switch d.Mode {
+	case sandbox.Off:
+		return d
+	case sandbox.WorkspaceWrite:
+		if len(p.Protect) > 0 {
+			d.Protected = slices.Sorted(slices.Values(p.Protect))
+			d.Protected = slices.Compact(d.Protected)
+		}
+		d.Write = []string{}
+		for _, w := range p.Write {
+			if r, err := filepath.EvalSymlinks(w); err == nil {
+				w = r
+			}
+			d.Write = append(d.Write, filepath.Clean(w))
+		}
+		slices.Sort(d.Write)
+		d.Write = slices.Compact(d.Write)
+	default:
+		d.Write = []string{}
+	}
+	return d
 }
 
 // sandboxOf is what `basis tools` shows of a tool's sandbox.

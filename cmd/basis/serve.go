@@ -465,6 +465,7 @@ func elicitApprover() approver.Approver {
 			Summary:    req.Preview.Summary,
 			Subject:    req.Preview.Subject,
 			Always:     proposedCommands(req.Proposed),
+			Changed:    staleText(req.Stale),
 			Warnings:   req.Warnings,
 		})
 		switch {
@@ -487,6 +488,15 @@ func elicitApprover() approver.Approver {
 		}
 		return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("tool %s denied: %s", req.Tool, reply.Said)}, nil
 	})
+}
+
+// staleText says what changed in the tool since a rule allowed it: the
+// first stale rule's changes, or "".
+func staleText(stale []approver.StaleRule) string {
+	if len(stale) == 0 {
+		return ""
+	}
+	return strings.Join(stale[0].Changes, "; ")
 }
 
 // proposedCommands is what "always" would allow for a spawn call: the

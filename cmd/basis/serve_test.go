@@ -426,6 +426,10 @@ func testServeAlwaysIsRememberedForTheWorkspace(t *testing.T, overHTTP bool) {
 	if len(rules) != 1 || rules[0].Tool != "deploy" || rules[0].Source != manifest || rules[0].Decision != approver.RuleAllow {
 		t.Fatalf("saved rules %+v; want one allow for deploy from %s", rules, manifest)
 	}
+	// It approves deploy as the user was shown it: its definition.
+	if !strings.Contains(string(rules[0].Definition), `"program":"`) {
+		t.Errorf("the saved rule records no definition of deploy: %s", rules[0].Definition)
+	}
 	// A fresh serve of the same workspace does not ask; one of another
 	// workspace with a tool of the same name does.
 	again := r.serve(t, &mcp.ClientOptions{ElicitationHandler: answer.handle})

@@ -4,6 +4,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -198,7 +199,11 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 	if err != nil {
 		return refused(name, StagePreview, text, err)
 	}
-	verdict := rt.authorize(ctx, r, call, preview)
+	def, text, err := rt.definitionFor(ctx, r, preview)
+	if err != nil {
+		return refused(name, StagePreview, text, err)
+	}
+	verdict := rt.authorize(ctx, r, call, preview, def)
 	if !verdict.Allow {
 		out := refused(name, StageDenied, verdict.Reason, verdict.Err)
 		out.Preview, out.Verdict = &preview, &verdict
@@ -227,10 +232,10 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 
 // authorize asks the gate. With no gate, only calls that change nothing
 // pass.
-func (rt *Runtime) authorize(ctx context.Context, r *registered, call contract.Call, p contract.Preview) approver.Verdict {
+func (rt *Runtime) authorize(ctx context.Context, r *registered, call contract.Call, p contract.Preview, def json.RawMessage) approver.Verdict {
 	name := r.desc.Name
 	if rt.gate != nil {
-		return rt.gate.Authorize(ctx, approver.Request{CallID: call.ID, Tool: name, Source: r.ruleSource, Preview: p, Input: call.Input})
+		return rt.gate.Authorize(ctx, approver.Request{CallID: call.ID, Tool: name, Source: r.ruleSource, Definition: def, Preview: p, Input: call.Input})
 	}
 	if !p.SideEffect.Consequential() {
 		return approver.Verdict{Allow: true, Source: approver.SourceReadOnly, Reason: "reads only"}
@@ -256,6 +261,39 @@ func previewOf(ctx context.Context, r *registered, call contract.Call) (p contra
 		text = err.Error()
 	}
 	return p, text, err
+}
+
+// definitionFor asks a tool that has a definition ([contract.Definer])
+// for it, when the gate will judge the call: a consequential call. A
+// failure — an error, or a panic in the method or in the error's Error —
+// is a refusal at the preview stage, as the preview's own is: a tool that
+// cannot say what it is cannot be approved.
+func (rt *Runtime) definitionFor(ctx context.Context, r *registered, p contract.Preview) (def json.RawMessage, text string, err error) {
+	if rt.gate == nil || !p.SideEffect.Consequential() {
+		return nil, "", nil
+	}
+	return definitionOf(ctx, r)
+}
+
+// definitionOf is the tool's definition, or the refusal its failure is.
+func definitionOf(ctx context.Context, r *registered) (def json.RawMessage, text string, err error) {
+	d, ok := r.tool.(contract.Definer)
+	if !ok {
+		return nil, "", nil
+	}
+	method := "Definition"
+	defer func() {
+		if v := recover(); v != nil {
+			def, err = nil, &PanicError{Tool: r.desc.Name, Method: method, Value: panicText(v)}
+			text = err.Error()
+		}
+	}()
+	def, err = d.Definition(ctx)
+	if err != nil {
+		method = "Error"
+		text = err.Error()
+	}
+	return def, text, err
 }
 
 // backupMargin is how much longer than a tool's own timeout the runtime
