@@ -1,0 +1,183 @@
+//go:build unix
+
+package subprocess
+
+import (
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// ReapOrphans makes this process the reaper of every process its programs
+// leave behind, and from then on kills them when a run ends.
+//
+// A program can leave its process group, and so escape the group kill
+// that ends each run: "setsid sleep 300 &", a child that calls
+// setpgid(0, 0), a double fork into a new session. Once ReapOrphans has
+// been called, such an orphan is handed to this process instead of to
+// init (Linux: prctl PR_SET_CHILD_SUBREAPER), and when a run of [Run] ends
+// — its program waited for, its group killed — a sweep sends SIGKILL to
+// every child of this process that is not a live program it started, and
+// reaps it; killing an orphan hands its own children here, so the sweep
+// repeats until none is left. The sweep also runs when a program [Track]
+// watched is untracked.
+//
+// It is process-wide and cannot be undone: call it once, early in main,
+// in a program that runs other people's programs (the basis command does).
+// Then every program this process starts outside Run that is not in this
+// process's own session must be started through [Track], or a sweep kills
+// it: the sweep leaves alone the programs Run and Track are running, and
+// every child still in this process's session (a program started without
+// a new session of its own, as exec.Command does by default, which no
+// program Run starts can join).
+//
+// A call's processes are its tree while it runs, but once orphaned they
+// are no one's: a process that escaped from a program still running may
+// be swept when another run ends.
+//
+// On systems other than Linux it returns an error wrapping
+// [errors.ErrUnsupported] and changes nothing; there a program that leaves
+// its process group outlives its run.
+func ReapOrphans() error {
+	if err := becomeSubreaper(); err != nil {
+		return err
+	}
+	reaping.Store(true)
+	return nil
+}
+
+// Track runs start, which starts cmd (cmd.Start when start is nil), so
+// that the sweep of [ReapOrphans] never kills the program: for a program
+// this process starts outside [Run], in a session of its own — a server
+// an SDK starts, a host's own. It returns start's error, and untrack,
+// never nil, to call once cmd has been waited for (or at once, when start
+// failed and nothing runs): untracking before the wait would let a sweep
+// reap the program under exec's feet. Untracking sweeps, so what the
+// program left behind dies with it.
+//
+// While start runs, sweeps are put off: the program exists before cmd.Process
+// says which one it is. A sweep put off so is made once no start is under
+// way any more. start must therefore return promptly.
+func Track(cmd *exec.Cmd, start func() error) (untrack func(), err error) {
+	if start == nil {
+		start = cmd.Start
+	}
+	s := beginStart()
+	err = start()
+	pid := 0
+	if cmd.Process != nil {
+		pid = cmd.Process.Pid
+	}
+	s.started(pid)
+	var once sync.Once
+	return func() { once.Do(s.done) }, err
+}
+
+// reaping is set once ReapOrphans succeeded.
+var reaping atomic.Bool
+
+// live is what a sweep must leave alone: the programs Run and Track have
+// started and not yet waited for, and whether any is being started.
+var live struct {
+	mu   sync.Mutex
+	pids map[int]int // pid → how many registrations hold it
+	// starting counts starts under way; no sweep runs while it is not 0,
+	// since the new program is a child whose pid nobody knows yet.
+	starting int
+	// pending says a sweep was put off because of a start.
+	pending bool
+}
+
+// sweeping makes sweeps one at a time: a sweep reaps what it killed,
+// so no other could kill a pid the first has freed and the kernel reused.
+var sweeping sync.Mutex
+
+// liveStart is one program's registration.
+type liveStart struct{ pid int }
+
+// beginStart registers a start under way.
+func beginStart() *liveStart {
+	live.mu.Lock()
+	live.starting++
+	live.mu.Unlock()
+	return &liveStart{}
+}
+
+// started ends the start: pid (0 when nothing started) is a live program
+// until done. A sweep put off meanwhile is made now, once no other start
+// is under way.
+func (s *liveStart) started(pid int) {
+	live.mu.Lock()
+	live.starting--
+	if pid > 0 {
+		if live.pids == nil {
+			live.pids = map[int]int{}
+		}
+		live.pids[pid]++
+		s.pid = pid
+	}
+	catchUp := live.starting == 0 && live.pending
+	live.mu.Unlock()
+	if catchUp {
+		sweep()
+	}
+}
+
+// done says the program has been waited for, and sweeps.
+func (s *liveStart) done() {
+	if s.pid > 0 {
+		live.mu.Lock()
+		if live.pids[s.pid]--; live.pids[s.pid] <= 0 {
+			delete(live.pids, s.pid)
+		}
+		live.mu.Unlock()
+	}
+	sweep()
+}
+
+// sweep kills and reaps every child of this process that is neither a
+// live program nor in this process's session, until there is none; it
+// does nothing unless ReapOrphans was called, and is put off while a
+// program is being started.
+func sweep() {
+	if !reaping.Load() {
+		return
+	}
+	sweeping.Lock()
+	defer sweeping.Unlock()
+	for {
+		live.mu.Lock()
+		if live.starting > 0 {
+			live.pending = true
+			live.mu.Unlock()
+			return
+		}
+		live.pending = false
+		// Under the lock, so no registered start forks between the list
+		// and the kill.
+		victims := orphans(func(pid int) bool { return live.pids[pid] > 0 })
+		for _, pid := range victims {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		live.mu.Unlock()
+		if len(victims) == 0 {
+			return
+		}
+		for _, pid := range victims {
+			reap(pid)
+		}
+	}
+}
+
+// reap waits for pid, a child this process killed; only the sweep waits
+// for such a child, so it is never one that os/exec waits for.
+func reap(pid int) {
+	for {
+		var status syscall.WaitStatus
+		_, err := syscall.Wait4(pid, &status, 0, nil)
+		if err != syscall.EINTR {
+			return
+		}
+	}
+}

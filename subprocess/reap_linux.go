@@ -1,0 +1,128 @@
+package subprocess
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER, which the syscall
+// package does not define on every architecture.
+const prSetChildSubreaper = 36
+
+func becomeSubreaper() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		return &os.SyscallError{Syscall: "prctl PR_SET_CHILD_SUBREAPER", Err: errno}
+	}
+	return nil
+}
+
+// dieWithParent asks the kernel to SIGKILL the program when its parent
+// dies, even by SIGKILL. Linux sends the signal when the thread that
+// forked the program ends, not the whole process: the caller must fork
+// from a thread that lives as long as the program.
+func dieWithParent(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
+
+// orphans lists the children of this process that a sweep kills: those
+// neither keep says to keep nor in this process's session.
+func orphans(keep func(pid int) bool) []int {
+	own, err := sessionOf("self")
+	if err != nil {
+		return nil // no /proc: nothing can be told apart, so nothing is killed
+	}
+	var out []int
+	for _, pid := range children() {
+		if keep(pid) {
+			continue
+		}
+		// A program Run or Track started is in a session of its own, and
+		// so is everything it starts; a child still in ours was started
+		// by someone else in this process.
+		if sid, err := sessionOf(strconv.Itoa(pid)); err != nil || sid == own {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// children lists this process's children: every thread's children file
+// (the kernel hands an orphan to one of the threads), or, on a kernel
+// without those files, every process whose parent this is.
+func children() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	listed := false
+	for _, task := range tasks {
+		raw, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		if err != nil {
+			continue // a thread that just ended, or no such file
+		}
+		listed = true
+		for _, f := range strings.Fields(string(raw)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	if listed {
+		return pids
+	}
+	return childrenByScan()
+}
+
+// childrenByScan finds this process's children in every /proc/PID/stat,
+// for kernels built without CONFIG_PROC_CHILDREN.
+func childrenByScan() []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f, err := statFields(e.Name()); err == nil && len(f) > 1 && f[1] == strconv.Itoa(self) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// sessionOf reads the session id of /proc/<pid>.
+func sessionOf(pid string) (int, error) {
+	f, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	if len(f) < 4 {
+		return 0, fs.ErrInvalid
+	}
+	return strconv.Atoi(f[3])
+}
+
+// statFields returns the fields of /proc/<pid>/stat after the command
+// name: state, ppid, pgrp, session, ...
+func statFields(pid string) ([]string, error) {
+	raw, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil, err
+	}
+	// The command name is in parentheses and may hold anything, ")"
+	// included; the last ")" ends it.
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return nil, errors.New("unexpected /proc stat format")
+	}
+	return strings.Fields(string(raw[i+1:])), nil
+}
