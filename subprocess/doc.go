@@ -37,7 +37,9 @@
 //     stdout limit the pipe is closed, as "| head -c" would, so a program
 //     that prints forever ends with SIGPIPE instead of running on unread;
 //     past the stderr limit the rest is read and discarded. Memory stays
-//     bounded either way.
+//     bounded either way. Everything the program wrote before it exited
+//     arrives; output still held open by a writer that escaped the run is
+//     read for a short while, and then counts as truncated.
 //   - [Cmd.Confine] lets a sandbox confine the program without this
 //     package knowing about it: the hook may rewrite the command and start
 //     it, and a hook that refuses means the program does not run.

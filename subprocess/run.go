@@ -22,8 +22,13 @@ const (
 
 // drainWindow is how long output is still read after the process group has
 // been killed: time for the pipes to deliver what is already in them, not
-// for a grandchild that escaped the group to go on writing.
-const drainWindow = 200 * time.Millisecond
+// for a grandchild that escaped the group to go on writing. (A variable
+// for tests.)
+var drainWindow = 200 * time.Millisecond
+
+// testHookDrainDeadline, when set, is called once Run has set the drain
+// deadline: tests stall the readers until then.
+var testHookDrainDeadline func()
 
 // Cmd describes one run. Its fields are plain configuration, as in
 // [exec.Cmd]; a Cmd may be reused and shared, since [Run] never modifies it.
@@ -223,13 +228,16 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	reg.done()
 
-	// What is already in the pipes is read; a writer that escaped the group
-	// does not hold the call open.
+	// What is already in the pipes is read; a writer that escaped does not
+	// hold the call open, and the output it cut short says so.
 	drainBy := time.Now().Add(drainWindow)
 	_ = p.stdoutR.SetReadDeadline(drainBy)
 	_ = p.stderrR.SetReadDeadline(drainBy)
 	if p.stdinW != nil {
 		_ = p.stdinW.SetWriteDeadline(time.Now())
+	}
+	if testHookDrainDeadline != nil {
+		testHookDrainDeadline()
 	}
 	streams.Wait()
 
