@@ -64,14 +64,17 @@ func Track(cmd *exec.Cmd, start func() error) (untrack func(), err error) {
 		start = cmd.Start
 	}
 	s := beginStart()
-	err = start()
-	pid := 0
-	if cmd.Process != nil {
-		pid = cmd.Process.Pid
-	}
-	s.started(pid)
+	// Deferred, so that a start that panics does not put off sweeps for
+	// good.
+	defer func() {
+		pid := 0
+		if cmd.Process != nil {
+			pid = cmd.Process.Pid
+		}
+		s.started(pid)
+	}()
 	var once sync.Once
-	return func() { once.Do(s.done) }, err
+	return func() { once.Do(s.done) }, start()
 }
 
 // reaping is set once ReapOrphans succeeded.

@@ -3,7 +3,6 @@ package subprocess
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -30,10 +29,11 @@ func dieWithParent(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL
 // orphans lists the children of this process that a sweep kills: those
 // neither keep says to keep nor in this process's session.
 func orphans(keep func(pid int) bool) []int {
-	own, err := sessionOf("self")
-	if err != nil {
+	own, err := statFields("self")
+	if err != nil || len(own) < 4 {
 		return nil // no /proc: nothing can be told apart, so nothing is killed
 	}
+	self, session := strconv.Itoa(os.Getpid()), own[3]
 	var out []int
 	for _, pid := range children() {
 		if keep(pid) {
@@ -41,8 +41,11 @@ func orphans(keep func(pid int) bool) []int {
 		}
 		// A program Run or Track started is in a session of its own, and
 		// so is everything it starts; a child still in ours was started
-		// by someone else in this process.
-		if sid, err := sessionOf(strconv.Itoa(pid)); err != nil || sid == own {
+		// by someone else in this process, who waits for it. And a pid
+		// that is no longer our child's (it was waited for and reused
+		// since it was listed) is none of ours.
+		f, err := statFields(strconv.Itoa(pid))
+		if err != nil || len(f) < 4 || f[1] != self || f[3] == session {
 			continue
 		}
 		out = append(out, pid)
@@ -97,18 +100,6 @@ func childrenByScan() []int {
 		}
 	}
 	return pids
-}
-
-// sessionOf reads the session id of /proc/<pid>.
-func sessionOf(pid string) (int, error) {
-	f, err := statFields(pid)
-	if err != nil {
-		return 0, err
-	}
-	if len(f) < 4 {
-		return 0, fs.ErrInvalid
-	}
-	return strconv.Atoi(f[3])
 }
 
 // statFields returns the fields of /proc/<pid>/stat after the command
