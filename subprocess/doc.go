@@ -23,7 +23,8 @@
 //   - The program starts in a session of its own, with no controlling
 //     terminal: it cannot open /dev/tty, so it can neither read the
 //     operator's terminal nor type into it (TIOCSTI). On Linux it is
-//     killed when this process dies, even by SIGKILL.
+//     killed when this process dies, even by SIGKILL (a [Cmd.Confine] hook
+//     that starts the program itself decides that).
 //   - A deadline covers starting, running and draining output. When it
 //     passes, or the context is cancelled, the whole process group gets
 //     SIGTERM, then SIGKILL after [Cmd.Grace]. After every run the group is
