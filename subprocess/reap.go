@@ -18,19 +18,22 @@ import (
 // been called, such an orphan is handed to this process instead of to
 // init (Linux: prctl PR_SET_CHILD_SUBREAPER), and when a run of [Run] ends
 // — its program waited for, its group killed — a sweep sends SIGKILL to
-// every child of this process that is not a live program it started, and
-// reaps it; killing an orphan hands its own children here, so the sweep
-// repeats until none is left. The sweep also runs when a program [Track]
-// watched is untracked.
+// every orphan the kernel has handed to this process, and reaps it;
+// killing an orphan hands its own children here, so the sweep repeats
+// until none is left. The sweep also runs when a program [Track] watched
+// is untracked.
 //
 // It is process-wide and cannot be undone: call it once, early in main,
 // in a program that runs other people's programs (the basis command does).
-// Then every program this process starts outside Run that is not in this
-// process's own session must be started through [Track], or a sweep kills
-// it: the sweep leaves alone the programs Run and Track are running, and
-// every child still in this process's session (a program started without
-// a new session of its own, as exec.Command does by default, which no
-// program Run starts can join).
+// The kernel hands orphans to the process's main thread, together with the
+// children of any thread that ended, so the sweep cannot tell an orphan
+// from a program this process started from a thread that has ended since
+// (as a sandbox that starts programs from a restricted thread does), or
+// from its main thread. It leaves alone the programs Run and Track are
+// running and every child still in this process's session (a program
+// started without a session of its own, as exec.Command does by default;
+// no program Run starts can join it); every other program this process
+// starts outside Run must be started through [Track].
 //
 // A call's processes are its tree while it runs, but once orphaned they
 // are no one's: a process that escaped from a program still running may

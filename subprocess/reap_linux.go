@@ -29,11 +29,11 @@ func dieWithParent(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL
 // orphans lists the children of this process that a sweep kills: those
 // neither keep says to keep nor in this process's session.
 func orphans(keep func(pid int) bool) []int {
-	own, err := statFields("self")
-	if err != nil || len(own) < 4 {
-		return nil // no /proc: nothing can be told apart, so nothing is killed
+	session, _, errno := syscall.RawSyscall(syscall.SYS_GETSID, 0, 0, 0)
+	if errno != 0 {
+		return nil
 	}
-	self, session := strconv.Itoa(os.Getpid()), own[3]
+	self, own := strconv.Itoa(os.Getpid()), strconv.Itoa(int(session))
 	var out []int
 	for _, pid := range children() {
 		if keep(pid) {
@@ -45,7 +45,7 @@ func orphans(keep func(pid int) bool) []int {
 		// that is no longer our child's (it was waited for and reused
 		// since it was listed) is none of ours.
 		f, err := statFields(strconv.Itoa(pid))
-		if err != nil || len(f) < 4 || f[1] != self || f[3] == session {
+		if err != nil || len(f) < 4 || f[1] != self || f[3] == own {
 			continue
 		}
 		out = append(out, pid)
@@ -53,32 +53,24 @@ func orphans(keep func(pid int) bool) []int {
 	return out
 }
 
-// children lists this process's children: every thread's children file
-// (the kernel hands an orphan to one of the threads), or, on a kernel
-// without those files, every process whose parent this is.
+// children lists the children of this process's main thread, which is
+// where the kernel hands every orphan (to the first thread of the process
+// that is not exiting, and a Go program's main thread never ends), and
+// the children of threads that ended; a program started from another,
+// live thread is not listed, but that one is no orphan. On a kernel
+// without children files it lists every child, from all of /proc.
 func children() []int {
-	tasks, err := os.ReadDir("/proc/self/task")
+	raw, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
 	if err != nil {
-		return nil
+		return childrenByScan()
 	}
 	var pids []int
-	listed := false
-	for _, task := range tasks {
-		raw, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
-		if err != nil {
-			continue // a thread that just ended, or no such file
-		}
-		listed = true
-		for _, f := range strings.Fields(string(raw)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, pid)
-			}
+	for _, f := range strings.Fields(string(raw)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, pid)
 		}
 	}
-	if listed {
-		return pids
-	}
-	return childrenByScan()
+	return pids
 }
 
 // childrenByScan finds this process's children in every /proc/PID/stat,

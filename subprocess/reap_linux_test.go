@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -80,36 +82,48 @@ func TestWithoutReapOrphansEscapesSurvive(t *testing.T) {
 
 // The sweep leaves alone what this process runs itself: a program started
 // through Track, and one still in this process's session; an untracked
-// program in a session of its own is an orphan to it.
+// program in a session of its own is an orphan to it. Each is started from
+// a thread that then ends, as a sandbox's restricted thread does, so the
+// kernel hands it to the main thread, where the sweep looks for orphans.
 func TestSweepSparesTrackedAndOwnSessionPrograms(t *testing.T) {
 	tests := []struct {
-		name         string
-		track, setsd bool
-		swept        bool
+		name              string
+		track, ownSession bool
+		swept             bool
 	}{
-		{name: "tracked, own session", track: true, setsd: true},
-		{name: "untracked, in this process's session", setsd: false},
-		{name: "untracked, own session", setsd: true, swept: true},
+		{name: "tracked, own session", track: true, ownSession: true},
+		{name: "untracked, in this process's session"},
+		{name: "untracked, own session", ownSession: true, swept: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command("sleep", "300")
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: tt.setsd}
-			untrack := func() {}
-			if tt.track {
-				var err error
-				if untrack, err = subprocess.Track(cmd, nil); err != nil {
-					t.Fatal(err)
-				}
-			} else if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: tt.ownSession}
+			type started struct {
+				untrack func()
+				err     error
 			}
+			done := make(chan started, 1)
+			go func() {
+				runtime.LockOSThread() // never unlocked: the thread ends here
+				if tt.track {
+					untrack, err := subprocess.Track(cmd, nil)
+					done <- started{untrack, err}
+					return
+				}
+				done <- started{func() {}, cmd.Start()}
+			}()
+			st := <-done
+			if st.err != nil {
+				t.Fatal(st.err)
+			}
+			waitForMainThreadChild(t, cmd.Process.Pid)
 			// Any run ends with a sweep.
 			run(t, t.Context(), &subprocess.Cmd{Argv: []string{"/bin/true"}})
 			state, _ := procState(cmd.Process.Pid)
 			cmd.Process.Kill()
 			err := cmd.Wait()
-			untrack()
+			st.untrack()
 			var exit *exec.ExitError
 			if tt.swept {
 				if errors.As(err, &exit) {
@@ -124,6 +138,27 @@ func TestSweepSparesTrackedAndOwnSessionPrograms(t *testing.T) {
 				t.Errorf("waiting for the program: %v, want it killed by the test", err)
 			}
 		})
+	}
+}
+
+// waitForMainThreadChild waits (boundedly: the thread that started pid is
+// ending) until the kernel has handed pid to this process's main thread.
+func waitForMainThreadChild(t *testing.T, pid int) {
+	t.Helper()
+	file := "/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children"
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(strings.Fields(string(raw)), strconv.Itoa(pid)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never became a child of the main thread", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
