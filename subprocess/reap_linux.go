@@ -60,7 +60,7 @@ func orphans(keep func(pid int) bool) []int {
 // live thread is not listed, but that one is no orphan. On a kernel
 // without children files it lists every child, from all of /proc.
 func children() []int {
-	raw, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	raw, err := readProcFile("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
 	if err != nil {
 		return childrenByScan()
 	}
@@ -71,6 +71,32 @@ func children() []int {
 		}
 	}
 	return pids
+}
+
+// readProcFile reads a /proc file with plain system calls: every run
+// ends with a sweep, and os.ReadFile's stat and poller registration
+// cost more than the read.
+func readProcFile(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var out []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		out = append(out, buf[:n]...)
+	}
 }
 
 // childrenByScan finds this process's children in every /proc/PID/stat,
@@ -97,7 +123,7 @@ func childrenByScan() []int {
 // statFields returns the fields of /proc/<pid>/stat after the command
 // name: state, ppid, pgrp, session, ...
 func statFields(pid string) ([]string, error) {
-	raw, err := os.ReadFile("/proc/" + pid + "/stat")
+	raw, err := readProcFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return nil, err
 	}
