@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // ReapOrphans makes this process the reaper of every process its programs
@@ -99,6 +100,11 @@ var live struct {
 // so no other could kill a pid the first has freed and the kernel reused.
 var sweeping sync.Mutex
 
+// lingering holds the pids a sweep killed but that did not die within
+// reapWindow (stuck in the kernel): later sweeps reap them once they are
+// gone, without waiting for them again. Guarded by sweeping.
+var lingering = map[int]bool{}
+
 // liveStart is one program's registration.
 type liveStart struct{ pid int }
 
@@ -142,16 +148,26 @@ func (s *liveStart) done() {
 	sweep()
 }
 
-// sweep kills and reaps every child of this process that is neither a
-// live program nor in this process's session, until there is none; it
-// does nothing unless ReapOrphans was called, and is put off while a
-// program is being started.
+// reapWindow bounds how long a sweep waits for what it killed to die: a
+// process stuck in the kernel does not hold the end of every run; it is
+// left, killed, for a later sweep to reap.
+const reapWindow = 5 * time.Second
+
+// sweep kills and reaps every orphan of this process (see [orphans]), until
+// there is none; it does nothing unless ReapOrphans was called, and is put
+// off while a program is being started.
 func sweep() {
 	if !reaping.Load() {
 		return
 	}
 	sweeping.Lock()
 	defer sweeping.Unlock()
+	for pid := range lingering {
+		if reap(pid, time.Time{}) {
+			delete(lingering, pid)
+		}
+	}
+	deadline := time.Now().Add(reapWindow)
 	for {
 		live.mu.Lock()
 		if live.starting > 0 {
@@ -162,7 +178,7 @@ func sweep() {
 		live.pending = false
 		// Under the lock, so no registered start forks between the list
 		// and the kill.
-		victims := orphans(func(pid int) bool { return live.pids[pid] > 0 })
+		victims := orphans(func(pid int) bool { return live.pids[pid] > 0 || lingering[pid] })
 		for _, pid := range victims {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -171,19 +187,30 @@ func sweep() {
 			return
 		}
 		for _, pid := range victims {
-			reap(pid)
+			if !reap(pid, deadline) {
+				lingering[pid] = true
+			}
 		}
 	}
 }
 
-// reap waits for pid, a child this process killed; only the sweep waits
-// for such a child, so it is never one that os/exec waits for.
-func reap(pid int) {
+// reap waits until deadline for pid, a child this process killed, and
+// reports whether it is gone. Only the sweep waits for such a child, so
+// it is never one that os/exec waits for.
+func reap(pid int, deadline time.Time) bool {
+	pause := 50 * time.Microsecond
 	for {
 		var status syscall.WaitStatus
-		_, err := syscall.Wait4(pid, &status, 0, nil)
-		if err != syscall.EINTR {
-			return
+		got, err := syscall.Wait4(pid, &status, syscall.WNOHANG, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil || got == pid:
+			return true
+		case time.Now().After(deadline):
+			return false
 		}
+		time.Sleep(pause)
+		pause = min(2*pause, 10*time.Millisecond)
 	}
 }
