@@ -21,8 +21,9 @@ import (
 // — its program waited for, its group killed — a sweep sends SIGKILL to
 // every orphan the kernel has handed to this process, and reaps it;
 // killing an orphan hands its own children here, so the sweep repeats
-// until none is left. The sweep also runs when a program [Track] watched
-// is untracked.
+// until none is left (one that does not die within 5 s of its SIGKILL,
+// stuck in the kernel, is left for a later sweep to reap). The sweep also
+// runs when a program [Track] watched is untracked.
 //
 // It is process-wide and cannot be undone: call it once, early in main,
 // in a program that runs other people's programs (the basis command does).
