@@ -116,6 +116,11 @@ type Request struct {
 	// with Remember.Proposed remembers. Empty for a call that is not an
 	// analysed command line.
 	Proposed []Rule
+	// Warnings, set by the host, are what the person or program asked
+	// should know beyond the preview — such as a git config in the
+	// repository that names programs git runs. Rules never match them;
+	// approvers that ask a person show them.
+	Warnings []string
 }
 
 type previewJSON struct {
@@ -134,6 +139,7 @@ type requestJSON struct {
 	Input   json.RawMessage `json:"input"`
 	// Proposed is the proposed rules' command patterns, in the CLI's form.
 	Proposed []string `json:"proposed,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MarshalJSON encodes the request in the shape documented on [Request],
@@ -150,7 +156,8 @@ func (r Request) MarshalJSON() ([]byte, error) {
 			Subject:      nullIfEmpty(r.Preview.Subject),
 			Summary:      r.Preview.Summary,
 		},
-		Input: nullIfEmpty(r.Input),
+		Input:    nullIfEmpty(r.Input),
+		Warnings: r.Warnings,
 	}
 	for _, p := range r.Proposed {
 		w.Proposed = append(w.Proposed, FormatCommand(p.Command))
@@ -181,7 +188,8 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 			Subject:      emptyIfNull(w.Preview.Subject),
 			Summary:      w.Preview.Summary,
 		},
-		Input: emptyIfNull(w.Input),
+		Input:    emptyIfNull(w.Input),
+		Warnings: w.Warnings,
 	}
 	for _, text := range w.Proposed {
 		words, err := ParseCommand(text)

@@ -35,10 +35,13 @@ type Explanation struct {
 	// the simple command no rule allows, or that the command line could
 	// not be analysed and why.
 	Gap string
-	// Allow lists rules which, added to the operator's rules, would allow
-	// the call (one per command no rule covers); empty when the rules
-	// already allow it, when a deny or ask rule would still win, or when
-	// the call's tool has no source to bind a rule to.
+	// Allow lists the rules an "always" answer would save, which added
+	// to the operator's rules would allow the call: the rules the gate
+	// proposes to an approver (one per command no rule covers; see
+	// [ProposeCommand]), or a pattern matching exactly the Subject. Empty
+	// when the rules already allow the call, when a deny or ask rule
+	// would still win, or when the call's tool has no source to bind a
+	// rule to.
 	Allow []Rule
 }
 
@@ -178,36 +181,20 @@ func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
 	return out
 }
 
-// allowRules proposes the operator rules that would allow the call: one
-// exact command rule per command no rule allows, or a pattern that matches
-// exactly this subject.
+// allowRules is what an "always" answer to the call would save: the
+// rules the gate proposes to an approver ([Gate.propose]), or, when it
+// proposes none, a pattern that matches exactly this subject.
 func (g *Gate) allowRules(req Request, subject string) []Rule {
 	if req.Source == "" || !validTool(req.Tool) {
 		return nil
 	}
-	base := Rule{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator}
-	if commands, ok := subjectCommands(subject); ok {
-		var out []Rule
-		for _, argv := range g.uncovered(req.Tool, req.Source, commands) {
-			r := base
-			r.Command = exactCommand(argv)
-			out = append(out, r)
-		}
-		if len(out) > 0 {
-			return out
-		}
+	if out := g.propose(req, subject); len(out) > 0 {
+		return out
 	}
-	r := base
-	r.Pattern = SubjectPattern(subject)
-	return []Rule{r}
+	return []Rule{{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator, Pattern: SubjectPattern(subject)}}
 }
 
 func validTool(name string) bool { return (&Rule{Tool: name}).validTool() != "" }
-
-// exactCommand is a command pattern that matches argv: each word as it
-// is. A word holding '*', which a command pattern reads as any run, then
-// matches more than itself; nothing in a command pattern matches only '*'.
-func exactCommand(argv []string) []CommandWord { return Words(argv...) }
 
 // SubjectPattern returns a pattern that matches subject: subject itself,
 // with each '*' (which a pattern reads as any run) turned into '?' (any

@@ -10,11 +10,20 @@
 //
 // [Load] layers the workspace's <root>/.mcp.json over the operator's
 // <config dir>/mcp.json over servers a host supplies, a name in a more
-// specific layer shadowing the same name below it. Problems are
+// specific layer shadowing the same name below it — a workspace file only
+// once the operator trusted it, so an untrusted one never hides the
+// operator's server. A server name that would make tool names ambiguous
+// ("__" in it, or mcp__<name>__ beginning another's) is refused, the
+// operator's kept over the workspace's. Problems are
 // [*ConfigError] values naming the file, line, column, server and field,
 // never a value. Env and header values live in [*Values], which print
 // only names. ${VAR} and ${VAR:-default} are expanded when a server
-// starts; an unset variable makes only that server unavailable.
+// starts; an unset variable makes only that server unavailable, and so
+// does a workspace server's cwd that leads outside the workspace
+// ([ErrOutsideWorkspace], checked at every start). A stdio server
+// inherits the environment basis runs in without basis's own BASIS_*
+// variables and without names that look like credentials, unless
+// [Options.PassEnv] or its own env names them (contract/childenv).
 //
 // A workspace file is code a repository asks to run: its servers start
 // only after the operator trusted the file's exact content with

@@ -107,6 +107,12 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 			errs = append(errs, err)
 			return
 		}
+		if origin == OriginWorkspace {
+			if err := inWorkspace(dir, filepath.Join(dir, name)); err != nil {
+				errs = append(errs, err)
+				return
+			}
+		}
 		data, mode, err := readConfigFile(ctx, path)
 		if err != nil {
 			errs = append(errs, err)
@@ -136,6 +142,11 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
+		if origin == OriginWorkspace {
+			for i := range servers {
+				servers[i].Root = opts.Root
+			}
+		}
 		layers = append(layers, servers)
 	}
 	read(opts.Root, WorkspaceFileName, OriginWorkspace)
@@ -146,25 +157,9 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 	}
 	layers = append(layers, host)
 
-	byName := map[string]bool{}
-	byPrefix := map[string]ServerConfig{}
-	for _, layer := range layers {
-		for _, s := range layer {
-			if byName[s.Name] {
-				cfg.Shadowed = append(cfg.Shadowed, s)
-				continue
-			}
-			prefix := serverPrefix(s.Name)
-			if other, ok := byPrefix[prefix]; ok {
-				errs = append(errs, &ConfigError{File: s.File, Server: printableName(s.Name), Err: newProblem(ErrInvalidValue,
-					"its tools would be named like those of server "+printableName(other.Name)+" ("+prefix+"...); rename one of them")})
-				continue
-			}
-			byName[s.Name] = true
-			byPrefix[prefix] = s
-			cfg.Servers = append(cfg.Servers, s)
-		}
-	}
+	var layerErrs []error
+	cfg.Servers, cfg.Shadowed, layerErrs = layer(layers, cfg.Files)
+	errs = append(errs, layerErrs...)
 	slices.SortFunc(cfg.Servers, func(a, b ServerConfig) int { return strings.Compare(a.Name, b.Name) })
 	return cfg, errors.Join(errs...)
 }
@@ -208,6 +203,8 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 			bad("", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
 		case seen[s.Name]:
 			bad("", newProblem(ErrDuplicateKey, "the server name is given twice; keep one"))
+		case nameProblem(s.Name) != "":
+			bad("", newProblem(ErrInvalidValue, nameProblem(s.Name)))
 		}
 		seen[s.Name] = true
 		if s.Type == "" {
@@ -229,9 +226,12 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 			bad("type", newProblem(ErrUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
 		}
 		for field, text := range s.templates() {
-			if _, err := configfile.Placeholders(text); err != nil {
+			names, err := configfile.Placeholders(text)
+			if err != nil {
 				_, cause := placeholderProblem(err)
 				bad(field, cause)
+			} else if name, ok := basisPlaceholder(names); ok {
+				bad(field, basisVariableProblem(name))
 			}
 		}
 		if s.StartupTimeout < 0 || s.CallTimeout < 0 {

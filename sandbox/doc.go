@@ -12,12 +12,16 @@
 //
 // On Linux the policy is enforced with Landlock (reads everywhere, writes
 // only beneath the workspace root, the tool's working directory, a
-// per-call TMPDIR that the sandbox creates and removes, the user's cache
-// directory and the paths the policy names) and, without the network, a
-// network namespace of the program's own (loopback only) — or, where no
-// namespace can be created, Landlock's TCP rules. Capabilities that reach
-// past the sandbox (CAP_SYS_ADMIN and the like) are dropped, so a program
-// started by root cannot walk back into the host's namespace.
+// per-call TMPDIR that the sandbox creates and removes, a cache of the
+// sandbox's own for the workspace and the paths the policy names) and,
+// without the network, a network namespace of the program's own (loopback
+// only) — or, where no namespace can be created, Landlock's TCP rules —
+// plus a seccomp filter that refuses Unix sockets. Inside the writable
+// directories, what programs outside the sandbox execute (.git, .basis,
+// .mcp.json, [Policy.Protect]) is mounted read-only in a mount namespace
+// of the call's own. Capabilities that reach past the sandbox
+// (CAP_SYS_ADMIN and the like) are dropped, so a program started by root
+// cannot walk back into the host's namespaces nor undo its mounts.
 //
 // Landlock restricts the calling thread and what it executes, and os/exec
 // has no hook between fork and exec, so [Sandbox.Prepare] returns the

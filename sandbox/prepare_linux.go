@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -30,6 +29,9 @@ type spec struct {
 	Write   []string `json:"write"`
 	// Net is "" (allowed), "namespace" or "landlock-tcp".
 	Net NetworkCut `json:"net,omitempty"`
+	// Protect lists what is mounted read-only, in a mount namespace of
+	// the program's own, before it runs.
+	Protect []string `json:"protect,omitempty"`
 }
 
 const specVersion = 1
@@ -83,27 +85,36 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	if !s.policy.Network {
 		sp.Net = sup.cut()
 	}
-	trampoline := rewrite || sp.Net == CutNamespace && !sup.threadNetns
+	dir := s.absDir(cmd.Dir)
+	if sp.Protect, err = s.protectedPaths(dir); err != nil {
+		return nil, nil, err
+	}
+	mountsInUserns, err := sup.mounts(len(sp.Protect) > 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	trampoline := rewrite || sp.Net == CutNamespace && !sup.threadNetns || mountsInUserns
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
-	dir := s.absDir(cmd.Dir)
 	tmp, err := os.MkdirTemp("", "basis-call-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
 	}
 	release = func() { _ = os.RemoveAll(tmp) }
 	sp.Write = append([]string{tmp}, s.writable(dir)...)
-	if s.cacheDir != "" && s.policy.Mode == WorkspaceWrite {
-		// A missing cache directory cannot be granted, and the first
-		// `go build` would then fail to create it.
-		_ = os.MkdirAll(s.cacheDir, 0o700)
-	}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ() // what exec.Cmd would have given the program
 	}
-	cmd.Env = withTempDir(env, tmp)
+	vars := []string{"TMPDIR=" + tmp}
+	if s.cacheDir != "" && s.policy.Mode == WorkspaceWrite {
+		// A missing cache directory cannot be granted, and the first
+		// `go build` would then fail to create it.
+		_ = os.MkdirAll(s.cacheDir, 0o700)
+		vars = append(vars, cacheEnv(s.cacheDir)...)
+	}
+	cmd.Env = withVars(env, vars...)
 	if !trampoline {
 		return startFromRestrictedThread(cmd, sp), release, nil
 	}
@@ -119,6 +130,9 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	}
 	if sp.Net == CutNamespace {
 		withNetNamespace(attr, sup.userns)
+	}
+	if mountsInUserns {
+		withMountNamespace(attr)
 	}
 	cmd.Args = append([]string{trampolineName, string(encoded)}, cmd.Args...)
 	cmd.Path = "/proc/self/exe"
@@ -147,17 +161,6 @@ func startFromRestrictedThread(cmd *exec.Cmd, sp spec) func() error {
 	}
 }
 
-// withTempDir sets TMPDIR, replacing every entry of that name.
-func withTempDir(env []string, tmp string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, e := range env {
-		if !strings.HasPrefix(e, "TMPDIR=") {
-			out = append(out, e)
-		}
-	}
-	return append(out, "TMPDIR="+tmp)
-}
-
 // withNetNamespace starts the trampoline in a new network namespace. An
 // unprivileged process needs a user namespace for that: its own uid and
 // gid map to themselves, and CAP_NET_ADMIN is kept across the exec so
@@ -177,8 +180,15 @@ func withNetNamespace(attr *syscall.SysProcAttr, userns bool) {
 }
 
 // probeKernel asks the kernel for its Landlock ABI and tries one start of
-// the trampoline in a new network namespace.
+// the trampoline in a new network namespace, and what mount namespaces
+// need.
 func probeKernel() support {
+	s := probeNet()
+	probeMounts(&s)
+	return s
+}
+
+func probeNet() support {
 	var s support
 	abi, err := ll.LandlockGetABIVersion()
 	switch {

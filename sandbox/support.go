@@ -16,6 +16,12 @@ type support struct {
 	// userns: the namespace needs a user namespace too (not privileged),
 	// and so the trampoline.
 	userns bool
+	// threadMounts: this process may make a mount namespace on one of its
+	// threads (it is privileged), to hold protected paths read-only.
+	threadMounts bool
+	// usernsMounts: the trampoline, started in a user namespace of its
+	// own, may make one.
+	usernsMounts bool
 	// why says why Landlock is unavailable, when it is.
 	why string
 }

@@ -65,7 +65,8 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 	c := &mcpClient{cfg: cfg, sources: map[string]string{}, problems: errs}
 	c.manager = mcpbind.NewManager(cfg, mcpbind.Options{
 		Lookup:  w.lookupEnv,
-		Env:     w.e.environ,
+		Env:     w.e.environ, // stdio servers inherit what PassEnv lets through
+		PassEnv: w.sandboxes.passEnv(),
 		Confine: w.confineMCPServer,
 		// basis sweeps what its programs leave behind (ReapOrphans): a live
 		// server is none of that.
@@ -251,7 +252,8 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	}
 	files = len(cfg.Files)
 	for _, s := range cfg.Servers {
-		if err := s.CheckVariables(w.lookupEnv); err != nil {
+		// Variables, and a workspace server's cwd outside the workspace.
+		if err := s.Check(w.lookupEnv); err != nil {
 			errs = append(errs, err)
 		}
 	}

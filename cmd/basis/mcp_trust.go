@@ -96,6 +96,10 @@ func exitCode(errs []error) int {
 func (w *workspace) mcpTrust(ctx context.Context) int {
 	e := w.e
 	path := filepath.Join(w.root, mcpbind.WorkspaceFileName)
+	if err := w.outsideWorkspace(path); err != nil {
+		// Trusting it would trust the other repository's file.
+		return configErr(e, []error{err})
+	}
 	store := mcpbind.NewTrustStore(w.configDir)
 	rec, err := store.Trust(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -62,7 +62,9 @@ func (w *workspace) loadSandboxes(ctx context.Context) (*sandboxes, []error) {
 		}
 	}
 	wsPath := filepath.Join(w.root, workspaceSandboxFile)
-	if data, err := readSandboxConfig(ctx, wsPath); err != nil {
+	if err := w.outsideWorkspace(wsPath); err != nil {
+		errs = append(errs, err)
+	} else if data, err := readSandboxConfig(ctx, wsPath); err != nil {
 		errs = append(errs, err)
 	} else if data != nil {
 		if s.workspace, err = sandbox.ParseWorkspaceConfig(data); err != nil {
@@ -70,6 +72,35 @@ func (w *workspace) loadSandboxes(ctx context.Context) (*sandboxes, []error) {
 		}
 	}
 	return s, errs
+}
+
+// passEnv is the operator's "pass_env": the credential-looking variables
+// every program basis starts inherits all the same. None without an
+// operator sandbox.json (or before it was read).
+func (s *sandboxes) passEnv() []string {
+	if s == nil || s.operator == nil {
+		return nil
+	}
+	return s.operator.PassEnv
+}
+
+// passEnv is the operator's "pass_env", for a program started before the
+// roster is built (a hook approver): read from <config dir>/sandbox.json
+// now when build has not read it yet. A file that cannot be used passes
+// nothing; build reports it, and then nothing runs.
+func (w *workspace) passEnv(ctx context.Context) []string {
+	if w.sandboxes != nil {
+		return w.sandboxes.passEnv()
+	}
+	data, err := readSandboxConfig(ctx, filepath.Join(w.configDir, sandbox.ConfigFile))
+	if err != nil || data == nil {
+		return nil
+	}
+	c, err := sandbox.ParseConfig(data, w.e.getenv("HOME"))
+	if err != nil {
+		return nil
+	}
+	return c.PassEnv
 }
 
 // readSandboxConfig reads one sandbox.json the careful way; nil, nil

@@ -48,7 +48,7 @@ func (rt *Runtime) Explain(ctx context.Context, name string, call contract.Call)
 		out := refused(name, StageUnknown, unknownToolText(name, ro.names()), nil)
 		return Explanation{Refusal: &out}
 	}
-	input, refusal := checkInput(r, name, call.Input)
+	input, refusal := checkInput(ctx, r, name, call.Input)
 	if refusal != nil {
 		return Explanation{Refusal: refusal}
 	}

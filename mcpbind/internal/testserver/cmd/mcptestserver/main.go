@@ -24,6 +24,8 @@ func main() {
 	flag.IntVar(&opts.Extra, "extra", 0, "number of extra echo tools")
 	flag.BoolVar(&opts.LongName, "long", false, "add a tool with a 200-character name")
 	flag.BoolVar(&opts.Collide, "collide", false, "add two tools whose names sanitise to one")
+	flag.BoolVar(&opts.Bidi, "bidi", false, "add a tool whose name holds bidirectional controls")
+	flag.BoolVar(&opts.Environ, "environ", false, "add the tool environ, which reports the working directory and environment")
 	stubborn := flag.String("stubborn", "", "ignore SIGTERM and stdin EOF, fork a grandchild, and write both pids to this file")
 	sleeper := flag.Bool("sleeper", false, "sleep until killed (the stubborn server's grandchild)")
 	daemon := flag.Bool("daemon", false, "start a sleeper in a session of its own, as a daemon would, and leave it")
