@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -294,8 +295,17 @@ func TestAuditWritableRoots(t *testing.T) {
 			t.Errorf("%s is not among the writable roots %q", dir, roots)
 		}
 	}
-	if cache, err := os.UserCacheDir(); err == nil && !has(cache) {
-		t.Errorf("the cache %s is not among the writable roots %q", cache, roots)
+	// Sandboxed programs write basis's own cache for the workspace, never
+	// the operator's: that one is a writable root, the operator's is not.
+	if cache, err := os.UserCacheDir(); err == nil {
+		if has(cache) {
+			t.Errorf("the operator's cache %s is among the writable roots %q", cache, roots)
+		}
+		if !slices.ContainsFunc(roots, func(r string) bool {
+			return strings.HasPrefix(r, resolvePath(filepath.Join(cache, "basis", "sandbox"))+"/")
+		}) {
+			t.Errorf("no writable root lies in basis's own cache %s: %q", filepath.Join(cache, "basis", "sandbox"), roots)
+		}
 	}
 	if has(offDir) || has(home) {
 		t.Errorf("the writable roots %q hold a directory only an unsandboxed tool may write", roots)
