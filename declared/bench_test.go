@@ -46,11 +46,15 @@ func declaredCat(b *testing.B, tool *declared.Tool) {
 	}
 }
 
+// bareCat is the baseline: the same program through a plain
+// exec.Command, in a new session as subprocess starts every program (the
+// kernel's cost, not this package's).
 func bareCat(b *testing.B) {
 	cmd := exec.Command("/bin/cat")
 	cmd.Stdin = strings.NewReader(benchPayload)
 	var out bytes.Buffer
 	cmd.Stdout = &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Run(); err != nil || out.String() != benchPayload {
 		b.Fatalf("exec: %v", err)
 	}

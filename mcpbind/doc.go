@@ -34,9 +34,12 @@
 //
 // A [Manager] starts servers lazily ([Manager.Start], [Manager.ServerTools])
 // or all at once and concurrently ([Manager.StartAll]), each under a
-// startup timeout. A stdio server runs in a process group of its own,
-// which is killed whole when the Manager closes; the end of its stderr is
-// quoted when it fails. Each server tool becomes a [*Tool] named
+// startup timeout. A stdio server leads a session of its own, with no
+// controlling terminal (it cannot type into the operator's), and so a
+// process group of its own, which is killed whole when the Manager
+// closes; on Linux it dies with the process that started it, even by
+// SIGKILL; [Options.Track] lets a host that sweeps orphaned processes
+// know it; the end of its stderr is quoted when it fails. Each server tool becomes a [*Tool] named
 // "mcp__<server>__<tool>" ([ToolName]) that implements
 // [contract.ExecutableTool]: external side effect unless the operator
 // trusts the server's annotations and the tool is read-only; a preview

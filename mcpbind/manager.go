@@ -73,6 +73,13 @@ type Options struct {
 	// failed start that names the server: the program does not run
 	// unconfined.
 	Confine func(server string, cmd *exec.Cmd) (release func(), err error)
+	// Track, when set, starts every stdio server's program: it calls start
+	// (which starts cmd, after Confine) and returns start's error and
+	// untrack, which is called once the program has been waited for and
+	// its process group killed. A host that kills the processes its
+	// programs leave behind passes subprocess.Track, which has this
+	// signature, so that a live server is never taken for one.
+	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
 }
 
 // State is where a server is in its life.
@@ -595,6 +602,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	switch s.cfg.Type {
 	case TypeStdio:
 		c.stdio = newStdioTransport(l, s.m.inherited, s.m.opts.CloseGrace, l.redact)
+		c.stdio.track = s.m.opts.Track
 		if confine := s.m.opts.Confine; confine != nil {
 			name := s.cfg.Name
 			c.stdio.confine = func(cmd *exec.Cmd) (func(), error) { return confine(name, cmd) }

@@ -33,6 +33,9 @@ var mcpServerBinary string
 // its tool list.
 var mcpTestServerBinary string
 
+// ttyProbeBinary tries to type into its terminal (testdata/ttyprobe).
+var ttyProbeBinary string
+
 func TestMain(m *testing.M) {
 	// Tests run basis in this process too, and its sandbox may re-execute
 	// the running binary to confine a program: this one, then.
@@ -56,6 +59,7 @@ func TestMain(m *testing.M) {
 			{&basisBinary, "basis", ".", ".", "basis"},
 			{&mcpServerBinary, "mcpserver", filepath.Join("..", "..", "examples"), "./mcpserver", "the example MCP server"},
 			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server"},
+			{&ttyProbeBinary, "ttyprobe", ".", "./testdata/ttyprobe", "the terminal probe"},
 		}
 		for _, b := range builds {
 			*b.out = filepath.Join(dir, b.name)

@@ -68,6 +68,9 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 		Env:     w.e.environ, // stdio servers inherit what PassEnv lets through
 		PassEnv: w.sandboxes.passEnv(),
 		Confine: w.confineMCPServer,
+		// basis sweeps what its programs leave behind (ReapOrphans): a live
+		// server is none of that.
+		Track: subprocess.Track,
 		OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
 			source, ok := c.source(server, tools)
 			if ok && w.onMCPChange != nil {

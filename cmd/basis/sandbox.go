@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -159,7 +160,11 @@ func (s *sandboxes) confine(tool string, network bool, dir string) (*subprocess.
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
 	}
-	return &subprocess.Confinement{Confine: sb.Prepare, Subject: subject, Summary: d.Summary(), Profile: profile}, nil
+	confine := sb.Prepare
+	if effectiveMode(s.policy(tool, network).Mode) == sandbox.Off {
+		confine = startUnconfined
+	}
+	return &subprocess.Confinement{Confine: confine, Subject: subject, Summary: d.Summary(), Profile: profile}, nil
 }
 
 // profileOf is the sandbox as an approval records it (a tool's
@@ -192,6 +197,14 @@ func profileOf(p sandbox.Policy, d sandbox.Description) sandbox.Description {
 		d.Write = []string{}
 	}
 	return d
+}
+
+// startUnconfined is the Confine hook of a program the operator runs
+// without a sandbox: it leaves the start to subprocess.Run, which then
+// has the program die with basis (a start of the hook's own would have
+// to say that itself).
+func startUnconfined(*exec.Cmd) (start func() error, release func(), err error) {
+	return nil, nil, nil
 }
 
 // sandboxOf is what `basis tools` shows of a tool's sandbox.
