@@ -93,7 +93,9 @@ func (r *Remember) check() error {
 //	             "dir": "...", "subject": {...}, "summary": "..."}}
 //
 // with "capabilities" and "dir" left out when empty, and "subject" and
-// "input" null when absent.
+// "input" null when absent; "definition" (the tool's) and "changed" (each
+// stale rule and what changed since it approved the tool) when there are
+// any.
 type Request struct {
 	// CallID is the model provider's id for the call.
 	CallID string
@@ -109,6 +111,16 @@ type Request struct {
 	Preview contract.Preview
 	// Input is the model's arguments, a JSON object.
 	Input json.RawMessage
+	// Definition is the tool's definition now ([contract.Definer]): an
+	// allow rule matches only a call of the definition it approved, and
+	// "always" answers record it. Empty for a tool that has none; only
+	// allow rules that record none match such a call.
+	Definition json.RawMessage
+	// Stale, set by the gate, are the allow rules that would have allowed
+	// the call had the tool not changed since they approved it, each with
+	// what changed: an approver shows them, so the person asked knows the
+	// tool is not what was approved.
+	Stale []StaleRule
 	// Proposed, set by the gate, are the narrowest operator rules that
 	// would allow the call's commands no rule allows yet (see
 	// [ProposeCommand]), each with the command line as its first Match
@@ -116,6 +128,11 @@ type Request struct {
 	// with Remember.Proposed remembers. Empty for a call that is not an
 	// analysed command line.
 	Proposed []Rule
+	// Warnings, set by the host, are what the person or program asked
+	// should know beyond the preview — such as a git config in the
+	// repository that names programs git runs. Rules never match them;
+	// approvers that ask a person show them.
+	Warnings []string
 }
 
 type previewJSON struct {
@@ -132,8 +149,14 @@ type requestJSON struct {
 	Source  string          `json:"source,omitempty"`
 	Preview previewJSON     `json:"preview"`
 	Input   json.RawMessage `json:"input"`
+	// Definition is the tool's definition.
+	Definition json.RawMessage `json:"definition,omitempty"`
+	// Changed says, for each stale rule, what changed since it approved
+	// the tool.
+	Changed []string `json:"changed,omitempty"`
 	// Proposed is the proposed rules' command patterns, in the CLI's form.
 	Proposed []string `json:"proposed,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MarshalJSON encodes the request in the shape documented on [Request],
@@ -150,7 +173,12 @@ func (r Request) MarshalJSON() ([]byte, error) {
 			Subject:      nullIfEmpty(r.Preview.Subject),
 			Summary:      r.Preview.Summary,
 		},
-		Input: nullIfEmpty(r.Input),
+		Input:      nullIfEmpty(r.Input),
+		Definition: r.Definition,
+		Warnings:   r.Warnings,
+	}
+	for _, st := range r.Stale {
+		w.Changed = append(w.Changed, st.String())
 	}
 	for _, p := range r.Proposed {
 		w.Proposed = append(w.Proposed, FormatCommand(p.Command))
@@ -164,7 +192,8 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// UnmarshalJSON decodes the shape [Request.MarshalJSON] writes.
+// UnmarshalJSON decodes the shape [Request.MarshalJSON] writes; "changed"
+// is words for the approver and is not read back into Stale.
 func (r *Request) UnmarshalJSON(data []byte) error {
 	var w requestJSON
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -181,7 +210,9 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 			Subject:      emptyIfNull(w.Preview.Subject),
 			Summary:      w.Preview.Summary,
 		},
-		Input: emptyIfNull(w.Input),
+		Input:      emptyIfNull(w.Input),
+		Definition: emptyIfNull(w.Definition),
+		Warnings:   w.Warnings,
 	}
 	for _, text := range w.Proposed {
 		words, err := ParseCommand(text)

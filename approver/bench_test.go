@@ -4,6 +4,7 @@ package approver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -147,4 +148,48 @@ func BenchmarkGateAskOverDirect(b *testing.B) {
 	b.ReportMetric(float64(mg.Nanoseconds()), "gate-ns")
 	b.ReportMetric(float64(md.Nanoseconds()), "direct-ns")
 	b.ReportMetric(float64(mg-md), "added-ns")
+}
+
+// BenchmarkGateDefinitionOverNone alternates, call by call, the benchmark
+// gate whose allow rules all record a tool definition (a declared tool's,
+// with a sandbox) and the same gate with rules that record none, deciding
+// the same call with and without that definition, and reports the median
+// of each and their ratio: what binding approvals to definitions costs a
+// decision.
+func BenchmarkGateDefinitionOverNone(b *testing.B) {
+	def := json.RawMessage(`{"command":["./.basis/tools/make.sh"],"cwd":".","env":{"LANG":"sha256:d7ac6b1a9c24bc7e1b2a3f4c2f0b2f4e6f4a5f0c3c7a6f1e7b8d9c0a1b2c3d4e"},"files":{"/repo2/.basis/tools/make.sh":"sha256:0b8e1c8a3ad1fd4fd58e2e9a0f5a7c2b1d4e3f6a7b8c9d0e1f2a3b4c5d6e7f80"},"network":false,"program":"/repo2/.basis/tools/make.sh","sandbox":{"mode":"workspace-write","network":"none","network_cut":"namespace","write":[]},"side_effect":"process"}`)
+	plain := benchRules(1_000)
+	bound := benchRules(1_000)
+	for i := range bound {
+		if bound[i].Decision == approver.RuleAllow {
+			bound[i].Definition = def
+		}
+	}
+	gates := make([]*approver.Gate, 2)
+	for i, rules := range [][]approver.Rule{plain, bound} {
+		g, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: rules})
+		if err != nil {
+			b.Fatal(err)
+		}
+		gates[i] = g
+	}
+	tool := fmt.Sprintf("tool_%d", 1_000/160)
+	decide := func(g *approver.Gate, def json.RawMessage) time.Duration {
+		start := time.Now()
+		v := g.Authorize(context.Background(), approver.Request{CallID: "call", Tool: tool, Source: benchSource(2), Definition: def, Preview: benchPreview})
+		d := time.Since(start)
+		if !v.Allow || v.Source != approver.SourceRule {
+			b.Fatalf("verdict = %+v", v)
+		}
+		return d
+	}
+	var none, with []time.Duration
+	for b.Loop() {
+		none = append(none, decide(gates[0], nil))
+		with = append(with, decide(gates[1], def))
+	}
+	mn, mw := median(none), median(with)
+	b.ReportMetric(float64(mn.Nanoseconds()), "none-ns")
+	b.ReportMetric(float64(mw.Nanoseconds()), "definition-ns")
+	b.ReportMetric(float64(mw)/float64(mn), "ratio")
 }

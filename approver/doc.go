@@ -37,6 +37,13 @@
 // away. Workspace rules need no source: they speak only for their
 // workspace.
 //
+// An allow rule also records the definition of the tool it approved
+// ([Rule.Definition], from [contract.Definer] through
+// [Request.Definition]) and matches only while the tool is still that,
+// but for a tighter sandbox ([CompareDefinitions]); a changed tool is
+// asked about again, with what changed ([StaleRule]). One that records
+// none matches only tools that have none.
+//
 //   - Pattern: a glob over the Subject JSON. '*' matches any run of
 //     characters, slashes and quotes included; '?' matches one character;
 //     everything else, JSON punctuation too, matches itself. There is no

@@ -150,5 +150,5 @@ func ExampleGate_Explain() {
 	// matched: allow spawn command go test * from builtin [[go test ./...]]
 	// decided by rules: false
 	// no rule allows the command tail -1
-	// basis rules add --tool spawn --source builtin --command 'tail -1' --allow
+	// basis rules add --tool spawn --source builtin --command 'tail *' --allow --match 'tail -1'
 }

@@ -3,8 +3,10 @@
 package approver
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +24,9 @@ type Explanation struct {
 	// not apply: bound to another source, or to none, or operator allow
 	// rules the system file turned off. The reader may wonder why.
 	Inert []Rule
+	// Stale lists allow rules that would match the call but approved
+	// another definition of the tool, each with what changed since.
+	Stale []StaleRule
 	// Decided reports whether a rule allows or denies the call; Verdict is
 	// then what the gate would answer (Source [SourceRule], Rule the
 	// winner).
@@ -35,10 +40,13 @@ type Explanation struct {
 	// the simple command no rule allows, or that the command line could
 	// not be analysed and why.
 	Gap string
-	// Allow lists rules which, added to the operator's rules, would allow
-	// the call (one per command no rule covers); empty when the rules
-	// already allow it, when a deny or ask rule would still win, or when
-	// the call's tool has no source to bind a rule to.
+	// Allow lists the rules an "always" answer would save, which added
+	// to the operator's rules would allow the call: the rules the gate
+	// proposes to an approver (one per command no rule covers; see
+	// [ProposeCommand]), or a pattern matching exactly the Subject. Empty
+	// when the rules already allow the call, when a deny or ask rule
+	// would still win, or when the call's tool has no source to bind a
+	// rule to.
 	Allow []Rule
 }
 
@@ -61,6 +69,7 @@ func (g *Gate) Explain(req Request) Explanation {
 		return e
 	}
 	subject := subjectText(req.Preview)
+	def := g.defs.of(req.Definition)
 	commands, _ := subjectCommands(subject)
 	g.mu.RLock()
 	// The system's rules are in fixed too; its layer shows in each rule's
@@ -74,15 +83,18 @@ func (g *Gate) Explain(req Request) Explanation {
 			if !ok {
 				continue
 			}
-			if !c.off && c.appliesTo(req.Source) {
-				e.Matches = append(e.Matches, m)
-			} else {
+			switch {
+			case c.off || !c.appliesTo(req.Source):
 				e.Inert = append(e.Inert, m.Rule)
+			case !c.covers(def):
+				e.Stale = append(e.Stale, StaleRule{Rule: m.Rule, Changes: describeChanges(c.def, def)})
+			default:
+				e.Matches = append(e.Matches, m)
 			}
 		}
 	}
 	g.mu.RUnlock()
-	switch won := g.ruling(req.Tool, req.Source, subject); {
+	switch won := g.ruling(req.Tool, req.Source, subject, def); {
 	case won == nil:
 	case won.rule.Decision == RuleAsk:
 		e.Ask = won.copyRule()
@@ -93,11 +105,52 @@ func (g *Gate) Explain(req Request) Explanation {
 			return e
 		}
 	}
-	e.Gap = g.gap(req.Tool, req.Source, subject)
+	e.Gap = g.gap(req.Tool, req.Source, subject, def)
 	if !e.Decided {
 		e.Allow = g.allowRules(req, subject)
 	}
 	return e
+}
+
+// stale returns the allow rules for tool from source that would match
+// subject but approved another definition than def, in rule order, each
+// with what changed: why a call that was allowed is asked about again.
+// Only the tool's own rules for that source are looked at, through the
+// index.
+func (g *Gate) stale(tool, source, subject string, def *definition) []StaleRule {
+	commands, _ := subjectCommands(subject)
+	var found []*compiledRule
+	consider := func(c *compiledRule) {
+		if c.rule.Decision != RuleAllow || c.covers(def) {
+			return
+		}
+		if _, ok := c.matches(subject, commands); ok {
+			found = append(found, c)
+		}
+	}
+	fixedExact, fixedAny := g.fixed.lookup(tool, source)
+	g.mu.RLock()
+	sessionExact, sessionAny := g.session.lookup(tool, source)
+	for _, t := range []*toolRules{fixedExact, fixedAny, sessionExact, sessionAny} {
+		if t == nil {
+			continue
+		}
+		for _, c := range t.subject[subject] {
+			consider(c)
+		}
+		for _, list := range [][]*compiledRule{t.patterns, t.commands, t.bare} {
+			for _, c := range list {
+				consider(c)
+			}
+		}
+	}
+	g.mu.RUnlock()
+	slices.SortFunc(found, func(a, b *compiledRule) int { return cmp.Compare(a.seq, b.seq) })
+	var out []StaleRule
+	for _, c := range found {
+		out = append(out, StaleRule{Rule: *c.copyRule(), Changes: describeChanges(c.def, def)})
+	}
+	return out
 }
 
 // appliesTo reports whether the rule can match a call from source.
@@ -133,7 +186,7 @@ func (c *compiledRule) matches(subject string, commands [][]string) (RuleMatch, 
 // gap says what the rules do not cover in a call they do not allow, or ""
 // when the subject is not a command line: the first simple command no
 // allow rule matches, or why the command line could not be analysed.
-func (g *Gate) gap(tool, source, subject string) string {
+func (g *Gate) gap(tool, source, subject string, def *definition) string {
 	if !hasCommandsKey(subject) {
 		return ""
 	}
@@ -145,15 +198,15 @@ func (g *Gate) gap(tool, source, subject string) string {
 		}
 		return fmt.Sprintf("the command line could not be analysed (%s), so no command rule can allow it", oneLine(why, maxReasonDetail))
 	}
-	for _, argv := range g.uncovered(tool, source, commands) {
+	for _, argv := range g.uncovered(tool, source, def, commands) {
 		return fmt.Sprintf("no rule allows the command %s", oneLine(strings.Join(argv, " "), maxReasonDetail))
 	}
 	return ""
 }
 
 // uncovered returns the commands no command allow rule for tool and source
-// matches.
-func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
+// that approved definition def matches.
+func (g *Gate) uncovered(tool, source string, def *definition, commands [][]string) [][]string {
 	fixedExact, fixedAny := g.fixed.lookup(tool, source)
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -166,7 +219,7 @@ func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
 				continue
 			}
 			for _, r := range t.commands {
-				if r.rule.Decision == RuleAllow && r.cmd.match(argv) {
+				if r.rule.Decision == RuleAllow && r.covers(def) && r.cmd.match(argv) {
 					covered = true
 				}
 			}
@@ -178,36 +231,20 @@ func (g *Gate) uncovered(tool, source string, commands [][]string) [][]string {
 	return out
 }
 
-// allowRules proposes the operator rules that would allow the call: one
-// exact command rule per command no rule allows, or a pattern that matches
-// exactly this subject.
+// allowRules is what an "always" answer to the call would save: the
+// rules the gate proposes to an approver ([Gate.propose]), or, when it
+// proposes none, a pattern that matches exactly this subject.
 func (g *Gate) allowRules(req Request, subject string) []Rule {
 	if req.Source == "" || !validTool(req.Tool) {
 		return nil
 	}
-	base := Rule{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator}
-	if commands, ok := subjectCommands(subject); ok {
-		var out []Rule
-		for _, argv := range g.uncovered(req.Tool, req.Source, commands) {
-			r := base
-			r.Command = exactCommand(argv)
-			out = append(out, r)
-		}
-		if len(out) > 0 {
-			return out
-		}
+	if out := g.propose(req, subject); len(out) > 0 {
+		return out
 	}
-	r := base
-	r.Pattern = SubjectPattern(subject)
-	return []Rule{r}
+	return []Rule{{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator, Pattern: SubjectPattern(subject)}}
 }
 
 func validTool(name string) bool { return (&Rule{Tool: name}).validTool() != "" }
-
-// exactCommand is a command pattern that matches argv: each word as it
-// is. A word holding '*', which a command pattern reads as any run, then
-// matches more than itself; nothing in a command pattern matches only '*'.
-func exactCommand(argv []string) []CommandWord { return Words(argv...) }
 
 // SubjectPattern returns a pattern that matches subject: subject itself,
 // with each '*' (which a pattern reads as any run) turned into '?' (any

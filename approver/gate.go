@@ -4,6 +4,7 @@ package approver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -134,6 +135,8 @@ type Gate struct {
 	// overrides; fixed holds every fixed rule, system allows included.
 	system *ruleSet
 	fixed  *ruleSet
+	// defs are the requests' definitions, parsed once each.
+	defs definitions
 
 	mu      sync.RWMutex
 	session *ruleSet
@@ -178,19 +181,21 @@ func (g *Gate) operatorAllowOff(r *Rule) bool {
 }
 
 // Authorize decides whether the call req describes may run. req.Tool,
-// req.Source and req.Preview decide; req.CallID and req.Input are passed
-// on to the approver. It never returns without a verdict, and every verdict
-// that is not an answer is a denial.
+// req.Source, req.Definition and req.Preview decide; req.CallID and
+// req.Input are passed on to the approver. It never returns without a
+// verdict, and every verdict that is not an answer is a denial.
 func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
 	if !req.Preview.SideEffect.Consequential() {
 		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
 	}
 	subject := subjectText(req.Preview)
-	won := g.ruling(req.Tool, req.Source, subject)
+	def := g.defs.of(req.Definition)
+	won := g.ruling(req.Tool, req.Source, subject, def)
 	if won != nil && won.rule.Decision != RuleAsk {
 		return ruleVerdict(won)
 	}
 	req.Proposed = g.propose(req, subject)
+	req.Stale = g.stale(req.Tool, req.Source, subject, def)
 	v := g.ask(ctx, req, subject, won)
 	if v.Source == SourceFailClosed {
 		v.Reason = g.withGap(v.Reason, req, subject, won)
@@ -208,7 +213,12 @@ func (g *Gate) withGap(reason string, req Request, subject string, askRule *comp
 	if askRule != nil {
 		return fmt.Sprintf("%s; it was asked about because %s (%s) asks about every such call", reason, ruleOrigin(&askRule.rule), askRule.rule.String())
 	}
-	if gap := g.gap(req.Tool, req.Source, subject); gap != "" {
+	if len(req.Stale) > 0 {
+		// The first rule that would have allowed it, in rule order: what
+		// changed is what the reader needs, once.
+		reason += "; " + req.Stale[0].String()
+	}
+	if gap := g.gap(req.Tool, req.Source, subject, g.defs.of(req.Definition)); gap != "" {
 		return reason + "; " + gap
 	}
 	return reason
@@ -234,16 +244,16 @@ func (g *Gate) SessionRules() []Rule {
 // rule sends the call to the approver. The system layer is judged on its
 // own first: its deny stands whatever else matches, and its ask stands
 // unless another rule denies. Otherwise every rule is judged together.
-func (g *Gate) ruling(tool, source, subject string) *compiledRule {
+func (g *Gate) ruling(tool, source, subject string, def *definition) *compiledRule {
 	sysExact, sysAny := g.system.lookup(tool, source)
-	sys := decide(subject, sysExact, sysAny)
+	sys := decide(subject, def, sysExact, sysAny)
 	if sys != nil && sys.rule.Decision == RuleDeny {
 		return sys
 	}
 	fixedExact, fixedAny := g.fixed.lookup(tool, source)
 	g.mu.RLock()
 	sessionExact, sessionAny := g.session.lookup(tool, source)
-	all := decide(subject, fixedExact, fixedAny, sessionExact, sessionAny)
+	all := decide(subject, def, fixedExact, fixedAny, sessionExact, sessionAny)
 	g.mu.RUnlock()
 	if sys != nil && sys.rule.Decision == RuleAsk && (all == nil || all.rule.Decision != RuleDeny) {
 		return sys
@@ -389,7 +399,7 @@ func (g *Gate) verdict(req Request, subject string, res result, askRule *compile
 		v.Reason += fmt.Sprintf("; %s asks about every such call, so this answer holds for this call only", ruleOrigin(&askRule.rule))
 		return v
 	}
-	rules := sessionRules(req, subject, a, reason)
+	rules := sessionRules(req, subject, g.defs.of(req.Definition), a, reason)
 	for _, r := range rules {
 		g.remember(r)
 	}
@@ -440,15 +450,21 @@ func (g *Gate) persist(v *Verdict, rules []Rule) {
 // bound to the call's source: the exact subject, unless Remember widens it
 // to the tool, a command prefix, or the rules the gate proposed. A rule to
 // be saved cannot hold an exact subject; the subject becomes a pattern
-// that matches it (see [SubjectPattern]).
-func sessionRules(req Request, subject string, a Answer, reason string) []Rule {
+// that matches it (see [SubjectPattern]). An allow records the tool's
+// definition (def), so that it holds only while the tool stays what was
+// approved.
+func sessionRules(req Request, subject string, def *definition, a Answer, reason string) []Rule {
 	decision := RuleDeny
+	var approved json.RawMessage
 	if a.Decision.Allows() {
 		// An allow's reason is only kept when the approver gave one: the
 		// default words would be saved into rules files as noise.
 		decision, reason = RuleAllow, a.Reason
+		if def != nil {
+			approved = json.RawMessage(def.canonical)
+		}
 	}
-	r := Rule{Tool: req.Tool, Source: req.Source, Decision: decision, Reason: reason, Scope: ScopeSession}
+	r := Rule{Tool: req.Tool, Source: req.Source, Decision: decision, Reason: reason, Definition: approved, Scope: ScopeSession}
 	switch {
 	case a.Remember != nil && a.Remember.Tool:
 	case a.Remember != nil && len(a.Remember.Command) > 0:
@@ -456,7 +472,7 @@ func sessionRules(req Request, subject string, a Answer, reason string) []Rule {
 	case a.Remember != nil && a.Remember.Proposed && len(req.Proposed) > 0:
 		out := make([]Rule, len(req.Proposed))
 		for i, p := range req.Proposed {
-			p.Decision, p.Reason, p.Scope = decision, reason, ScopeSession
+			p.Decision, p.Reason, p.Scope, p.Definition = decision, reason, ScopeSession, approved
 			p.Command = cloneWords(p.Command)
 			out[i] = p
 		}

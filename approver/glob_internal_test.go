@@ -159,27 +159,6 @@ func TestSubjectCommands(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	tests := map[string]string{
-		"go test ./...":          "go test ./...",
-		"run \x1b[2Jx":           `run \u001b[2Jx`,
-		"a\rb":                   `a\u000db`,
-		"right\u202eleft":        `right\u202eleft`,
-		"bad \xff byte":          `bad \xff byte`,
-		"café":                   "café",
-		"nul\x00":                `nul\u0000`,
-		"\u2028line separator":   `\u2028line separator`,
-		"tab\there":              `tab\u0009here`,
-		"emoji \U0001F600 fine":  "emoji \U0001F600 fine",
-		"private \U000F0000 use": `private \U000f0000 use`,
-	}
-	for in, want := range tests {
-		if got := printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestOneLine(t *testing.T) {
 	if got := oneLine("  first\nsecond\r\n\nthird  \n", 100); got != "first / second / third" {
 		t.Errorf("oneLine = %q", got)

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/basis-go/basis/contract/childenv"
 	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
@@ -44,9 +45,19 @@ type Hook struct {
 	// Root is the directory the program runs in and relative paths
 	// resolve against. Empty means this process's working directory.
 	Root string
-	// Env is the program's whole environment; nil is an empty one (see
-	// [subprocess.Cmd]). Pass os.Environ() to hand on basis's own.
+	// Env is the environment the program inherits part of:
+	// childenv.Inherited(Env, PassEnv), which is Env without basis's own
+	// BASIS_* variables (BASIS_SERVE_TOKEN answers basis's approval
+	// questions: a hook that held it could approve around itself) and
+	// without names that look like credentials (TOKEN, SECRET, PASSWORD,
+	// PASSWD, CREDENTIAL, KEY, SSH_AUTH_SOCK) that PassEnv does not name.
+	// Nil is an empty environment (see [subprocess.Cmd]); pass
+	// os.Environ() to hand on basis's ordinary one.
 	Env []string
+	// PassEnv names the credential-looking variables of Env the program
+	// inherits all the same: names, or patterns with * (see
+	// contract/childenv). It is the operator's setting.
+	PassEnv []string
 	// Timeout bounds one answer; zero means DefaultHookTimeout.
 	Timeout time.Duration
 }
@@ -114,7 +125,7 @@ func (h Hook) Approve(ctx context.Context, req Request) (Answer, error) {
 	res, err := subprocess.Run(ctx, &subprocess.Cmd{
 		Argv:        h.Argv,
 		Root:        h.Root,
-		Env:         h.Env,
+		Env:         childenv.Inherited(h.Env, h.PassEnv),
 		Stdin:       payload,
 		Timeout:     timeout,
 		StdoutLimit: hookStdoutLimit,

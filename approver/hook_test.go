@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +82,54 @@ func TestHookReadsTheRequestOnStdin(t *testing.T) {
 	}
 	if env, _ := os.ReadFile(filepath.Join(h.Root, "env.txt")); string(env) != "from-env\n" {
 		t.Errorf("the hook's environment did not carry Env: %q", env)
+	}
+}
+
+// A hook inherits basis's ordinary environment, but neither basis's own
+// variables — with BASIS_SERVE_TOKEN it could answer basis's questions
+// around itself — nor credentials unless PassEnv names them.
+func TestHookEnvironment(t *testing.T) {
+	environ := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=/home/operator", "LANG=C.UTF-8", "FOO=bar",
+		"BASIS_SERVE_TOKEN=canary-serve", "BASIS_CONFIG_DIR=/home/operator/.config/basis",
+		"AWS_SECRET_ACCESS_KEY=canary-aws", "GITHUB_TOKEN=canary-github", "DB_PASSWORD=canary-db",
+		"SSH_AUTH_SOCK=/tmp/canary-agent.sock",
+	}
+	tests := []struct {
+		name string
+		pass []string
+		want []string
+	}{
+		{"nothing passed", nil, []string{"FOO", "HOME", "LANG", "PATH"}},
+		{"the operator passes some", []string{"GITHUB_*", "SSH_AUTH_SOCK"}, []string{"FOO", "GITHUB_TOKEN", "HOME", "LANG", "PATH", "SSH_AUTH_SOCK"}},
+		{"everything but basis's own", []string{"*"}, []string{"AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "FOO", "GITHUB_TOKEN", "HOME", "LANG", "PATH", "SSH_AUTH_SOCK"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "env")
+			h := hookScript(t, `env > "`+out+`"; echo '{"decision": "allow"}'`)
+			h.Env, h.PassEnv = environ, tt.pass
+			if _, err := h.Approve(t.Context(), hookRequest(t)); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				if name, _, _ := strings.Cut(line, "="); name != "PWD" && name != "SHLVL" && name != "_" {
+					got = append(got, name)
+				}
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("the hook's variables (-want +got):\n%s", diff)
+			}
+			if strings.Contains(string(data), "canary-serve") {
+				t.Error("the hook saw basis's serve token")
+			}
+		})
 	}
 }
 

@@ -13,8 +13,17 @@ type compiledRule struct {
 	seq  int
 	glob glob
 	cmd  commandPattern
+	// def is an allow rule's Definition, parsed; nil when it records none.
+	def *definition
 	// off: the rule is listed but does not take part.
 	off bool
+}
+
+// covers reports whether the rule can answer a call of a tool whose
+// definition is def: deny and ask rules always can, an allow rule only
+// when it approved that definition (or one the sandbox tightened since).
+func (c *compiledRule) covers(def *definition) bool {
+	return c.rule.Decision != RuleAllow || covers(c.def, def)
 }
 
 // copyRule returns a copy the caller may keep and change.
@@ -23,6 +32,7 @@ func (c *compiledRule) copyRule() *Rule {
 	r.Command = cloneWords(r.Command)
 	r.Match = slices.Clone(r.Match)
 	r.NotMatch = slices.Clone(r.NotMatch)
+	r.Definition = slices.Clone(r.Definition)
 	return &r
 }
 
@@ -91,6 +101,11 @@ func (s *ruleSet) add(r Rule, seq int, off bool) {
 	case kindCommand:
 		c.cmd = compileCommand(r.Command)
 	}
+	if r.Decision == RuleAllow {
+		// Validated already: a definition that cannot be read is not
+		// here.
+		c.def, _ = parseDefinition(r.Definition)
+	}
 	s.all = append(s.all, c)
 	if off || !r.bound() {
 		return
@@ -120,7 +135,7 @@ func (s *ruleSet) add(r Rule, seq int, off bool) {
 // answer, is already in the set.
 func (s *ruleSet) has(r Rule) bool {
 	for _, c := range s.all {
-		if sameRule(c.rule, r) && c.rule.Subject == r.Subject {
+		if sameRule(c.rule, r) && c.rule.Subject == r.Subject && sameDefinition(c.rule.Definition, r.Definition) {
 			return true
 		}
 	}
@@ -169,15 +184,16 @@ func (c *choice) winner() *compiledRule {
 }
 
 // decide returns the rule that answers a call of one tool with this
-// subject, or nil when none does. sets are that tool's rules from each
-// source; a nil entry is skipped.
+// subject and definition, or nil when none does. sets are that tool's
+// rules from each source; a nil entry is skipped. An allow rule approved
+// for another definition does not answer.
 //
 // Specific rules (an exact subject, a pattern, a command) are consulted
 // first, and only when none of them matches are bare tool rules. At either
 // level a matching deny beats a matching ask, which beats a matching
 // allow, and among several of the same answer the first in rule order
 // wins.
-func decide(subject string, sets ...*toolRules) *compiledRule {
+func decide(subject string, def *definition, sets ...*toolRules) *compiledRule {
 	var specific choice
 	hasCommandRules := false
 	for _, t := range sets {
@@ -185,17 +201,19 @@ func decide(subject string, sets ...*toolRules) *compiledRule {
 			continue
 		}
 		for _, r := range t.subject[subject] {
-			specific.consider(r)
+			if r.covers(def) {
+				specific.consider(r)
+			}
 		}
 		for _, r := range t.patterns {
-			if r.glob.match(subject) {
+			if r.covers(def) && r.glob.match(subject) {
 				specific.consider(r)
 			}
 		}
 		hasCommandRules = hasCommandRules || len(t.commands) > 0
 	}
 	if hasCommandRules {
-		decideCommands(subject, &specific, sets)
+		decideCommands(subject, def, &specific, sets)
 	}
 	if w := specific.winner(); w != nil {
 		return w
@@ -206,7 +224,9 @@ func decide(subject string, sets ...*toolRules) *compiledRule {
 			continue
 		}
 		for _, r := range t.bare {
-			bare.consider(r)
+			if r.covers(def) {
+				bare.consider(r)
+			}
 		}
 	}
 	return bare.winner()
@@ -216,7 +236,7 @@ func decide(subject string, sets ...*toolRules) *compiledRule {
 // denies; any matched by an ask rule asks; the call is allowed only when
 // every command is matched by some allow rule. A Subject without a usable
 // "commands" list matches no command rule.
-func decideCommands(subject string, specific *choice, sets []*toolRules) {
+func decideCommands(subject string, def *definition, specific *choice, sets []*toolRules) {
 	commands, ok := subjectCommands(subject)
 	if !ok {
 		return
@@ -230,7 +250,7 @@ func decideCommands(subject string, specific *choice, sets []*toolRules) {
 				continue
 			}
 			for _, r := range t.commands {
-				if r.cmd.match(argv) {
+				if r.covers(def) && r.cmd.match(argv) {
 					covered.consider(r)
 				}
 			}

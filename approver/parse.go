@@ -24,7 +24,11 @@ const RulesSchema = 2
 //	{"schema": 2, "rules": [{"tool": NAME, "source"?: PATH|"builtin"|"*",
 //	  "pattern"?: GLOB, "command"?: ["word", ["alt", "alt"], "*", ...],
 //	  "decision": "allow"|"ask"|"deny", "reason"?: TEXT,
-//	  "match"?: [EXAMPLE, ...], "not_match"?: [EXAMPLE, ...]}]}
+//	  "match"?: [EXAMPLE, ...], "not_match"?: [EXAMPLE, ...],
+//	  "definition"?: {...}}]}
+//
+// "definition", on an allow rule only, is the definition of the tool the
+// rule approved ([Rule.Definition]); it is kept in canonical form.
 //
 // Schema 1 files are read too: "allow": true|false in place of "decision",
 // command words that are strings only, no examples.
@@ -186,7 +190,7 @@ func (p *ruleParser) ruleKeys() string {
 	if p.schema == 1 {
 		return `a schema 1 rule has "tool", "source", "pattern", "command", "allow" and "reason"`
 	}
-	return `a rule has "tool", "source", "pattern", "command", "decision", "reason", "match" and "not_match"`
+	return `a rule has "tool", "source", "pattern", "command", "decision", "reason", "match", "not_match" and "definition"`
 }
 
 func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
@@ -220,6 +224,7 @@ func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 	}
 	tool := r.Tool
 	var decisionSeen bool
+	var definitionAt int
 	var examples [2][]configfile.Value // match, not_match
 	for i, m := range members {
 		if p.repeated(members[:i], m, index, tool) {
@@ -295,9 +300,20 @@ func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 			} else {
 				r.NotMatch = list
 			}
+		case m.Key == "definition" && p.schema == 2:
+			def, err := CanonicalDefinition(v.Raw)
+			if err != nil || def == nil {
+				p.add(v.Off, index, tool, `"definition" must be a JSON object: the definition of the tool the rule approved, as basis records it`)
+				continue
+			}
+			r.Definition = def
+			definitionAt = v.Off
 		default:
 			p.add(m.KeyOff, index, tool, "unknown key "+describeKey(m.Key)+"; "+p.ruleKeys())
 		}
+	}
+	if r.Definition != nil && decisionSeen && r.Decision != RuleAllow {
+		p.add(definitionAt, index, tool, definitionOnDenyProblem)
 	}
 	if !decisionSeen {
 		if p.schema == 1 {
@@ -370,6 +386,8 @@ type fileRule struct {
 	Reason   string        `json:"reason,omitempty"`
 	Match    []string      `json:"match,omitempty"`
 	NotMatch []string      `json:"not_match,omitempty"`
+	// Definition comes last: it is the longest.
+	Definition json.RawMessage `json:"definition,omitempty"`
 }
 
 // FormatRules encodes rules as a rules file of the current schema, one rule
@@ -390,7 +408,11 @@ func FormatRules(rules []Rule) ([]byte, error) {
 		if r.Subject != "" {
 			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: "matches one exact subject, which only a session can remember; use a pattern", Err: ErrInvalidRules}
 		}
-		line, err := marshalNoEscape(fileRule{Tool: r.Tool, Source: r.Source, Pattern: r.Pattern, Command: r.Command, Decision: r.Decision, Reason: r.Reason, Match: r.Match, NotMatch: r.NotMatch})
+		def, err := CanonicalDefinition(r.Definition)
+		if err != nil {
+			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: err.Error(), Err: ErrInvalidRules}
+		}
+		line, err := marshalNoEscape(fileRule{Tool: r.Tool, Source: r.Source, Pattern: r.Pattern, Command: r.Command, Decision: r.Decision, Reason: r.Reason, Match: r.Match, NotMatch: r.NotMatch, Definition: def})
 		if err != nil {
 			return nil, err
 		}

@@ -108,6 +108,9 @@ var parseErrorCases = []struct {
 	{"examples on a bare rule", `{"schema": 2, "rules": [{"tool": "deploy", "decision": "deny", "not_match": ["s3cr3t"]}]}`},
 	{"allow_operator_allow_rules outside the system file", `{"schema": 2, "rules": [], "allow_operator_allow_rules": false}`},
 	{"columns in characters", "{\"schema\": 1, \"rules\": [{\"tool\": \"déploiement_é\", \"allow\": \"s3cr3t\"}]}"},
+	{"definition on a deny rule", `{"schema": 2, "rules": [{"tool": "fmt", "source": "/r/.basis/tools.json", "decision": "deny", "definition": {"program": "/r/s3cr3t"}}]}`},
+	{"definition not an object", `{"schema": 2, "rules": [{"tool": "fmt", "source": "/r/.basis/tools.json", "decision": "allow", "definition": ["s3cr3t"]}]}`},
+	{"definition in schema 1", `{"schema": 1, "rules": [{"tool": "fmt", "source": "/r/.basis/tools.json", "allow": true, "definition": {"program": "/r/s3cr3t"}}]}`},
 }
 
 // TestParseRulesErrors pins every message in testdata/parse_errors.golden.
@@ -189,6 +192,7 @@ func FuzzParseRules(f *testing.F) {
 	f.Add([]byte(`{"schema": 1, "rules": [{"tool": "a", "source": "/x/tools.json", "allow": true}]}`))
 	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "spawn", "source": "builtin", "command": ["git", ["push", "fetch"], "*"], "decision": "ask", "match": ["git push x"], "not_match": ["git status"]}]}`))
 	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "j", "pattern": "*\"job\":\"d\"*", "decision": "deny", "match": ["{\"job\":\"d\"}"]}]}`))
+	f.Add([]byte(`{"schema": 2, "rules": [{"tool": "fmt", "source": "/r/.basis/tools.json", "decision": "allow", "definition": {"program": "/r/fmt.sh", "files": {"/r/fmt.sh": "sha256:00"}, "n": 1.50, "sandbox": {"mode": "read-only"}}}]}`))
 	for _, tt := range parseErrorCases {
 		f.Add([]byte(tt.data))
 	}

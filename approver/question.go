@@ -5,11 +5,15 @@ package approver
 import (
 	"fmt"
 	"strings"
+
+	"github.com/basis-go/basis/contract/display"
 )
 
 // TerminalQuestion is the question a terminal approver shows for req: the
-// tool, the side effect, the preview's Summary and Subject, any proposed
-// rules, and the keys it takes. Every piece is made printable, so a
+// tool, the side effect, the preview's Summary and Subject, what changed
+// in the tool since a rule allowed it (req.Stale), the request's Warnings,
+// any proposed rules, and the keys it takes. Every piece is made
+// printable, so a
 // subject cannot move the cursor or rewrite what the person reads. Lines
 // end in "\r\n", since a terminal in raw mode does no output processing.
 // The terminal module (github.com/basis-go/basis/approver/terminal) asks
@@ -17,15 +21,21 @@ import (
 // question, and reads the answer, the same way.
 func TerminalQuestion(req Request) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\r\nbasis: tool %s wants to act (side effect %s)\r\n", printable(req.Tool), req.Preview.SideEffect)
+	fmt.Fprintf(&b, "\r\nbasis: tool %s wants to act (side effect %s)\r\n", display.Escape(req.Tool), req.Preview.SideEffect)
 	if req.Preview.Summary != "" {
-		fmt.Fprintf(&b, "  %s\r\n", printable(req.Preview.Summary))
+		fmt.Fprintf(&b, "  %s\r\n", display.Escape(req.Preview.Summary))
 	}
 	if len(req.Preview.Subject) > 0 {
-		fmt.Fprintf(&b, "  subject: %s\r\n", printable(string(req.Preview.Subject)))
+		fmt.Fprintf(&b, "  subject: %s\r\n", display.Escape(string(req.Preview.Subject)))
+	}
+	for _, st := range req.Stale {
+		fmt.Fprintf(&b, "  changed since %s allowed it: %s\r\n", display.Escape(ruleOrigin(&st.Rule)), display.Escape(strings.Join(st.Changes, "; ")))
+	}
+	for _, w := range req.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\r\n", display.Escape(w))
 	}
 	if len(req.Proposed) > 0 {
-		fmt.Fprintf(&b, "  always would allow: %s\r\n", printable(proposedText(req.Proposed)))
+		fmt.Fprintf(&b, "  always would allow: %s\r\n", display.Escape(proposedText(req.Proposed)))
 		b.WriteString("  [y] allow once  [a] always (the rule above)  [t] always this tool  [n] deny  [d] deny always: ")
 		return b.String()
 	}
@@ -51,7 +61,7 @@ func TerminalAnswer(key byte, req Request, saveTo string) (Answer, string) {
 	tool := req.Tool
 	kept, persist := "for the rest of this session", false
 	if saveTo != "" {
-		kept, persist = "from now on (saved to "+printable(saveTo)+")", true
+		kept, persist = "from now on (saved to "+display.Escape(saveTo)+")", true
 	}
 	switch key {
 	case 'y', 'Y':
@@ -59,7 +69,7 @@ func TerminalAnswer(key byte, req Request, saveTo string) (Answer, string) {
 	case 'a', 'A':
 		if len(req.Proposed) > 0 {
 			return Answer{Decision: AllowSession, Persist: persist, Reason: "allowed at the terminal", Remember: &Remember{Proposed: true}},
-				"a: allowed; commands matching " + printable(proposedText(req.Proposed)) + " will not be asked about again " + kept
+				"a: allowed; commands matching " + display.Escape(proposedText(req.Proposed)) + " will not be asked about again " + kept
 		}
 		return Answer{Decision: AllowSession, Persist: persist, Reason: "allowed at the terminal"},
 			"a: allowed; this exact call will not be asked about again " + kept

@@ -219,6 +219,15 @@ type Rule struct {
 	// load ([Rule.CheckExamples]).
 	Match    []string `json:"match,omitempty"`
 	NotMatch []string `json:"not_match,omitempty"`
+	// Definition, on an allow rule, is the definition of the tool the
+	// operator approved (see [contract.Definer]), canonical JSON: the rule
+	// matches only while the tool's definition is the same, but for a
+	// sandbox that may be tighter. Empty matches only a tool that has no
+	// definition (a host's own tool); every declared, MCP and spawn tool
+	// has one, so an allow rule made before approvals covered definitions
+	// matches none of them ([LoadRules] warns of it). Deny and ask rules
+	// take no definition: they hold whatever the tool has become.
+	Definition json.RawMessage `json:"definition,omitempty"`
 	// Scope is where the rule came from.
 	Scope Scope `json:"scope"`
 	// File and Number say where a loaded rule was written: the rules file
@@ -289,8 +298,18 @@ func (r *Rule) problem() string {
 	if err := checkCommandWords(r.Command); err != nil {
 		return `"command" ` + err.Error()
 	}
+	if len(r.Definition) > 0 {
+		if r.Decision != RuleAllow {
+			return definitionOnDenyProblem
+		}
+		if _, err := parseDefinition(r.Definition); err != nil {
+			return `"definition" must be a JSON object: the definition of the tool the rule approved`
+		}
+	}
 	return ""
 }
+
+const definitionOnDenyProblem = `"definition" belongs to allow rules only: a deny or ask rule holds whatever the tool has become, so leave it out`
 
 func (r *Rule) validTool() string {
 	if contract.ValidName(r.Tool) {

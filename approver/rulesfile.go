@@ -4,6 +4,7 @@ package approver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -137,26 +138,67 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s: rule %d (%s): %s; to rebind it: %s", w.Rule.File, w.Rule.Number, w.Rule.what(), w.Problem, w.Fix)
 }
 
-// unboundWarnings reports the rules bound to nothing: allow rules without
-// a source, outside a workspace.
+// unboundWarnings reports the allow rules that match nothing, outside a
+// workspace: those bound to no source, and those that record no
+// definition of the tool they approved, each with the command that
+// rebinds it.
 func unboundWarnings(rules []Rule) []Warning {
 	var out []Warning
 	for _, r := range rules {
-		if r.bound() {
+		if r.Decision != RuleAllow || r.Scope == ScopeWorkspace || r.Scope == ScopeSession {
 			continue
 		}
 		bound := r
-		bound.Match, bound.NotMatch = nil, nil
-		if contract.IsSpawnName(r.Tool) {
-			bound.Source = BuiltinSource
+		bound.Match, bound.NotMatch, bound.Definition = nil, nil, nil
+		switch {
+		case !r.bound():
+			if contract.IsSpawnName(r.Tool) {
+				bound.Source = BuiltinSource
+			}
+			out = append(out, Warning{
+				Rule:    r,
+				Problem: `it has no "source", so it is bound to nothing and matches nothing (it was written before rules were bound to the tool they were written for)`,
+				Fix:     fmt.Sprintf("%s && basis rules remove %d", bound.AddCommand(), r.Number),
+			})
+		case len(r.Definition) == 0:
+			out = append(out, Warning{
+				Rule: r,
+				Problem: `it records no "definition" of the tool it allows, so it matches no declared, MCP or spawn tool ` +
+					`(it was written before an approval covered what the tool runs); look at the tool as it is now (basis explain ` + shellQuote(r.Tool) + `) before you allow it again`,
+				Fix: rebindCommand(bound),
+			})
 		}
-		out = append(out, Warning{
-			Rule:    r,
-			Problem: `it has no "source", so it is bound to nothing and matches nothing (it was written before rules were bound to the tool they were written for)`,
-			Fix:     fmt.Sprintf("%s && basis rules remove %d", bound.AddCommand(), r.Number),
-		})
 	}
 	return out
+}
+
+// rebindCommand is the command that records the tool's definition as it
+// is now in the rule: rules add, run in the workspace that declares the
+// tool (rules add replaces the rule that records none where it stands).
+func rebindCommand(r Rule) string {
+	add := r.AddCommand()
+	if dir := workspaceOf(r.Source); dir != "" {
+		return "basis -C " + shellQuote(dir) + strings.TrimPrefix(add, "basis")
+	}
+	return add
+}
+
+// workspaceOf is the workspace root a source lies in, when the source is
+// a workspace's own file (<root>/.basis/tools.json or <root>/.mcp.json),
+// or "" for builtin, any source and the operator's own files.
+func workspaceOf(source string) string {
+	if !filepath.IsAbs(source) {
+		return ""
+	}
+	dir, base := filepath.Split(source)
+	dir = filepath.Clean(dir)
+	switch {
+	case base == ".mcp.json":
+		return dir
+	case base == "tools.json" && filepath.Base(dir) == ".basis":
+		return filepath.Dir(dir)
+	}
+	return ""
 }
 
 // LoadWorkspaceRules reads a workspace's rules file (normally
@@ -203,9 +245,12 @@ func (f *RulesFile) List(ctx context.Context) ([]Rule, []Warning, error) {
 }
 
 // Add appends r to the file, creating the file and its directory when
-// needed. A rule the file already holds (same tool, source, match and
-// answer) is not added twice: added is false then, and the file is not
-// written. r's Scope, File and Number are not stored.
+// needed. A rule the file already holds (same tool, source, match, answer
+// and definition) is not added twice: added is false then, and the file
+// is not written. An allow rule for the same calls that records another
+// definition is a second approval and stays; one that records none (made
+// before rules recorded definitions) is replaced where it stands by r.
+// r's Scope, File and Number are not stored.
 func (f *RulesFile) Add(r Rule) (added bool, err error) {
 	if err := r.Validate(); err != nil {
 		return false, err
@@ -213,16 +258,42 @@ func (f *RulesFile) Add(r Rule) (added bool, err error) {
 	if r.Subject != "" {
 		return false, &RulesError{Tool: r.Tool, Problem: "matches one exact subject, which only a session can remember; write a pattern instead (SubjectPattern makes one)", Err: ErrInvalidRules}
 	}
+	if r.Definition != nil {
+		if r.Definition, err = CanonicalDefinition(r.Definition); err != nil {
+			return false, &RulesError{Tool: r.Tool, Problem: err.Error(), Err: ErrInvalidRules}
+		}
+	}
 	err = f.update(func(rules []Rule) ([]Rule, bool) {
-		for _, have := range rules {
-			if sameRule(have, r) {
+		for i, have := range rules {
+			if !sameRule(have, r) {
+				continue
+			}
+			if sameDefinition(have.Definition, r.Definition) {
 				return rules, false
+			}
+			if len(have.Definition) == 0 && r.Decision == RuleAllow {
+				// An approval made before rules recorded definitions
+				// is rebound where it stands: its number does not
+				// change.
+				r.Number = have.Number
+				rules[i] = r
+				added = true
+				return rules, true
 			}
 		}
 		added = true
 		return append(rules, r), true
 	})
 	return added, err
+}
+
+// sameDefinition reports whether a and b are the same definition, or
+// both none.
+func sameDefinition(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == 0 && len(b) == 0
+	}
+	return DefinitionDigest(a) == DefinitionDigest(b)
 }
 
 // Save adds r as [RulesFile.Add] does and returns the file's path: the

@@ -127,6 +127,7 @@ func TestLoadRulesUnboundRulesMatchNothing(t *testing.T) {
 	want := []string{
 		path + `: rule 1 (allow word_count): it has no "source", so it is bound to nothing and matches nothing (it was written before rules were bound to the tool they were written for); to rebind it: basis rules add --tool word_count --allow && basis rules remove 1`,
 		path + `: rule 2 (allow spawn command go test *): it has no "source", so it is bound to nothing and matches nothing (it was written before rules were bound to the tool they were written for); to rebind it: basis rules add --tool spawn --source builtin --command 'go test *' --allow && basis rules remove 2`,
+		path + `: rule 3 (allow fmt_check): it records no "definition" of the tool it allows, so it matches no declared, MCP or spawn tool (it was written before an approval covered what the tool runs); look at the tool as it is now (basis explain fmt_check) before you allow it again; to rebind it: basis rules add --tool fmt_check --source /home/me/.config/basis/tools.json --allow`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
@@ -143,7 +144,9 @@ func TestLoadRulesUnboundRulesMatchNothing(t *testing.T) {
 		{"word_count", otherManifest, jenkinsTrigger, false},
 		{"word_count", "", jenkinsTrigger, false},
 		{"spawn", approver.BuiltinSource, goTestRun, false},
-		// The workspace's own fmt_check does not inherit the global one's rule.
+		// The workspace's own fmt_check does not inherit the global one's
+		// rule; the global one matches only a request with no definition
+		// (definition_test.go has the rest).
 		{"fmt_check", repoManifest, jenkinsTrigger, false},
 		{"fmt_check", "/home/me/.config/basis/tools.json", jenkinsTrigger, true},
 	} {

@@ -235,9 +235,10 @@ func TestGateExplain(t *testing.T) {
 		Matches: []approver.RuleMatch{{Rule: goTestAll, Commands: [][]string{{"go", "test", "./..."}}}},
 		Inert:   []approver.Rule{elsewhere, legacy},
 		Gap:     "no rule allows the command tail -1",
+		// What "always" would save at the terminal: the same proposal.
 		Allow: []approver.Rule{
-			{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("tail", "-1"), Decision: approver.RuleAllow},
-			{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("tr", "a", "b"), Decision: approver.RuleAllow},
+			{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("tail", "*"), Decision: approver.RuleAllow, Match: []string{"tail -1"}},
+			{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("tr", "a", "*"), Decision: approver.RuleAllow, Match: []string{"tr a b"}},
 		},
 	}
 	if diff := cmp.Diff(want, e); diff != "" {
@@ -248,8 +249,8 @@ func TestGateExplain(t *testing.T) {
 		commands = append(commands, r.AddCommand())
 	}
 	if diff := cmp.Diff([]string{
-		"basis rules add --tool spawn --source builtin --command 'tail -1' --allow",
-		"basis rules add --tool spawn --source builtin --command 'tr a b' --allow",
+		"basis rules add --tool spawn --source builtin --command 'tail *' --allow --match 'tail -1'",
+		"basis rules add --tool spawn --source builtin --command 'tr a *' --allow --match 'tr a b'",
 	}, commands); diff != "" {
 		t.Errorf("AddCommand (-want +got):\n%s", diff)
 	}

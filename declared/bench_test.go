@@ -46,11 +46,15 @@ func declaredCat(b *testing.B, tool *declared.Tool) {
 	}
 }
 
+// bareCat is the baseline: the same program through a plain
+// exec.Command, in a new session as subprocess starts every program (the
+// kernel's cost, not this package's).
 func bareCat(b *testing.B) {
 	cmd := exec.Command("/bin/cat")
 	cmd.Stdin = strings.NewReader(benchPayload)
 	var out bytes.Buffer
 	cmd.Stdout = &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Run(); err != nil || out.String() != benchPayload {
 		b.Fatalf("exec: %v", err)
 	}
@@ -213,4 +217,68 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDefinitionOverCall measures what pinning a program costs: a
+// call whose approval first reads the tool's definition — the SHA-256 of
+// its program file in the workspace, hashed at every call — against the
+// same call without, alternated call by call ("ratio"). The program is a
+// script in the workspace that execs /bin/cat: a small one, and one of
+// 8 MiB (a large program built in the workspace), each just written (so
+// hashed at every call) and settled (changed long ago: its hash is
+// remembered while its size and times stay).
+func BenchmarkDefinitionOverCall(b *testing.B) {
+	for _, tc := range []struct {
+		size    int
+		settled bool
+	}{{64, false}, {8 << 20, false}, {64, true}, {8 << 20, true}} {
+		size := tc.size
+		name := fmt.Sprintf("program=%dB/fresh", size)
+		if tc.settled {
+			name = fmt.Sprintf("program=%dB/settled", size)
+		}
+		b.Run(name, func(b *testing.B) {
+			if tc.settled {
+				defer declared.SettleFileHashes()()
+			}
+			root := workspace(b, `{"schema": 1, "tools": {"cat": {
+			  "description": "Echo the input.", "input_schema": {"type": "object"},
+			  "command": ["./cat.sh"]}}}`)
+			body := "#!/bin/sh\nexec /bin/cat\n"
+			body += "#" + strings.Repeat("x", max(0, size-len(body)-2)) + "\n"
+			writeFile(b, root, "cat.sh", body, 0o755)
+			tool := loadTool(b, &declared.Config{Root: root}, "cat")
+			var with, without []time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := tool.Definition(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				declaredCat(b, tool)
+				t1 := time.Now()
+				declaredCat(b, tool)
+				with = append(with, t1.Sub(t0))
+				without = append(without, time.Since(t1))
+			}
+			mw, mo := median(with), median(without)
+			b.ReportMetric(float64(mw.Microseconds()), "with-µs/op")
+			b.ReportMetric(float64(mo.Microseconds()), "without-µs/op")
+			b.ReportMetric(float64(mw)/float64(mo), "ratio")
+		})
+	}
+}
+
+// BenchmarkDefinition is the definition alone, for a small script in the
+// workspace: resolving the program, hashing it, encoding.
+func BenchmarkDefinition(b *testing.B) {
+	root := workspace(b, `{"schema": 1, "tools": {"cat": {
+	  "description": "Echo the input.", "input_schema": {"type": "object"},
+	  "command": ["./cat.sh", "--fast"], "env": {"LANG": "C"}}}}`)
+	writeFile(b, root, "cat.sh", "#!/bin/sh\nexec /bin/cat\n", 0o755)
+	tool := loadTool(b, &declared.Config{Root: root}, "cat")
+	for b.Loop() {
+		if _, err := tool.Definition(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -44,22 +44,32 @@
 // # Placeholders and the environment
 //
 // ${VAR} and ${VAR:-default} expand in command, cwd and env when the
-// manifest is loaded, from the inherited environment and the runtime's
-// command environment ([Config]). The program's environment is, outermost
-// first: the inherited environment, the runtime's command environment, the
-// manifest's env; later wins. No value of it is ever printed: [Spec] and
-// [Tool] redact env values in every fmt verb, in slog and in JSON.
+// manifest is loaded, from the whole environment basis runs in and the
+// runtime's command environment ([Config]); a placeholder naming one of
+// basis's own BASIS_* variables is a load error. The program's
+// environment is, outermost first: what it inherits of basis's
+// environment, the runtime's command environment, the manifest's env;
+// later wins. It inherits the ordinary environment but not basis's own
+// BASIS_* variables, nor names that look like credentials (TOKEN, SECRET,
+// PASSWORD, PASSWD, CREDENTIAL, KEY, SSH_AUTH_SOCK) unless the manifest's
+// env names them or the operator passes them ([Config.PassEnv],
+// contract/childenv): a deliberate departure from the seed's "nothing is
+// cleared". No value of it is ever printed: [Spec] and [Tool] redact env
+// values in every fmt verb, in slog and in JSON.
 //
 // A ${VAR} naming an unset variable breaks only its own tool: the tool is
 // listed, [Tool.Unavailable] says which variable to set, and its calls
 // are refused with an [*UnavailableError] (wrapping
-// [contract.ErrRefused]); every other tool works. Credentials belong in
-// env, not in command arguments, which every local user can read in
-// /proc/<pid>/cmdline while the program runs: [Tool.Warnings] flags an
-// argument holding a ${VAR} whose name contains TOKEN, SECRET, KEY or
-// PASSWORD. [Tool.CheckStart] reports a program that could not start
-// (missing, not executable, a directory, a missing #! interpreter, a
-// working directory that cannot be entered) without running it.
+// [contract.ErrRefused]); every other tool works. So does a workspace
+// manifest's cwd that leads outside the workspace, links followed
+// ([ErrOutsideWorkspace]): checked at load, and again at every preview and
+// Execute, where the program starts in the real path found. Credentials
+// belong in env, not in command arguments, which every local user can
+// read in /proc/<pid>/cmdline while the program runs: [Tool.Warnings]
+// flags an argument holding a ${VAR} whose name looks like a credential.
+// [Tool.CheckStart] reports a program that could not start (missing, not
+// executable, a directory, a missing #! interpreter, a working directory
+// that cannot be entered) without running it.
 //
 // # Previews: the subject is what runs
 //

@@ -20,6 +20,17 @@ var (
 	// not a regular file, larger than [MaxManifestSize], an I/O error, a
 	// cancelled load).
 	ErrUnreadable = errors.New("manifest cannot be read")
+	// ErrOutsideWorkspace: something the workspace's manifest relies on
+	// lies outside the workspace. Either the manifest itself is a
+	// symbolic link (or lies under one) whose real path is outside — a
+	// load error, also wrapping [configfile.ErrOutsideRoot] — or a tool's
+	// cwd leads outside (after expansion and symbolic links): the sandbox
+	// lets a program write in its working directory, so a repository
+	// could otherwise make any directory writable. A cwd is not a load
+	// error: it makes its tool unavailable, at load and at any call that
+	// finds it so. Only the operator's own manifest may name a directory
+	// outside.
+	ErrOutsideWorkspace = errors.New("outside the workspace")
 	// ErrSyntax: a manifest is not valid JSON. The [*Error] carries the
 	// line and column; the offending text is never quoted.
 	ErrSyntax = errors.New("not valid JSON")
@@ -62,9 +73,11 @@ var (
 	// LD_LIBRARY_PATH, LD_AUDIT, DYLD_*).
 	ErrLoaderVariable = errors.New("loader variable in env")
 	// ErrUnavailable: a tool cannot run here, because a ${VAR} it needs
-	// names a variable that is not set. The tool is still listed; its
-	// calls are refused with an [*UnavailableError], which also wraps
-	// [contract.ErrRefused] and [ErrUnsetVariable].
+	// names a variable that is not set, or because it is a workspace
+	// tool whose cwd leads outside the workspace. The tool is still
+	// listed; its calls are refused with an [*UnavailableError], which
+	// also wraps [contract.ErrRefused] and [ErrUnsetVariable] or
+	// [ErrOutsideWorkspace].
 	ErrUnavailable = errors.New("tool unavailable")
 	// ErrCannotStart: [Tool.CheckStart] found that the program cannot
 	// start: it is missing, not executable, a directory, its #!
@@ -161,41 +174,66 @@ type InputProblem = inputschema.Problem
 
 // UnavailableError refuses a call to a tool that cannot run here: a ${VAR}
 // in its command, cwd or env names a variable that is not set and has no
-// default. [Tool.AuthorizationPreview] and [Tool.Execute] return it, and
-// [Tool.Unavailable] reports it ahead of any call. It wraps
+// default, or the tool is a workspace manifest's and its cwd leads outside
+// the workspace. [Tool.AuthorizationPreview] and [Tool.Execute] return it,
+// and [Tool.Unavailable] reports it ahead of any call. It wraps
 // [contract.ErrRefused], [ErrUnavailable] and, through Problems,
-// [ErrUnsetVariable]. It names variables, never a value.
+// [ErrUnsetVariable] or [ErrOutsideWorkspace]. It names variables and
+// fields, never a value.
 type UnavailableError struct {
 	// Tool is the tool's name.
 	Tool string
 	// Source is the manifest that declares it.
 	Source string
-	// Problems lists each placeholder naming an unset variable, located
-	// in the manifest, in file order.
+	// Problems lists each placeholder naming an unset variable, and a cwd
+	// outside the workspace, located in the manifest, in file order.
 	Problems []*Error
 }
 
-// Error returns one line naming the variables and how to set them, such
-// as
+// Error returns one line naming the variables and fields and what to do,
+// such as
 //
 //	jenkins_job is unavailable: variable JENKINS_TOKEN (env.JENKINS_TOKEN, /repo/.basis/tools.json:9:26) is not set; set it in the environment basis runs in, or give a default in the manifest: ${JENKINS_TOKEN:-default}
+//	build is unavailable: its cwd (/repo/.basis/tools.json:8:14) leads outside the workspace once placeholders are expanded and symbolic links followed; ...
 func (e *UnavailableError) Error() string {
-	var vars, where, defaults []string
+	var vars, where, defaults, others []string
 	for _, p := range e.Problems {
-		vars = append(vars, p.Variable)
-		at := p.Field
+		at := ""
 		if p.Line > 0 {
-			at += ", " + p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
+			at = p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
 		}
-		where = append(where, p.Variable+" ("+at+")")
+		if !errors.Is(p, ErrUnsetVariable) {
+			if at == "" {
+				at = p.File
+			}
+			others = append(others, "its "+p.Field+" ("+at+") "+p.Err.Error())
+			continue
+		}
+		vars = append(vars, p.Variable)
+		if at != "" {
+			at = ", " + at
+		}
+		where = append(where, p.Variable+" ("+p.Field+at+")")
 		defaults = append(defaults, "${"+p.Variable+":-default}")
 	}
-	noun, verb := "variable ", " is not set"
-	if len(vars) > 1 {
-		noun, verb = "variables ", " are not set"
+	var clauses []string
+	if len(vars) > 0 {
+		noun, verb := "variable ", " is not set"
+		if len(vars) > 1 {
+			noun, verb = "variables ", " are not set"
+		}
+		clauses = append(clauses, noun+strings.Join(where, ", ")+verb+
+			"; set "+them(len(vars))+" in the environment basis runs in, or give a default in the manifest: "+strings.Join(defaults, ", "))
 	}
-	return e.Tool + " is unavailable: " + noun + strings.Join(where, ", ") + verb +
-		"; set " + them(len(vars)) + " in the environment basis runs in, or give a default in the manifest: " + strings.Join(defaults, ", ")
+	return e.Tool + " is unavailable: " + strings.Join(append(clauses, others...), "; ")
+}
+
+// outsideWorkspace is the problem of a workspace tool's cwd that leads
+// outside the workspace; cause is configfile's error.
+func outsideWorkspace(cause error) error {
+	return &problem{kind: ErrOutsideWorkspace, cause: cause,
+		text: "leads outside the workspace once placeholders are expanded and symbolic links followed, and a workspace tool runs inside its workspace: " +
+			"give a directory in it (only the operator's own tools.json may name one elsewhere)"}
 }
 
 // Unwrap returns [contract.ErrRefused], [ErrUnavailable] and each problem.

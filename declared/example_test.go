@@ -227,7 +227,8 @@ func ExampleLoad() {
 		Root:       root,                           // workspace: <root>/.basis/tools.json
 		ConfigDir:  configDir,                      // global: <configDir>/tools.json
 		CommandEnv: []string{"CI_URL=https://ci"},  // the runtime's command environment
-		Environ:    []string{"PATH=/usr/bin:/bin"}, // the inherited environment; nil is os.Environ()
+		Environ:    []string{"PATH=/usr/bin:/bin"}, // basis's environment; nil is os.Environ()
+		PassEnv:    []string{"GITHUB_*"},           // credential-looking names programs inherit all the same
 		Reserved:   []string{"read_file"},          // names the host has taken ("spawn" always is)
 	})
 	if err != nil {
@@ -238,7 +239,7 @@ func ExampleLoad() {
 	for _, tool := range tools {
 		roster = append(roster, tool) // each is a contract.ExecutableTool, unavailable ones too
 		if err := tool.Unavailable(); err != nil {
-			log.Print(err) // listed, but its calls are refused: a ${VAR} it needs is unset
+			log.Print(err) // listed, but its calls are refused: a ${VAR} it needs is unset, or its cwd leads out
 		}
 		for _, w := range tool.Warnings() {
 			log.Print(w) // a credential-looking ${VAR} in a command argument

@@ -24,7 +24,9 @@ import (
 //
 // Input the preview would refuse is refused here too (a check that a
 // missing gate removes is not a check), and so is a call to an
-// unavailable tool ([*UnavailableError]) or one its sandbox cannot
+// unavailable tool ([*UnavailableError]) — a workspace tool's cwd is
+// resolved once more, right before the run, and the program starts in
+// the real path found, inside the workspace — or one its sandbox cannot
 // confine ([ErrNotConfined]); nothing starts. With [Config.Sandbox] set
 // the program runs confined as the preview's "sandbox" said: the
 // sandbox may start it through a trampoline, but what it executes is
@@ -39,9 +41,20 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 	if u := t.state.unavailable; u != nil {
 		return contract.Result{}, u
 	}
-	input, err := t.checkInput(call.Input)
+	input, err := t.checkInput(ctx, call.Input)
 	if err != nil {
 		return contract.Result{}, err
+	}
+	// Resolved again, right before the run: the preview's answer may be
+	// out of date.
+	dir, err := t.workdir()
+	if err != nil {
+		var u *UnavailableError
+		if errors.As(err, &u) {
+			return contract.Result{}, u
+		}
+		exit := &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.StartFailed, Err: err}}
+		return contract.Result{}, &RunError{Tool: t.spec.Name, Err: exit, msg: t.spec.Name + " could not start: " + t.workdirFault(err)}
 	}
 	program, err := t.program()
 	if err != nil {
@@ -60,7 +73,7 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 	cmd := &subprocess.Cmd{
 		Argv:    argv,
 		Root:    t.spec.Root,
-		Dir:     run.dir,
+		Dir:     dir,
 		Env:     run.env,
 		Stdin:   input,
 		Timeout: t.spec.Timeout,

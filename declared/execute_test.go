@@ -301,13 +301,14 @@ func TestRunFailures(t *testing.T) {
 		{"killed by a signal", "echo 'crashing' >&2; kill -SEGV $$", nil, "t was killed by signal SIGSEGV: crashing", subprocess.Signaled, 0, nil},
 		{"program missing", "", nil, "t could not start ./.basis/tools/t: no such file or directory", subprocess.StartFailed, 0, fs.ErrNotExist},
 		{"not in PATH", "", map[string]any{"command": []string{"no-such-program-anywhere"}}, "t could not start no-such-program-anywhere: not found in PATH", subprocess.StartFailed, 0, subprocess.ErrNotFound},
-		{"cwd missing", "true", map[string]any{"cwd": "build/out"}, "t could not start: its working directory build/out cannot be entered: no such file or directory", subprocess.StartFailed, 0, fs.ErrNotExist},
+		{"cwd missing", "true", map[string]any{"cwd": "build/out"}, "t could not start: its working directory (cwd, $MANIFEST:8:14) does not exist; create it, or change cwd in $MANIFEST", subprocess.StartFailed, 0, fs.ErrNotExist},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool, _ := scriptTool(t, tt.body, tt.extra, declared.Config{})
+			tool, root := scriptTool(t, tt.body, tt.extra, declared.Config{})
 			_, err := tool.Execute(t.Context(), callWith(`{}`))
-			checkRunError(t, err, tt.want, tt.kind, tt.code, tt.is)
+			want := strings.ReplaceAll(tt.want, "$MANIFEST", filepath.Join(root, declared.WorkspaceFile))
+			checkRunError(t, err, want, tt.kind, tt.code, tt.is)
 		})
 	}
 }

@@ -243,7 +243,7 @@ func FuzzPreviewInput(f *testing.F) {
 	tool := tools[0]
 	f.Fuzz(func(t *testing.T, input []byte) {
 		preview, err := tool.AuthorizationPreview(context.Background(), contract.Call{Input: input})
-		stdin, checkErr := tool.checkInput(input)
+		stdin, checkErr := tool.checkInput(context.Background(), input)
 		if (err == nil) != (checkErr == nil) {
 			t.Fatalf("preview and Execute disagree: %v / %v", err, checkErr)
 		}

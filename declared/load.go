@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basis-go/basis/contract/childenv"
 	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
@@ -52,14 +53,30 @@ type Config struct {
 	ConfigDir string
 	// CommandEnv is the runtime's command environment (NAME=value
 	// entries): the second layer of every program's environment, over the
-	// inherited one and under the manifest's env.
+	// inherited one and under the manifest's env. It is the host's own
+	// statement, so it is given to programs whole.
 	CommandEnv []string
-	// Environ is the inherited environment, the first layer. Together with
-	// CommandEnv (which wins for a shared name) it is also where ${VAR}
-	// placeholders are looked up. Nil means os.Environ() at load time.
+	// Environ is the environment basis runs in; nil means os.Environ() at
+	// load time. It serves two purposes, kept apart:
+	//
+	//   - ${VAR} placeholders are looked up in all of it (and in
+	//     CommandEnv, which wins), so "env": {"GITHUB_TOKEN":
+	//     "${GITHUB_TOKEN}"} hands a program a credential by name;
+	//   - programs inherit only part of it, their first layer:
+	//     childenv.Inherited(Environ, PassEnv), which leaves out basis's
+	//     own BASIS_* variables and every name that looks like a
+	//     credential (TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL, KEY,
+	//     SSH_AUTH_SOCK) that PassEnv does not name.
+	//
 	// Entries of either that no program can receive (no "=", an empty
 	// name, a NUL byte) are left out.
 	Environ []string
+	// PassEnv names the credential-looking variables of Environ that
+	// every program inherits all the same: names, or patterns with *
+	// ("GITHUB_*"); see [childenv.Passes]. It is the operator's setting
+	// (sandbox.json's "pass_env" for the basis command). basis's own
+	// BASIS_* variables pass whatever it says.
+	PassEnv []string
 	// Reserved lists names the host has taken (such as "spawn" and its
 	// own tools). Declaring one is a load error naming the file and tool.
 	Reserved []string
@@ -84,11 +101,12 @@ type SandboxFunc func(tool string, network bool, dir string) (*subprocess.Confin
 // loader is what loading works out once from a Config.
 type loader struct {
 	root     string
-	baseEnv  []string          // Environ then CommandEnv, merged
+	baseEnv  []string          // what programs inherit of Environ, then CommandEnv, merged
 	envIndex map[string]int    // position of each name in baseEnv
-	vars     map[string]string // the same, for ${VAR} look-ups
+	vars     map[string]string // all of Environ, then CommandEnv: for ${VAR} look-ups
 	reserved map[string]bool
 	sandbox  SandboxFunc
+	realRoot string // root after symlinks
 }
 
 func newLoader(cfg *Config) (*loader, error) {
@@ -106,16 +124,21 @@ func newLoader(cfg *Config) (*loader, error) {
 	}
 	l := &loader{
 		root:     root,
-		baseEnv:  subprocess.MergeEnv(usable(environ), usable(cfg.CommandEnv)),
+		baseEnv:  subprocess.MergeEnv(usable(childenv.Inherited(environ, cfg.PassEnv)), usable(cfg.CommandEnv)),
 		envIndex: make(map[string]int),
 		vars:     make(map[string]string),
 		reserved: make(map[string]bool, len(cfg.Reserved)),
 		sandbox:  cfg.Sandbox,
+		realRoot: realRoot(root),
 	}
 	for i, entry := range l.baseEnv {
-		name, value, ok := strings.Cut(entry, "=")
+		name, _, _ := strings.Cut(entry, "=")
 		l.envIndex[name] = i
-		if ok {
+	}
+	// Placeholders see the whole environment, not only what programs
+	// inherit: naming a variable in a manifest is how it is passed.
+	for _, entry := range subprocess.MergeEnv(usable(environ), usable(cfg.CommandEnv)) {
+		if name, value, ok := strings.Cut(entry, "="); ok {
 			l.vars[name] = value
 		}
 	}
@@ -183,6 +206,7 @@ func Discover(cfg *Config) ([]string, error) {
 		return nil, errors.Join(err)
 	}
 	paths, problems := discover(l.candidates(cfg))
+	paths, problems = l.inWorkspace(paths, problems)
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
@@ -237,10 +261,15 @@ func Load(ctx context.Context, cfg *Config) ([]*Tool, error) {
 	if err != nil {
 		return nil, errors.Join(err)
 	}
-	paths, problems := discover(l.candidates(cfg))
+	candidates := l.candidates(cfg)
+	paths, problems := discover(candidates)
+	paths, problems = l.inWorkspace(paths, problems)
 	var layers [][]*Tool
 	for _, path := range paths {
-		tools, errs := l.loadFile(ctx, path)
+		// The workspace's manifest is the first candidate; a config
+		// directory that is the workspace's .basis was listed once, as
+		// the workspace's.
+		tools, errs := l.loadFile(ctx, path, path == candidates[0])
 		problems = append(problems, errs...)
 		layers = append(layers, tools)
 	}
@@ -264,7 +293,9 @@ func Load(ctx context.Context, cfg *Config) ([]*Tool, error) {
 // reserved names, and returns its tools in name order, unavailable ones
 // included, as [Load] does. Unlike Load, a missing file is an error
 // (wrapping [fs.ErrNotExist]). Every problem is reported, as an
-// [errors.Join] of [*Error] values.
+// [errors.Join] of [*Error] values. The file is held to a workspace
+// manifest's rules (a cwd inside Root) unless it is the global manifest,
+// ConfigDir/tools.json.
 func LoadFile(ctx context.Context, path string, cfg *Config) ([]*Tool, error) {
 	l, err := newLoader(cfg)
 	if err != nil {
@@ -273,19 +304,37 @@ func LoadFile(ctx context.Context, path string, cfg *Config) ([]*Tool, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	tools, problems := l.loadFile(ctx, path)
+	workspace := true
+	if candidates := l.candidates(cfg); len(candidates) > 1 {
+		workspace = !sameFile(path, candidates[1])
+	}
+	tools, problems := l.loadFile(ctx, path, workspace)
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
 	}
 	return tools, nil
 }
 
-func (l *loader) loadFile(ctx context.Context, path string) ([]*Tool, []error) {
+// loadFile reads one manifest; workspace says it is a repository's, whose
+// tools' cwd must stay inside the root.
+func (l *loader) loadFile(ctx context.Context, path string, workspace bool) ([]*Tool, []error) {
 	data, err := readManifest(ctx, path)
 	if err != nil {
 		return nil, []error{err}
 	}
-	return newParser(l, path, data).parse()
+	p := newParser(l, path, data)
+	p.workspace = workspace
+	return p.parse()
+}
+
+// sameFile reports whether a and b are one existing file.
+func sameFile(a, b string) bool {
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
 }
 
 // readManifest reads a manifest the one careful way config files are

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/childenv"
 	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/inputschema"
 )
@@ -42,9 +43,13 @@ type parser struct {
 	index    *lineIndex
 	problems []error
 	offsets  []int // of each problem, to list them in file order
-	// unset holds the ${VAR}s of the tool being read that name unset
-	// variables: they make that tool unavailable, not the file unusable.
-	unset []*Error
+	// workspace says the file is a repository's manifest: a tool's cwd
+	// must then stay inside the root.
+	workspace bool
+	// unavailable holds what makes the tool being read unusable here but
+	// leaves the file usable: ${VAR}s naming unset variables, and a cwd
+	// that leads outside the workspace.
+	unavailable []*Error
 }
 
 func newParser(l *loader, file string, data []byte) *parser {
@@ -53,7 +58,7 @@ func newParser(l *loader, file string, data []byte) *parser {
 
 // child is a parser for one tool body, sharing the file.
 func (p *parser) child() *parser {
-	return &parser{loader: p.loader, file: p.file, data: p.data, index: p.index}
+	return &parser{loader: p.loader, file: p.file, data: p.data, index: p.index, workspace: p.workspace}
 }
 
 // problemAt builds the *Error for a problem at byte offset off.
@@ -286,7 +291,7 @@ func (p *parser) parseTool(m member) *Tool {
 		return nil
 	}
 	before := len(p.problems)
-	p.unset = nil
+	p.unavailable = nil
 	fields := p.members(m.Value, name, toolKeys, "a tool")
 	spec := &Spec{Name: name, Root: p.root, Source: p.file, SideEffect: contract.SideEffectProcess, Timeout: DefaultTimeout}
 	run := &resolved{}
@@ -338,7 +343,14 @@ func (p *parser) parseTool(m member) *Tool {
 			default:
 				spec.Cwd = s
 				state.cwdAt = p.problemAt(f.Value.Off, name, "cwd", "", nil)
-				run.dir, _ = p.expandField(f.Value.Off, name, "cwd", s)
+				var ok bool
+				if run.dir, ok = p.expandField(f.Value.Off, name, "cwd", s); ok && p.workspace {
+					// Checked again at every call: a program can plant a
+					// link in the workspace after this.
+					if _, err := configfile.WithinRoot(p.root, run.dir); errors.Is(err, configfile.ErrOutsideRoot) {
+						p.unavailable = append(p.unavailable, p.problemAt(f.Value.Off, name, "cwd", "", outsideWorkspace(err)))
+					}
+				}
 			}
 		}
 	}
@@ -346,6 +358,7 @@ func (p *parser) parseTool(m member) *Tool {
 	var manifestEnv []string
 	if f, ok := fields["env"]; ok {
 		spec.EnvNames, manifestEnv = p.env(f.Value, name)
+		state.envDigests = envDigests(f.Value, spec.EnvNames)
 	}
 
 	effectOK := true
@@ -391,8 +404,9 @@ func (p *parser) parseTool(m member) *Tool {
 	if len(p.problems) > before {
 		return nil
 	}
-	if len(p.unset) > 0 {
-		state.unavailable = &UnavailableError{Tool: name, Source: p.file, Problems: p.unset}
+	state.workspace = p.workspace
+	if len(p.unavailable) > 0 {
+		state.unavailable = &UnavailableError{Tool: name, Source: p.file, Problems: p.unavailable}
 		run = &resolved{}
 	} else if len(manifestEnv) > 0 {
 		run.env = p.withEnv(manifestEnv)
@@ -401,6 +415,7 @@ func (p *parser) parseTool(m member) *Tool {
 	}
 	spec.run = seal(run)
 	state.sandbox = p.sandbox
+	state.realRoot = p.realRoot
 	return newTool(spec, schema, state)
 }
 
@@ -512,16 +527,10 @@ func loaderVariable(name string) bool {
 }
 
 // credentialName reports whether a variable's name says it holds a
-// credential: it contains TOKEN, SECRET, KEY or PASSWORD in any case.
-func credentialName(name string) bool {
-	upper := strings.ToUpper(name)
-	for _, word := range []string{"TOKEN", "SECRET", "KEY", "PASSWORD"} {
-		if strings.Contains(upper, word) {
-			return true
-		}
-	}
-	return false
-}
+// credential: the one list every part of basis uses
+// (childenv.LooksLikeCredential: TOKEN, SECRET, PASSWORD, PASSWD,
+// CREDENTIAL or KEY, in any case).
+func credentialName(name string) bool { return childenv.LooksLikeCredential(name) }
 
 // timeout reads timeout_ms: a whole number of milliseconds, at least 1.
 func (p *parser) timeout(v value, tool string) time.Duration {
@@ -549,6 +558,16 @@ func (p *parser) timeout(v value, tool string) time.Duration {
 // by field and variable name. A variable that is not set is not a problem
 // of the file: it is noted, and makes the tool unavailable.
 func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
+	for _, name := range placeholderNames(s) {
+		if childenv.IsBasisVariable(name) {
+			// Expanded, it would hand the program what childenv keeps
+			// from it: BASIS_SERVE_TOKEN answers basis's own questions.
+			p.report(off, tool, field, name, newProblem(ErrInvalidValue,
+				"${"+name+"} names one of basis's own variables (BASIS_*), which are never handed to a program basis starts; "+
+					"write the value the program needs, or set it in a variable of another name"))
+			return "", false
+		}
+	}
 	v, err := expand(s, p.lookup)
 	if err != nil {
 		var xe *expandError
@@ -558,7 +577,7 @@ func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
 			err = xe.err
 		}
 		if errors.Is(err, ErrUnsetVariable) {
-			p.unset = append(p.unset, p.problemAt(off, tool, field, variable, err))
+			p.unavailable = append(p.unavailable, p.problemAt(off, tool, field, variable, err))
 		} else {
 			p.report(off, tool, field, variable, err)
 		}

@@ -3,13 +3,16 @@
 package declared_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/inputschema"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,6 +24,8 @@ func TestPreview(t *testing.T) {
 		dir     string // "$ROOT" is replaced by the workspace root
 		summary string
 		effect  contract.SideEffect
+		dirs    []string // made in the workspace first
+		global  bool     // declared in the operator's tools.json, which may name any cwd
 	}{
 		{
 			name:    "no cwd: the root, shown as .",
@@ -33,12 +38,14 @@ func TestPreview(t *testing.T) {
 			tool:    map[string]any{"command": []string{"make", "deploy"}, "cwd": "services/../web"},
 			subject: `{"command":["make","deploy"],"cwd":"services/../web","env":[],"input":{"job":"deploy"},"program":"$BIN/make","tool":"t"}`,
 			dir:     "$ROOT/web", summary: "run make deploy in $ROOT/web", effect: contract.SideEffectProcess,
+			dirs: []string{"services", "web"},
 		},
 		{
 			name:    "absolute cwd",
 			tool:    map[string]any{"command": []string{"/bin/cat"}, "cwd": "/tmp"},
 			subject: `{"command":["/bin/cat"],"cwd":"/tmp","env":[],"input":{"job":"deploy"},"program":"/bin/cat","tool":"t"}`,
 			dir:     "/tmp", summary: "run /bin/cat in /tmp", effect: contract.SideEffectProcess,
+			global: true,
 		},
 		{
 			name: "placeholders stay as written in the command and cwd",
@@ -51,12 +58,14 @@ func TestPreview(t *testing.T) {
 			dir:     "$ROOT/builds/${BUILD_DIR}",
 			summary: `run curl -H "Authorization: Bearer ${TOKEN}" ${API_URL:-https://api}/jobs in $ROOT/builds/${BUILD_DIR}`,
 			effect:  contract.SideEffectProcess,
+			dirs:    []string{"builds/VALUE-dir"},
 		},
 		{
 			name:    "a cwd that expands to an absolute path is not put under the root",
 			tool:    map[string]any{"command": []string{"/bin/cat"}, "cwd": "${ABS_DIR}/x"},
 			subject: `{"command":["/bin/cat"],"cwd":"${ABS_DIR}/x","env":[],"input":{"job":"deploy"},"program":"/bin/cat","tool":"t"}`,
 			dir:     "${ABS_DIR}/x", summary: "run /bin/cat in ${ABS_DIR}/x", effect: contract.SideEffectProcess,
+			global: true,
 		},
 		{
 			name:    "a multi-line argument keeps the summary on one line",
@@ -71,15 +80,28 @@ func TestPreview(t *testing.T) {
 			for k, v := range tt.tool {
 				tool[k] = v
 			}
-			root := workspace(t, manifestOf(t, map[string]any{"t": tool}))
+			cfg := &declared.Config{}
+			if tt.global {
+				cfg.Root = t.TempDir()
+				cfg.ConfigDir = t.TempDir()
+				writeFile(t, cfg.ConfigDir, declared.GlobalFile, manifestOf(t, map[string]any{"t": tool}), 0o644)
+			} else {
+				cfg.Root = workspace(t, manifestOf(t, map[string]any{"t": tool}))
+			}
+			root := cfg.Root
+			for _, d := range tt.dirs {
+				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
 			// Programs found in PATH are the test's own, so the subject
 			// does not depend on what this machine has installed.
 			bin := t.TempDir()
 			for _, name := range []string{"make", "curl", "printf"} {
 				script(t, bin, name, "true")
 			}
-			env := []string{"PATH=" + bin, "TOKEN=VALUE-token", "BUILD_DIR=VALUE-dir", "ABS_DIR=/opt/VALUE-abs"}
-			tl := loadTool(t, &declared.Config{Root: root, Environ: env}, "t")
+			cfg.Environ = []string{"PATH=" + bin, "TOKEN=VALUE-token", "BUILD_DIR=VALUE-dir", "ABS_DIR=/opt/VALUE-abs"}
+			tl := loadTool(t, cfg, "t")
 
 			got, err := tl.AuthorizationPreview(t.Context(), callWith(`{ "job" : "deploy" }`))
 			if err != nil {
@@ -249,5 +271,45 @@ func TestAmbiguousInputRefused(t *testing.T) {
 				t.Error("the program was started for ambiguous input")
 			}
 		})
+	}
+}
+
+// TestExplodingSchemaIsRefusedNotRun: a manifest's schema whose anyOf
+// branches recurse through the same $ref would take hours to check a
+// failing input 40 deep; the preview and Execute refuse it within the
+// check's budget, and stop when the caller's context is done.
+func TestExplodingSchemaIsRefusedNotRun(t *testing.T) {
+	branch := map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/n"}}}
+	schema := map[string]any{
+		"$defs":      map[string]any{"n": map[string]any{"anyOf": []any{branch, branch}}},
+		"properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/n"}},
+	}
+	root := workspace(t, manifestOf(t, map[string]any{"deep": map[string]any{
+		"description": "d", "input_schema": schema, "command": []string{"./.basis/tools/mark"},
+	}}))
+	marker := filepath.Join(root, "started")
+	script(t, root, ".basis/tools/mark", "touch "+marker)
+	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "deep")
+	input := strings.Repeat(`{"x":`, 40) + "1" + strings.Repeat("}", 40)
+
+	_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(input))
+	_, execErr := tool.Execute(t.Context(), callWith(input))
+	for _, err := range []error{previewErr, execErr} {
+		var be *inputschema.BudgetError
+		if !errors.As(err, &be) || !errors.Is(err, declared.ErrInvalidInput) || be.Tool != "deep" {
+			t.Errorf("error = %v, want a *BudgetError for deep wrapping ErrInvalidInput", err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, previewErr = tool.AuthorizationPreview(ctx, callWith(input))
+	_, execErr = tool.Execute(ctx, callWith(input))
+	for _, err := range []error{previewErr, execErr} {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("with a cancelled context: %v, want one wrapping context.Canceled", err)
+		}
+	}
+	if fileExists(marker) {
+		t.Error("the program was started")
 	}
 }

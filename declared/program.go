@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
@@ -20,6 +22,63 @@ import (
 func (t *Tool) program() (string, error) {
 	run := t.spec.run()
 	return subprocess.ResolveProgram(run.argv[0], t.spec.Root, run.env)
+}
+
+// workdir is the directory the program starts in, worked out now: the
+// expanded cwd as loaded ("" for the root) — except for a workspace tool
+// with a cwd, whose cwd is resolved here, at each preview and each run,
+// symbolic links followed, and must be inside the workspace: a program
+// the sandbox let write there could have replaced a directory with a
+// link to anywhere since the tool was loaded. Then the real path is
+// returned, so what starts in it is not that path's next link. An error
+// is an [*UnavailableError] for a cwd outside the workspace, and
+// configfile's (or the operating system's) reason otherwise.
+func (t *Tool) workdir() (string, error) {
+	run := t.spec.run()
+	if !t.state.workspace || run.dir == "" {
+		return run.dir, nil
+	}
+	real, err := configfile.WithinRoot(t.spec.Root, run.dir)
+	if errors.Is(err, configfile.ErrOutsideRoot) {
+		at := *t.state.cwdAt
+		at.Err = outsideWorkspace(err)
+		return "", &UnavailableError{Tool: t.spec.Name, Source: t.spec.Source, Problems: []*Error{&at}}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// The operating system's reason without the path, which may
+		// hold an expanded placeholder: errors are printed, and encoded.
+		err = pe.Err
+	}
+	return real, err
+}
+
+// workdirRefusal is a preview's refusal for workdir's error.
+func (t *Tool) workdirRefusal(err error) error {
+	var u *UnavailableError
+	if errors.As(err, &u) {
+		return u
+	}
+	return &refusedError{
+		msg:    t.spec.Name + " cannot run: " + t.workdirFault(err),
+		causes: []error{contract.ErrRefused, ErrCannotStart, err},
+	}
+}
+
+// workdirFault says why a workspace tool's cwd cannot be used, naming the
+// field and its place in the manifest, never the path: it may hold an
+// expanded placeholder.
+func (t *Tool) workdirFault(err error) string {
+	at := t.state.cwdAt
+	where := "its working directory (cwd, " + at.File
+	if at.Line > 0 {
+		where += ":" + strconv.Itoa(at.Line) + ":" + strconv.Itoa(at.Column)
+	}
+	where += ")"
+	if errors.Is(err, fs.ErrNotExist) {
+		return where + " does not exist; create it, or change cwd in " + t.spec.Source
+	}
+	return where + " cannot be resolved: " + configfile.Reason(err)
 }
 
 // programFault says why a program could not be resolved, naming it as
@@ -55,6 +114,19 @@ func (t *Tool) CheckStart() error {
 		dir = run.dir
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(t.spec.Root, dir)
+		}
+	}
+	if t.state.workspace && run.dir != "" {
+		real, err := t.workdir()
+		var u *UnavailableError
+		if errors.As(err, &u) {
+			return u
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return t.cannotStart(t.state.cwdAt, err, t.workdirFault(err))
+		}
+		if err == nil {
+			dir = real
 		}
 	}
 	where := "the workspace root"

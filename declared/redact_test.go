@@ -113,7 +113,9 @@ func TestSecretsNeverShown(t *testing.T) {
 		p.add(tool.CheckStart())
 		p.add(tool.Warnings())
 		preview, err := tool.AuthorizationPreview(t.Context(), callWith(`{"job": "deploy"}`))
-		refused := spec.Name == "unavailable" || spec.Name == "not_in_path"
+		// A workspace tool's cwd must exist and be in the workspace:
+		// ${TOOLS_DIR} leads out, ${WORK_DIR} does not exist.
+		refused := spec.Name == "unavailable" || spec.Name == "not_in_path" || spec.Name == "abs_cwd" || spec.Name == "no_cwd"
 		if refused != (err != nil) {
 			t.Fatalf("%s: preview: %v", spec.Name, err)
 		}

@@ -40,6 +40,14 @@ type toolState struct {
 	programAt, cwdAt *Error
 	timeoutSet       bool // timeout_ms was given
 	sandbox          SandboxFunc
+	// envDigests are the SHA-256 of each env value as written, by name,
+	// for the tool's Definition; realRoot is the workspace root after
+	// symlinks, for telling which files lie in it.
+	envDigests map[string]string
+	realRoot   string
+	// workspace says the tool is a workspace manifest's: its cwd must
+	// resolve inside the root, at every call.
+	workspace bool
 }
 
 // previewView is what every preview of a tool shares, worked out once.
@@ -173,17 +181,23 @@ type subject struct {
 // It refuses, and no approver is asked: input that cannot be read
 // unambiguously or does not match the schema (wrapping [ErrInvalidInput];
 // an [*InputError] for the schema); an unavailable tool (an
-// [*UnavailableError], wrapping [contract.ErrRefused]); a program that
-// cannot be found (wrapping [contract.ErrRefused] and [ErrCannotStart]);
+// [*UnavailableError], wrapping [contract.ErrRefused]), which includes a
+// workspace tool whose cwd resolves outside the workspace now; a
+// workspace tool whose cwd does not exist (wrapping [contract.ErrRefused]
+// and [ErrCannotStart]); a program that cannot be found (wrapping
+// [contract.ErrRefused] and [ErrCannotStart]);
 // a sandbox that cannot confine the program (wrapping
 // [contract.ErrRefused], [ErrNotConfined] and the sandbox's error).
 func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
 	if u := t.state.unavailable; u != nil {
 		return contract.Preview{}, u
 	}
-	input, err := t.checkInput(call.Input)
+	input, err := t.checkInput(ctx, call.Input)
 	if err != nil {
 		return contract.Preview{}, err
+	}
+	if _, err := t.workdir(); err != nil {
+		return contract.Preview{}, t.workdirRefusal(err)
 	}
 	program, err := t.program()
 	if err != nil {
@@ -251,14 +265,14 @@ func isJSONObject(raw json.RawMessage) bool {
 // of the input (keys sorted, no insignificant whitespace), after refusing
 // anything two JSON readers could read differently — a duplicate key, two
 // keys equal under case folding, nesting too deep — and checking the
-// result against the schema. An absent input (empty or blank) is the
-// empty object.
-func (t *Tool) checkInput(input json.RawMessage) (json.RawMessage, error) {
+// result against the schema, which stops when ctx is done. An absent input
+// (empty or blank) is the empty object.
+func (t *Tool) checkInput(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	canonical, err := contract.CanonicalInput(input)
 	if err != nil {
 		return nil, fmt.Errorf("the input for %s is refused: %w", t.spec.Name, err)
 	}
-	if err := t.schema.Check(t.spec.Name, canonical); err != nil {
+	if err := t.schema.Check(ctx, t.spec.Name, canonical); err != nil {
 		return nil, err
 	}
 	return canonical, nil

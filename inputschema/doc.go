@@ -7,4 +7,8 @@
 // the same words for the same mistake whatever provides the tool — the
 // field's JSON pointer and the rule it breaks, never a value from the
 // input or the schema (either may carry a secret).
+//
+// Checking one input is bounded work, whatever the schema: a budget of
+// steps that grows with the input's size, and the caller's context, stop
+// a schema whose alternatives recurse into exponential work (ADR 0012).
 package inputschema

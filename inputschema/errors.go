@@ -2,6 +2,7 @@ package inputschema
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/basis-go/basis/contract"
@@ -108,3 +109,25 @@ func (e *InputError) Error() string {
 
 // Unwrap returns [contract.ErrInvalidInput].
 func (e *InputError) Unwrap() error { return contract.ErrInvalidInput }
+
+// BudgetError refuses an input whose check against the tool's schema
+// would take more steps than the input's budget (see [Schema.Check]):
+// the schema's alternatives recurse so that the work grows exponentially
+// with the input. Nothing was started. What to fix is the schema, which
+// the message says; it quotes nothing.
+type BudgetError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Steps is the budget the check ran out of.
+	Steps int
+}
+
+// Error returns one line naming the tool, the budget and what to simplify.
+func (e *BudgetError) Error() string {
+	return "validating this input against " + e.Tool + "'s schema takes more than " + strconv.Itoa(e.Steps) +
+		" steps; simplify the schema's recursion (anyOf/oneOf through $ref)"
+}
+
+// Unwrap returns [contract.ErrInvalidInput]: the input is refused before
+// anything runs.
+func (e *BudgetError) Unwrap() error { return contract.ErrInvalidInput }

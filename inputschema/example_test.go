@@ -1,6 +1,7 @@
 package inputschema_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -17,8 +18,8 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(schema.Check("jenkins_job", json.RawMessage(`{"job": "nightly"}`)))
-	fmt.Println(schema.Check("jenkins_job", json.RawMessage(`{"job": 7}`)))
+	fmt.Println(schema.Check(context.Background(), "jenkins_job", json.RawMessage(`{"job": "nightly"}`)))
+	fmt.Println(schema.Check(context.Background(), "jenkins_job", json.RawMessage(`{"job": 7}`)))
 	// Output:
 	// <nil>
 	// the input for jenkins_job does not match its schema: /job: expected string, but got number

@@ -1,6 +1,7 @@
 package inputschema_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -12,14 +13,16 @@ import (
 
 // FuzzCompileCheck compiles arbitrary schemas and checks arbitrary inputs
 // against those that compile: neither may panic, every compile error wraps
-// a sentinel, and every input refusal is one line wrapping
-// contract.ErrInvalidInput.
+// a sentinel, and every input refusal (a budget run out among them) is one
+// line wrapping contract.ErrInvalidInput.
 func FuzzCompileCheck(f *testing.F) {
 	f.Add(`{"type":"object","properties":{"job":{"type":"string"}},"required":["job"]}`, `{"job":7}`)
 	f.Add(`{"$defs":{"a":{"minimum":3}},"properties":{"n":{"$ref":"#/$defs/a"}}}`, `{"n":1}`)
 	f.Add(`{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false}`, `{"x":null}`)
 	f.Add(`[]`, `[]`)
 	f.Add(`{"oneOf":[{},{}]}`, `{}}`)
+	f.Add(`{"$defs":{"n":{"anyOf":[{"properties":{"x":{"$ref":"#/$defs/n"}}},{"properties":{"x":{"$ref":"#/$defs/n"}}}]}},"properties":{"x":{"$ref":"#/$defs/n"}}}`,
+		`{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":{"x":1}}}}}}}}}}}}}}}}}}}}`)
 	f.Fuzz(func(t *testing.T, schema, input string) {
 		s, err := inputschema.Compile(json.RawMessage(schema))
 		if err != nil {
@@ -28,7 +31,7 @@ func FuzzCompileCheck(f *testing.F) {
 			}
 			return
 		}
-		if err := s.Check("t", json.RawMessage(input)); err != nil {
+		if err := s.Check(context.Background(), "t", json.RawMessage(input)); err != nil {
 			if !errors.Is(err, contract.ErrInvalidInput) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("check error %q: want one line wrapping ErrInvalidInput", err)
 			}

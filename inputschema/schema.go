@@ -2,10 +2,13 @@ package inputschema
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,8 +31,16 @@ const maxProblems = 20
 // runtime for tools of every other binding — so an input is refused with
 // the same words whatever provides the tool: the field's JSON pointer and
 // the rule it breaks, never a value from the input or from the schema.
+//
+// A Schema is safe for concurrent use. Checking one input is bounded work
+// (see [Schema.Check]), however the schema recurses.
 type Schema struct {
-	schema *jsonschema.Schema
+	raw json.RawMessage
+	// spare holds compiled copies that are not checking an input. Each
+	// copy carries the meter of the one check it is doing (the library
+	// gives a check no state of its own), so concurrent checks take a
+	// copy each, compiling another when none is free.
+	spare chan *checker
 }
 
 // Compile compiles raw under the rules every tool's input schema follows:
@@ -40,30 +51,80 @@ type Schema struct {
 // naming where in the schema it is and wrapping [ErrNotObject] or
 // [ErrInvalid]; it quotes nothing from the schema.
 func Compile(raw json.RawMessage) (*Schema, error) {
-	sch, problems := compileSchema(raw)
-	if len(problems) > 0 {
+	if _, problems := compileSchema(raw, nil); len(problems) > 0 {
 		return nil, &CompileError{Problems: problems}
 	}
-	return &Schema{schema: sch}, nil
+	raw = bytes.Clone(raw)
+	first, err := newChecker(raw)
+	if err != nil {
+		return nil, &CompileError{Problems: []SchemaProblem{{Err: newProblem(ErrInvalid, "does not compile as a JSON Schema")}}}
+	}
+	s := &Schema{raw: raw, spare: make(chan *checker, runtime.GOMAXPROCS(0))}
+	s.spare <- first
+	return s, nil
 }
 
 // Check checks one call's input against the schema: one JSON object that
 // matches it. An absent (empty or blank) input is the empty object. The
 // error is an *[InputError] naming tool.
-func (s *Schema) Check(tool string, input json.RawMessage) error {
+//
+// Checking is bounded: every evaluation of a subschema is a step (more
+// for a long string or a deeply nested input), and one input may take
+// [MinSteps] plus [StepsPerByte] steps for each byte of input, at most
+// [MaxSteps]. A schema whose alternatives recurse through $ref can need
+// exponentially many steps for a small input; past the budget the input
+// is refused with a *[BudgetError]. When ctx is done first, checking
+// stops and the error wraps ctx.Err().
+func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) error {
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")
 	}
-	if problems := validateInput(s.schema, input); problems != nil {
+	if err := ctx.Err(); err != nil {
+		return stoppedError(tool, err)
+	}
+	c, err := s.take()
+	if err != nil {
+		return &InputError{Tool: tool, Problems: []Problem{{Rule: "could not be checked against the schema"}}}
+	}
+	defer s.put(c)
+	problems, err := c.check(ctx, input, budgetFor(input))
+	switch {
+	case errors.Is(err, errBudget):
+		return &BudgetError{Tool: tool, Steps: budgetFor(input)}
+	case err != nil:
+		return stoppedError(tool, err)
+	case problems != nil:
 		return &InputError{Tool: tool, Problems: problems}
 	}
 	return nil
 }
 
+func stoppedError(tool string, err error) error {
+	return fmt.Errorf("checking the input for %s against its schema stopped: %w", tool, err)
+}
+
+// take returns a compiled copy that no other check is using.
+func (s *Schema) take() (*checker, error) {
+	select {
+	case c := <-s.spare:
+		return c, nil
+	default:
+		return newChecker(s.raw)
+	}
+}
+
+// put keeps c for the next check, unless enough copies are kept already.
+func (s *Schema) put(c *checker) {
+	select {
+	case s.spare <- c:
+	default:
+	}
+}
+
 // compileSchema checks that raw is an object schema for an object and
 // compiles it. References are resolved inside the schema only: nothing is
 // fetched from the network or read from disk.
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, []SchemaProblem) {
+func compileSchema(raw json.RawMessage, prepare func(*jsonschema.Compiler)) (*jsonschema.Schema, []SchemaProblem) {
 	fail := func(kind error, text string) []SchemaProblem {
 		return []SchemaProblem{{Err: newProblem(kind, text)}}
 	}
@@ -87,6 +148,9 @@ func compileSchema(raw json.RawMessage) (*jsonschema.Schema, []SchemaProblem) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(refuseLoader{})
+	if prepare != nil {
+		prepare(c)
+	}
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, fail(ErrInvalid, "cannot be used as a schema")
 	}
@@ -161,8 +225,9 @@ func describeCompileError(err error) []SchemaProblem {
 }
 
 // validateInput checks a call's input: one JSON object that matches the
-// schema. It returns nil when the input is good.
-func validateInput(sch *jsonschema.Schema, input []byte) []Problem {
+// schema. It returns nil when the input is good. m, when not nil, is the
+// meter of sch, told how deep the input nests before the check starts.
+func validateInput(sch *jsonschema.Schema, input []byte, m *meter) []Problem {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if err != nil {
 		var syn *json.SyntaxError
@@ -176,6 +241,9 @@ func validateInput(sch *jsonschema.Schema, input []byte) []Problem {
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return []Problem{{Rule: "expected object, but got " + schemaTypeOf(v)}}
+	}
+	if m != nil {
+		m.setDepth(depthOf(v))
 	}
 	err = sch.Validate(v)
 	if err == nil {

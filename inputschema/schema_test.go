@@ -36,14 +36,15 @@ func TestCompile(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	ctx := t.Context()
 	s, err := inputschema.Compile(json.RawMessage(`{"properties": {"job": {"type": "string"}}, "required": ["job"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Check("job_tool", json.RawMessage(`{"job": "x"}`)); err != nil {
+	if err := s.Check(ctx, "job_tool", json.RawMessage(`{"job": "x"}`)); err != nil {
 		t.Errorf("a matching input: %v", err)
 	}
-	err = s.Check("job_tool", json.RawMessage(`{"job": 7}`))
+	err = s.Check(ctx, "job_tool", json.RawMessage(`{"job": 7}`))
 	var ie *inputschema.InputError
 	if !errors.As(err, &ie) || !errors.Is(err, contract.ErrInvalidInput) {
 		t.Fatalf("Check = %v, want an *InputError", err)
@@ -52,7 +53,7 @@ func TestCheck(t *testing.T) {
 	if diff := cmp.Diff(want, ie.Problems); diff != "" || ie.Tool != "job_tool" {
 		t.Errorf("tool %q, problems (-want +got):\n%s", ie.Tool, diff)
 	}
-	if err := s.Check("job_tool", nil); !errors.As(err, &ie) || ie.Problems[0].Field != "/job" {
+	if err := s.Check(ctx, "job_tool", nil); !errors.As(err, &ie) || ie.Problems[0].Field != "/job" {
 		t.Errorf("an absent input is checked as {}: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/childenv"
 	"github.com/basis-go/basis/contract/configfile"
 )
 
@@ -94,6 +95,10 @@ type ServerConfig struct {
 	File string
 	// Origin is where the configuration came from.
 	Origin Origin
+	// Root is, for a server of a workspace's .mcp.json, the workspace
+	// root its cwd must resolve inside ([ServerConfig.Check]); Load sets
+	// it to LoadOptions.Root. Empty means the directory of File.
+	Root string
 }
 
 // The keys of a server basis reads; any other key is left for the other
@@ -248,6 +253,10 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 		p.report(m.KeyOff, "", "", "", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
 		return ServerConfig{}, false
 	}
+	if why := nameProblem(m.Key); why != "" {
+		p.report(m.KeyOff, name, "", "", newProblem(ErrInvalidValue, why))
+		return ServerConfig{}, false
+	}
 	if m.Value.Kind() != "object" {
 		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType, "a server is an object such as {\"command\": \"...\"}, not "+m.Value.KindPhrase()))
 		return ServerConfig{}, false
@@ -370,12 +379,36 @@ func (p *configParser) str(v configfile.Value, server, field string) (string, bo
 // template checks the ${...} placeholders of s without looking any
 // variable up.
 func (p *configParser) template(off int, server, field, s string) bool {
-	if _, err := configfile.Placeholders(s); err != nil {
+	names, err := configfile.Placeholders(s)
+	if err != nil {
 		variable, cause := placeholderProblem(err)
 		p.report(off, server, field, variable, cause)
 		return false
 	}
+	if name, ok := basisPlaceholder(names); ok {
+		p.report(off, server, field, name, basisVariableProblem(name))
+		return false
+	}
 	return true
+}
+
+// basisPlaceholder returns the first of names that is one of basis's own
+// variables (BASIS_*): a placeholder that must not be expanded.
+func basisPlaceholder(names []string) (string, bool) {
+	for _, n := range names {
+		if childenv.IsBasisVariable(n) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// basisVariableProblem refuses a ${BASIS_...} placeholder: expanded, it
+// would hand a server what childenv keeps from it — BASIS_SERVE_TOKEN
+// answers basis's own approval questions.
+func basisVariableProblem(name string) error {
+	return newProblem(ErrInvalidValue, "${"+name+"} names one of basis's own variables (BASIS_*), which are never handed to a program basis starts; "+
+		"write the value the server needs, or set it in a variable of another name")
 }
 
 func (p *configParser) args(v configfile.Value, server string) []string {

@@ -146,8 +146,8 @@ func TestParseConfigErrors(t *testing.T) {
 		sentinel: mcpbind.ErrUnknownType,
 	}, {
 		name:     "columns count characters, not bytes",
-		doc:      "{\"mcpServers\": {\"ünï€\": {\"command\": 5}}}",
-		want:     []string{`/w/.mcp.json:1:37: server ünï€: command: must be a string, not a number`},
+		doc:      "{\"mcpServers\": {\"üaïb€\": {\"command\": 5}}}",
+		want:     []string{`/w/.mcp.json:1:38: server üaïb€: command: must be a string, not a number`},
 		sentinel: mcpbind.ErrWrongType,
 	}, {
 		name:     "empty file",
@@ -267,11 +267,11 @@ func TestConfigPrintsWithoutCredentials(t *testing.T) {
 	tests := []struct {
 		name, got, want string
 	}{
-		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator}`},
+		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator }`},
 		{"%s", fmt.Sprintf("%s", s), s.String()},
-		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:1}`},
-		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator}`},
-		{"JSON", mustJSON(t, s), `{"Name":"api","Type":"http","Command":"","Args":null,"Env":null,"Cwd":"","URL":"https://h.example/mcp?[redacted]","Headers":{"Authorization":"[redacted]"},"StartupTimeout":0,"CallTimeout":0,"TrustAnnotations":false,"File":"","Origin":"operator"}`},
+		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:1, Root:""}`},
+		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator Root:}`},
+		{"JSON", mustJSON(t, s), `{"Name":"api","Type":"http","Command":"","Args":null,"Env":null,"Cwd":"","URL":"https://h.example/mcp?[redacted]","Headers":{"Authorization":"[redacted]"},"StartupTimeout":0,"CallTimeout":0,"TrustAnnotations":false,"File":"","Origin":"operator","Root":""}`},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, tt.got); diff != "" {

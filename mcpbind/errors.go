@@ -16,6 +16,16 @@ var (
 	// ErrUnreadable: a config file exists but cannot be read (permissions,
 	// not a regular file, too large, an I/O error).
 	ErrUnreadable = errors.New("MCP config cannot be read")
+	// ErrOutsideWorkspace: something a workspace's .mcp.json names lies
+	// outside the workspace. Either the file itself is a symbolic link (or
+	// lies under one) whose real path is outside (its servers are not
+	// used; the error also wraps [configfile.ErrOutsideRoot]), or a stdio
+	// server's cwd leads outside once its placeholders are expanded and
+	// its symbolic links followed: the sandbox lets a server write in its
+	// working directory, so a repository could otherwise make any
+	// directory writable. Only that server is unavailable then; the
+	// operator's mcp.json may name any directory.
+	ErrOutsideWorkspace = errors.New("outside the workspace")
 	// ErrSyntax: a config file is not valid JSON.
 	ErrSyntax = errors.New("not valid JSON")
 	// ErrMissingField: "mcpServers" is missing, or a server has neither
@@ -29,7 +39,7 @@ var (
 	ErrDuplicateKey = errors.New("duplicate key")
 	// ErrInvalidValue: a value that is not allowed: an empty command, a
 	// timeout out of range, a server name that sanitises to the same tool
-	// prefix as another's, a NUL byte.
+	// prefix as another's, a NUL byte, a ${BASIS_...} placeholder.
 	ErrInvalidValue = errors.New("invalid value")
 	// ErrPlaceholder: a malformed ${...} placeholder.
 	ErrPlaceholder = errors.New("malformed placeholder")
@@ -59,6 +69,10 @@ var (
 	// ErrNameCollision: two tools of one server sanitise to the same
 	// basis tool name.
 	ErrNameCollision = errors.New("MCP tool name collision")
+	// ErrToolListBound: a server's tools/list went past a bound — more
+	// than 100 pages, 10,000 tools or 16 MiB of tool definitions — or
+	// repeated a cursor. None of its tools is offered.
+	ErrToolListBound = errors.New("MCP server's tool list is past a bound")
 	// ErrClosed: the [Manager] was closed.
 	ErrClosed = errors.New("MCP manager closed")
 

@@ -51,6 +51,9 @@ func Example() {
 		fmt.Println(err)
 	}
 	m := mcpbind.NewManager(cfg, mcpbind.Options{
+		Lookup:  os.LookupEnv,             // ${VAR}s read the whole environment
+		Env:     os.Environ(),             // stdio servers inherit part of it (below)
+		PassEnv: []string{"GITHUB_TOKEN"}, // credential-looking names they inherit all the same
 		OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
 			// replace that server's tools in the roster (runtime.ReplaceMCPSource)
 		},

@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
@@ -19,6 +21,9 @@ import (
 var serverBin string
 
 func TestMain(m *testing.M) {
+	if fifo := os.Getenv(holdEnv); fifo != "" {
+		os.Exit(holdServer(fifo))
+	}
 	dir, err := os.MkdirTemp("", "mcpbind-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -88,3 +93,41 @@ func call(t testing.TB, tl contract.ExecutableTool, input string) (contract.Resu
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// holdEnv makes the test binary a host that starts the test server (whose
+// path is in serverEnv), writes the server's pid to the FIFO it names,
+// and waits to be killed.
+const (
+	holdEnv   = "MCPBIND_TEST_HOLD"
+	serverEnv = "MCPBIND_TEST_SERVER"
+)
+
+func holdServer(fifo string) int {
+	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Host: []mcpbind.ServerConfig{
+		// Stubborn: it ignores the end of its stdin, which the host's death
+		// brings, and forks a grandchild whose pid it writes beside ours.
+		{Name: "ts", Type: mcpbind.TypeStdio, Command: os.Getenv(serverEnv), Args: []string{"-stubborn", fifo + ".pids"}},
+	}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var pid int
+	m := mcpbind.NewManager(cfg, mcpbind.Options{Track: func(cmd *exec.Cmd, start func() error) (func(), error) {
+		err := start()
+		if cmd.Process != nil {
+			pid = cmd.Process.Pid
+		}
+		return func() {}, err
+	}})
+	if err := m.StartAll(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := os.WriteFile(fifo, []byte(strconv.Itoa(pid)+"\n"), 0); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	time.Sleep(time.Hour)
+	return 1
+}

@@ -4,6 +4,8 @@ package mcpbind
 
 import (
 	"cmp"
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -88,7 +90,10 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 	if s.Type == TypeStdio {
 		switch {
 		case l.cwd != "" && !filepath.IsAbs(l.cwd) && s.File != "":
-			l.cwd = filepath.Join(filepath.Dir(s.File), l.cwd)
+			// Not filepath.Join, which would apply a ".." before the
+			// links ahead of it are followed: the kernel, and workdir's
+			// check, take the path as written.
+			l.cwd = filepath.Dir(s.File) + string(filepath.Separator) + l.cwd
 		case l.cwd == "" && s.Origin == OriginWorkspace && s.File != "":
 			l.cwd = filepath.Dir(s.File)
 		}
@@ -119,13 +124,71 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 // the server uses is set or has a default: the error is the
 // [*ConfigError] (wrapping [ErrUnsetVariable]) that would make the server
 // unavailable at start, naming the variable and the field. lookup nil
-// means os.LookupEnv.
+// means os.LookupEnv. [ServerConfig.Check] checks the cwd too.
 func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
 	_, err := s.expand(lookup)
 	return err
+}
+
+// Check reports, without starting anything, whether the server can be
+// started here as configured: every ${VAR} it uses set or defaulted (as
+// [ServerConfig.CheckVariables]), and, for a stdio server from a
+// workspace's .mcp.json, a cwd that does not lead outside the workspace
+// (a [*ConfigError] wrapping [ErrOutsideWorkspace], naming the file,
+// server and field, never the path). A cwd that does not exist yet is no
+// problem here; starting the server is refused while it does not. lookup
+// nil means os.LookupEnv. A [Manager] checks each server this way when it
+// is made, and the cwd again at every start.
+func (s ServerConfig) Check(lookup func(string) (string, bool)) error {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	l, err := s.expand(lookup)
+	if err != nil {
+		return err
+	}
+	if _, err := s.workdir(l); err != nil && !errors.Is(err, ErrStart) {
+		return err
+	}
+	return nil
+}
+
+// workdir is the directory a stdio server starts in: l.cwd as expanded,
+// except for a workspace's server, whose cwd must resolve inside the
+// workspace — links and ".." followed, as the kernel would — and is
+// replaced by the real path found, so what starts in it is not that
+// path's next link. A cwd outside is a [*ConfigError] wrapping
+// [ErrOutsideWorkspace]; one that cannot be resolved (it does not exist)
+// an error wrapping [ErrStart] and the operating system's reason.
+func (s *ServerConfig) workdir(l *launch) (string, error) {
+	if s.Type != TypeStdio || s.Origin != OriginWorkspace {
+		return l.cwd, nil
+	}
+	root := s.Root
+	if root == "" {
+		root = filepath.Dir(s.File)
+	}
+	real, err := configfile.WithinRoot(root, l.cwd)
+	switch {
+	case err == nil:
+		return real, nil
+	case errors.Is(err, configfile.ErrOutsideRoot):
+		return "", &ConfigError{File: s.File, Server: printableName(s.Name), Field: "cwd", Err: &problem{kind: ErrOutsideWorkspace, cause: err,
+			text: "leads outside the workspace once placeholders are expanded and symbolic links followed, and a workspace's server runs inside its workspace: " +
+				"give a directory in it (only the operator's own mcp.json may name one elsewhere)"}}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the reason, without a path that may hold a secret
+	}
+	text := "its working directory (cwd in " + s.File + ") cannot be used: " + err.Error()
+	if errors.Is(err, fs.ErrNotExist) {
+		text = "its working directory (cwd in " + s.File + ") does not exist; create it, or change cwd"
+	}
+	return "", &problem{kind: ErrStart, cause: err, text: text}
 }
 
 // redact cuts every secret out of text shown to people: a server's stderr,

@@ -46,6 +46,14 @@ type ConfigFile struct {
 	// Trust is the operator's trust in a workspace file; always Trusted
 	// for the operator's own.
 	Trust TrustState
+	// Changed, for a workspace file whose content is trusted but whose
+	// servers now run files that changed since (see [TrustStore.Verify]),
+	// lists those files; Trust is Changed then.
+	Changed []string
+	// Pinned, for a trusted workspace file, are the files its servers
+	// run, as the trust record pinned them: a server checks them again
+	// each time it starts.
+	Pinned map[string]string
 }
 
 // Config is the layered set of servers: the workspace file's, then the
@@ -58,25 +66,38 @@ type Config struct {
 	Shadowed []ServerConfig
 	// Files are the config files read, most specific first.
 	Files []ConfigFile
+	// Root is the workspace root Load read .mcp.json from: the files in
+	// it a server runs are pinned in its tools' definitions.
+	Root string
 }
 
 // Trust returns the trust state of the file the named server came from:
 // Trusted for operator and host servers.
 func (c *Config) Trust(server string) TrustState {
+	if f := c.fileOf(server); f != nil {
+		return f.Trust
+	}
 	for _, s := range c.Servers {
-		if s.Name != server {
-			continue
-		}
-		if s.Origin != OriginWorkspace {
+		if s.Name == server && s.Origin != OriginWorkspace {
 			return Trusted
-		}
-		for _, f := range c.Files {
-			if f.Path == s.File {
-				return f.Trust
-			}
 		}
 	}
 	return Untrusted
+}
+
+// fileOf is the workspace file the named server came from, or nil.
+func (c *Config) fileOf(server string) *ConfigFile {
+	for _, s := range c.Servers {
+		if s.Name != server || s.Origin != OriginWorkspace {
+			continue
+		}
+		for i := range c.Files {
+			if c.Files[i].Path == s.File {
+				return &c.Files[i]
+			}
+		}
+	}
+	return nil
 }
 
 // Load reads <Root>/.mcp.json and <ConfigDir>/mcp.json (a missing file is
@@ -88,7 +109,12 @@ func (c *Config) Trust(server string) TrustState {
 // case no workspace file counts as trusted). A problem in one server drops
 // that server only.
 func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
-	cfg := &Config{}
+	cfg := &Config{Root: opts.Root}
+	if cfg.Root != "" {
+		if abs, err := filepath.Abs(cfg.Root); err == nil {
+			cfg.Root = abs
+		}
+	}
 	var errs []error
 	trust := opts.Trust
 	if trust == nil && opts.ConfigDir != "" {
@@ -106,6 +132,12 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 		if err != nil {
 			errs = append(errs, err)
 			return
+		}
+		if origin == OriginWorkspace {
+			if err := inWorkspace(dir, filepath.Join(dir, name)); err != nil {
+				errs = append(errs, err)
+				return
+			}
 		}
 		data, mode, err := readConfigFile(ctx, path)
 		if err != nil {
@@ -131,10 +163,23 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 				file.Trust = state
 			}
 		}
-		cfg.Files = append(cfg.Files, file)
 		servers, err := ParseConfig(path, data, origin)
 		if err != nil {
 			errs = append(errs, err)
+		}
+		if file.Trust == Trusted && origin == OriginWorkspace {
+			// The content is trusted; what its servers run must be too.
+			state, changed, pinned, verr := trust.verify(ctx, path, data, servers)
+			if verr != nil {
+				errs = append(errs, verr)
+			}
+			file.Trust, file.Changed, file.Pinned = state, changed, pinned
+		}
+		cfg.Files = append(cfg.Files, file)
+		if origin == OriginWorkspace {
+			for i := range servers {
+				servers[i].Root = opts.Root
+			}
 		}
 		layers = append(layers, servers)
 	}
@@ -146,25 +191,9 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 	}
 	layers = append(layers, host)
 
-	byName := map[string]bool{}
-	byPrefix := map[string]ServerConfig{}
-	for _, layer := range layers {
-		for _, s := range layer {
-			if byName[s.Name] {
-				cfg.Shadowed = append(cfg.Shadowed, s)
-				continue
-			}
-			prefix := serverPrefix(s.Name)
-			if other, ok := byPrefix[prefix]; ok {
-				errs = append(errs, &ConfigError{File: s.File, Server: printableName(s.Name), Err: newProblem(ErrInvalidValue,
-					"its tools would be named like those of server "+printableName(other.Name)+" ("+prefix+"...); rename one of them")})
-				continue
-			}
-			byName[s.Name] = true
-			byPrefix[prefix] = s
-			cfg.Servers = append(cfg.Servers, s)
-		}
-	}
+	var layerErrs []error
+	cfg.Servers, cfg.Shadowed, layerErrs = layer(layers, cfg.Files)
+	errs = append(errs, layerErrs...)
 	slices.SortFunc(cfg.Servers, func(a, b ServerConfig) int { return strings.Compare(a.Name, b.Name) })
 	return cfg, errors.Join(errs...)
 }
@@ -208,6 +237,8 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 			bad("", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
 		case seen[s.Name]:
 			bad("", newProblem(ErrDuplicateKey, "the server name is given twice; keep one"))
+		case nameProblem(s.Name) != "":
+			bad("", newProblem(ErrInvalidValue, nameProblem(s.Name)))
 		}
 		seen[s.Name] = true
 		if s.Type == "" {
@@ -229,9 +260,12 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 			bad("type", newProblem(ErrUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
 		}
 		for field, text := range s.templates() {
-			if _, err := configfile.Placeholders(text); err != nil {
+			names, err := configfile.Placeholders(text)
+			if err != nil {
 				_, cause := placeholderProblem(err)
 				bad(field, cause)
+			} else if name, ok := basisPlaceholder(names); ok {
+				bad(field, basisVariableProblem(name))
 			}
 		}
 		if s.StartupTimeout < 0 || s.CallTimeout < 0 {

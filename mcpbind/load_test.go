@@ -37,35 +37,65 @@ func realDir(t *testing.T, dir string) string {
 }
 
 func TestLoadLayersAndShadows(t *testing.T) {
-	root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
-	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {"shared": {"command": "ws"}, "wsonly": {"command": "w"}}}`)
-	writeFile(t, filepath.Join(conf, "mcp.json"), `{"mcpServers": {"shared": {"command": "op"}, "oponly": {"url": "http://h"}}}`)
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf,
-		Host: []mcpbind.ServerConfig{{Name: "oponly", Command: "host"}, {Name: "hostonly", Command: "h"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	type row struct{ Name, Command, File, Origin string }
-	var got []row
-	for _, s := range cfg.Servers {
-		got = append(got, row{s.Name, s.Command, s.File, s.Origin.String()})
-	}
-	ws, op := filepath.Join(root, ".mcp.json"), filepath.Join(conf, "mcp.json")
-	want := []row{
-		{"hostonly", "h", "", "host"},
-		{"oponly", "", op, "operator"},
-		{"shared", "ws", ws, "workspace"},
-		{"wsonly", "w", ws, "workspace"},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("servers (-want +got):\n%s", diff)
-	}
-	if len(cfg.Shadowed) != 2 {
-		t.Errorf("shadowed = %d servers, want 2 (operator shared, host oponly)", len(cfg.Shadowed))
-	}
-	if diff := cmp.Diff([]mcpbind.ConfigFile{{Path: ws, Origin: mcpbind.OriginWorkspace, Trust: mcpbind.Untrusted},
-		{Path: op, Origin: mcpbind.OriginOperator, Trust: mcpbind.Trusted}}, cfg.Files); diff != "" {
-		t.Errorf("files (-want +got):\n%s", diff)
+	for _, trusted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted"}[trusted], func(t *testing.T) {
+			root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
+			writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {"shared": {"command": "ws"}, "wsonly": {"command": "w"}}}`)
+			writeFile(t, filepath.Join(conf, "mcp.json"), `{"mcpServers": {"shared": {"command": "op"}, "oponly": {"url": "http://h"}}}`)
+			ws, op := filepath.Join(root, ".mcp.json"), filepath.Join(conf, "mcp.json")
+			trust := mcpbind.Untrusted
+			if trusted {
+				if _, err := mcpbind.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
+					t.Fatal(err)
+				}
+				trust = mcpbind.Trusted
+			}
+			cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf,
+				Host: []mcpbind.ServerConfig{{Name: "oponly", Command: "host"}, {Name: "hostonly", Command: "h"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type row struct{ Name, Command, File, Origin string }
+			rows := func(servers []mcpbind.ServerConfig) []row {
+				var out []row
+				for _, s := range servers {
+					out = append(out, row{s.Name, s.Command, s.File, s.Origin.String()})
+				}
+				return out
+			}
+			// Only a trusted workspace file shadows the operator's server
+			// of the same name; an untrusted one shadows nothing.
+			shared, hidden := row{"shared", "op", op, "operator"}, row{"shared", "ws", ws, "workspace"}
+			if trusted {
+				shared, hidden = hidden, shared
+			}
+			want := []row{
+				{"hostonly", "h", "", "host"},
+				{"oponly", "", op, "operator"},
+				shared,
+				{"wsonly", "w", ws, "workspace"},
+			}
+			if diff := cmp.Diff(want, rows(cfg.Servers)); diff != "" {
+				t.Errorf("servers (-want +got):\n%s", diff)
+			}
+			wantShadowed := []row{{"oponly", "host", "", "host"}, hidden}
+			if trusted {
+				wantShadowed = []row{hidden, {"oponly", "host", "", "host"}}
+			}
+			if diff := cmp.Diff(wantShadowed, rows(cfg.Shadowed)); diff != "" {
+				t.Errorf("shadowed (-want +got):\n%s", diff)
+			}
+			// A trusted file pins what its servers run from the
+			// workspace: here, nothing.
+			var pinned map[string]string
+			if trusted {
+				pinned = map[string]string{}
+			}
+			if diff := cmp.Diff([]mcpbind.ConfigFile{{Path: ws, Origin: mcpbind.OriginWorkspace, Trust: trust, Pinned: pinned},
+				{Path: op, Origin: mcpbind.OriginOperator, Trust: mcpbind.Trusted}}, cfg.Files); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/childenv"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
@@ -27,11 +29,25 @@ import (
 // Options configure a [Manager].
 type Options struct {
 	// Lookup finds a ${VAR}'s value when a server starts; nil means
-	// os.LookupEnv.
+	// os.LookupEnv. It should see the whole environment basis runs in:
+	// naming a variable in a server's env ("GITHUB_TOKEN":
+	// "${GITHUB_TOKEN}") is how a server is handed a credential. A
+	// placeholder naming one of basis's own BASIS_* variables is a
+	// config problem, never looked up.
 	Lookup func(name string) (string, bool)
-	// Env is the environment a stdio server starts with, before its own
-	// env entries; nil means os.Environ().
+	// Env is the environment basis runs in, which a stdio server inherits
+	// part of before its own env entries: childenv.Inherited(Env,
+	// PassEnv), the ordinary environment without basis's own BASIS_*
+	// variables and without names that look like credentials (TOKEN,
+	// SECRET, PASSWORD, PASSWD, CREDENTIAL, KEY, SSH_AUTH_SOCK) that
+	// PassEnv does not name. Nil means os.Environ(), filtered the same
+	// way.
 	Env []string
+	// PassEnv names the credential-looking variables of Env that stdio
+	// servers inherit all the same: names, or patterns with * (see
+	// contract/childenv). It is the operator's setting; basis's own
+	// variables pass whatever it says.
+	PassEnv []string
 	// OnToolsChanged is called, from a goroutine of its own, with every
 	// tool a server now has: after the server announced that its tools
 	// changed (notifications/tools/list_changed) and they were read again,
@@ -57,6 +73,13 @@ type Options struct {
 	// failed start that names the server: the program does not run
 	// unconfined.
 	Confine func(server string, cmd *exec.Cmd) (release func(), err error)
+	// Track, when set, starts every stdio server's program: it calls start
+	// (which starts cmd, after Confine) and returns start's error and
+	// untrack, which is called once the program has been waited for and
+	// its process group killed. A host that kills the processes its
+	// programs leave behind passes subprocess.Track, which has this
+	// signature, so that a live server is never taken for one.
+	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
 }
 
 // State is where a server is in its life.
@@ -118,8 +141,9 @@ type Status struct {
 }
 
 // String returns "connected, 3 tools", "failed: REASON",
-// "untrusted: run basis mcp trust", "unavailable: REASON", "not started"
-// or "closed".
+// "untrusted: run basis mcp trust" (or "untrusted: REASON" when a file
+// its server runs changed since the trust), "unavailable: REASON", "not
+// started" or "closed".
 func (s Status) String() string {
 	switch s.State {
 	case StateConnected:
@@ -130,6 +154,9 @@ func (s Status) String() string {
 	case StateFailed:
 		return "failed: " + s.Reason
 	case StateUntrusted:
+		if s.Reason != "" {
+			return "untrusted: " + s.Reason
+		}
 		return ErrUntrusted.Error()
 	case StateUnavailable:
 		return "unavailable: " + s.Reason
@@ -145,10 +172,12 @@ func (s Status) String() string {
 // next call. A Manager is safe for concurrent use; Close stops every
 // server.
 type Manager struct {
-	opts    Options
-	servers map[string]*server
-	names   []string // sorted
-	closed  atomic.Bool
+	opts Options
+	// inherited is what every stdio server inherits of opts.Env.
+	inherited []string
+	servers   map[string]*server
+	names     []string // sorted
+	closed    atomic.Bool
 	// connectTo, when set (by tests), gives the transport for a server in
 	// place of the configured one.
 	connectTo func(ServerConfig) mcp.Transport
@@ -168,16 +197,24 @@ func NewManager(cfg *Config, opts Options) *Manager {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, servers: map[string]*server{}}
+	m := &Manager{opts: opts, inherited: childenv.Inherited(opts.Env, opts.PassEnv), servers: map[string]*server{}}
 	for _, sc := range cfg.Servers {
-		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc)}
+		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc), definition: serverDefinition(sc), root: cfg.Root}
+		if f := cfg.fileOf(sc.Name); f != nil {
+			// A workspace server runs from its file's directory.
+			s.root, s.pinned = filepath.Dir(f.Path), f.Pinned
+			if len(f.Changed) > 0 {
+				s.reason = changedText(f.Path, f.Changed)
+			}
+		}
 		switch {
 		case s.trust != Trusted:
 			s.state = StateUntrusted
 		default:
-			// An unset variable is known before anything starts, so
-			// "basis tools" can say so without starting the server.
-			if err := sc.CheckVariables(opts.Lookup); err != nil {
+			// An unset variable, or a cwd outside the workspace, is
+			// known before anything starts, so "basis tools" can say so
+			// without starting the server.
+			if err := sc.Check(opts.Lookup); err != nil {
 				s.state, s.reason = StateUnavailable, reasonOf(err)
 			}
 		}
@@ -242,7 +279,7 @@ func (m *Manager) StartAll(ctx context.Context) error {
 			continue
 		}
 		g.Go(func() error {
-			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, ErrUnsetVariable) {
+			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, ErrUnsetVariable) && !errors.Is(err, ErrOutsideWorkspace) {
 				errs[i] = err
 			}
 			return nil
@@ -340,6 +377,12 @@ type server struct {
 	cfg     ServerConfig
 	trust   TrustState
 	subject map[string]any
+	// definition is the server's part of its tools' definitions.
+	definition map[string]any
+	// root is the workspace the files the server runs are pinned in;
+	// pinned, for a workspace server, is what the operator trusted.
+	root   string
+	pinned map[string]string
 
 	startMu   sync.Mutex // serialises starts and restarts
 	refreshMu sync.Mutex // serialises re-reading the tools
@@ -350,6 +393,9 @@ type server struct {
 	reason   string
 	tools    []*Tool
 	toolsErr error
+	// files are the files the running server was started from, pinned
+	// when it started: its tools' definitions show them.
+	files map[string]string
 
 	progress  sync.Map // progress token → the calling context
 	nextToken atomic.Int64
@@ -458,7 +504,7 @@ func reasonOf(err error) string {
 // ensure returns a live session, starting the server (again) if needed.
 func (s *server) ensure(ctx context.Context) (*conn, error) {
 	if s.trust != Trusted {
-		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: ErrUntrusted}
+		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: s.untrusted()}
 	}
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
@@ -477,10 +523,65 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 	return s.start(ctx)
 }
 
+// untrusted is why an untrusted server does not start.
+func (s *server) untrusted() error {
+	s.mu.Lock()
+	reason := s.reason
+	s.mu.Unlock()
+	if reason == "" {
+		return ErrUntrusted
+	}
+	return &problem{kind: ErrUntrusted, text: "untrusted: " + reason}
+}
+
+// pin hashes what the server runs from the workspace, at each start, and
+// refuses to start a workspace server whose files are not those the
+// operator trusted: a sandboxed command may have rewritten one since
+// basis read the trust store.
+func (s *server) pin(ctx context.Context) error {
+	files, err := pinFiles(ctx, s.cfg, s.root)
+	if err != nil {
+		return s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
+	}
+	if s.cfg.Origin == OriginWorkspace {
+		var changed []string
+		for path, pin := range files {
+			if s.pinned[path] != pin {
+				changed = append(changed, path)
+			}
+		}
+		if len(changed) > 0 {
+			slices.Sort(changed)
+			text := changedText(s.cfg.File, changed)
+			s.mu.Lock()
+			s.state, s.reason = StateUntrusted, text
+			s.mu.Unlock()
+			return &ServerError{Server: s.cfg.Name, Op: "start", Err: &problem{kind: ErrUntrusted, text: "untrusted: " + text}}
+		}
+	}
+	s.mu.Lock()
+	s.files = files
+	s.mu.Unlock()
+	return nil
+}
+
 func (s *server) start(ctx context.Context) (*conn, error) {
 	l, err := s.cfg.expand(s.m.opts.Lookup)
+	if err == nil {
+		// Resolved at every start, not only when the Manager was made: a
+		// program that can write the workspace may have swapped the
+		// directory for a link since.
+		l.cwd, err = s.cfg.workdir(l)
+	}
 	if err != nil {
-		return nil, s.fail(StateUnavailable, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
+		state := StateUnavailable
+		if errors.Is(err, ErrStart) {
+			state = StateFailed
+		}
+		return nil, s.fail(state, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
+	}
+	if err := s.pin(ctx); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.startupTimeout())
 	defer cancel()
@@ -500,7 +601,8 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	var transport mcp.Transport
 	switch s.cfg.Type {
 	case TypeStdio:
-		c.stdio = newStdioTransport(l, s.m.opts.Env, s.m.opts.CloseGrace, l.redact)
+		c.stdio = newStdioTransport(l, s.m.inherited, s.m.opts.CloseGrace, l.redact)
+		c.stdio.track = s.m.opts.Track
 		if confine := s.m.opts.Confine; confine != nil {
 			name := s.cfg.Name
 			c.stdio.confine = func(cmd *exec.Cmd) (func(), error) { return confine(name, cmd) }
@@ -607,18 +709,69 @@ func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Tra
 	}
 }
 
-// listTools reads every page of tools/list and binds the tools. Tools whose
-// names collide are left out and reported in toolsErr.
+// Bounds on what one server's tools/list may hand over, whichever way it
+// is read (at start, after a restart, on list_changed): a server that pages
+// forever, repeats a cursor or sends enormous definitions fails with an
+// error naming it and the bound, instead of taking the memory of basis.
+const (
+	// maxToolPages is the most pages of tools/list read from one server.
+	maxToolPages = 100
+	// maxTools is the most tools one server may offer.
+	maxTools = 10_000
+	// maxToolBytes bounds the tool definitions of one server, as JSON
+	// (names, descriptions, schemas, annotations), and its cursors.
+	maxToolBytes = 16 << 20
+)
+
+// listTools reads every page of tools/list, within the bounds above, and
+// binds the tools. Tools whose names collide are left out and reported in
+// toolsErr.
 func (s *server) listTools(ctx context.Context, c *conn) (tools []*Tool, toolsErr error, err error) {
 	var remote []*mcp.Tool
-	for t, err := range c.session.Tools(ctx, nil) {
+	size := 0
+	seen := make(map[string]bool)
+	params := &mcp.ListToolsParams{}
+	for page := 1; ; page++ {
+		res, err := c.session.ListTools(ctx, params)
 		if err != nil {
 			return nil, nil, err
 		}
-		remote = append(remote, t)
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
+			}
+			if len(remote) == maxTools {
+				return nil, nil, listBound("it offers more than " + strconv.Itoa(maxTools) + " tools")
+			}
+			def, err := json.Marshal(t)
+			if err != nil {
+				return nil, nil, err
+			}
+			if size += len(def); size > maxToolBytes {
+				return nil, nil, listBound("its tool definitions are larger than " + strconv.Itoa(maxToolBytes>>20) + " MiB")
+			}
+			remote = append(remote, t)
+		}
+		next := res.NextCursor
+		if next == "" {
+			break
+		}
+		if seen[next] || next == params.Cursor {
+			return nil, nil, listBound("it sent the same tools/list cursor twice (on page " + strconv.Itoa(page) + "), which would page forever")
+		}
+		if page == maxToolPages {
+			return nil, nil, listBound("it has more than " + strconv.Itoa(maxToolPages) + " pages of tools")
+		}
+		if size += len(next); size > maxToolBytes {
+			return nil, nil, listBound("its tool definitions are larger than " + strconv.Itoa(maxToolBytes>>20) + " MiB")
+		}
+		seen[next] = true
+		params = &mcp.ListToolsParams{Cursor: next}
 	}
 	return s.bind(remote)
 }
+
+func listBound(text string) error { return newProblem(ErrToolListBound, text) }
 
 // refresh re-reads the tools after a list_changed notification and tells
 // the host.

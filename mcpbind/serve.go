@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,10 @@ type Roster interface {
 	// is an error: a tool error, or a refusal of any kind (unknown tool,
 	// invalid input, preview refusal, denial). The text is sent to the
 	// client as it is, so it must never carry a secret.
+	//
+	// call.ID is "mcp-", eight characters of this server's own and the
+	// call's number: unique across runs, so the audit records of one call
+	// pair up in a log many runs append to.
 	//
 	// ctx carries the call's progress hook (see [contract.Progress]) and
 	// the question channel [Ask] uses; it is cancelled when the client
@@ -90,12 +95,16 @@ type Server struct {
 	pending map[string]*pendingCall // by request state, while a call is in flight
 	closing bool                    // no new call starts; guards calls.Add against calls.Wait
 	seq     atomic.Uint64
+	// runID tells this server's call ids from those of every other run
+	// writing to the same audit log: a start record with no end, left by
+	// a run that died, is never paired with another run's end.
+	runID string
 }
 
 // NewServer returns a server for r. It reads r.Tools() once now; call
 // [Server.Refresh] when the roster changes.
 func NewServer(r Roster, opts *ServerOptions) *Server {
-	s := &Server{roster: r, pending: map[string]*pendingCall{}}
+	s := &Server{roster: r, pending: map[string]*pendingCall{}, runID: strings.ToLower(rand.Text()[:8])}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -347,7 +356,7 @@ func (s *Server) run(pc *pendingCall) {
 		if len(in) == 0 {
 			in = json.RawMessage(`{}`)
 		}
-		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, contract.Call{ID: "mcp-" + strconv.FormatUint(pc.seq, 10), Input: in})
+		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in})
 	}()
 	if status == "ok" && pc.isError {
 		status = "error"

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/display"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -44,12 +44,22 @@ type Question struct {
 	// Summary is the preview's one human line.
 	Summary string
 	// Subject is the preview's canonical JSON of exactly what runs; it
-	// never carries a secret, so it is shown as it is.
+	// never carries a secret, so it is shown whole. Like every text of the
+	// question it is shown through display.Escape: nothing in it can
+	// change how the form reads.
 	Subject json.RawMessage
 	// Always, when set, says what "always" would allow from now on, such
 	// as the command rule proposed for a spawn call ("go test *"); empty
 	// means this exact call.
 	Always string
+	// Changed, when set, says what changed in the tool since a rule
+	// allowed it ("command was …, is now …"): why a call that ran unasked
+	// before is asked about.
+	Changed string
+	// Warnings are what the user should know beyond the preview, such as
+	// a repository git config naming programs git runs; each is shown on
+	// a line of its own.
+	Warnings []string
 }
 
 // Choice is the user's answer. The zero value denies: nothing that is not
@@ -161,20 +171,26 @@ func canElicit(ss *mcp.ServerSession) bool {
 // understands.
 func elicitParams(q Question) *mcp.ElicitParams {
 	var b strings.Builder
-	fmt.Fprintf(&b, "basis: the tool %s wants to act (side effect: %s).\n", printable(q.Tool), q.SideEffect)
+	fmt.Fprintf(&b, "basis: the tool %s wants to act (side effect: %s).\n", display.Escape(q.Tool), q.SideEffect)
 	if q.Summary != "" {
-		fmt.Fprintf(&b, "%s\n", printable(q.Summary))
+		fmt.Fprintf(&b, "%s\n", display.Escape(q.Summary))
 	}
 	if len(q.Subject) > 0 {
-		fmt.Fprintf(&b, "Exactly what runs: %s\n", printable(string(q.Subject)))
+		fmt.Fprintf(&b, "Exactly what runs: %s\n", display.Escape(string(q.Subject)))
 	}
 	if q.Source != "" {
-		fmt.Fprintf(&b, "The tool comes from: %s\n", printable(q.Source))
+		fmt.Fprintf(&b, "The tool comes from: %s\n", display.Escape(q.Source))
+	}
+	if q.Changed != "" {
+		fmt.Fprintf(&b, "It changed since it was allowed: %s\n", display.Escape(q.Changed))
+	}
+	for _, w := range q.Warnings {
+		fmt.Fprintf(&b, "Warning: %s\n", display.Escape(w))
 	}
 	always, alwaysSays := "Always allow this (in this workspace)", "allow calls with this same subject from now on in this workspace"
 	if q.Always != "" {
-		fmt.Fprintf(&b, "Always would allow: %s\n", printable(q.Always))
-		always, alwaysSays = "Always allow: "+printable(q.Always), "allow what the rule shown covers from now on"
+		fmt.Fprintf(&b, "Always would allow: %s\n", display.Escape(q.Always))
+		always, alwaysSays = "Always allow: "+display.Escape(q.Always), "allow what the rule shown covers from now on"
 	}
 	b.WriteString("Allow it?")
 	schema := map[string]any{
@@ -218,14 +234,4 @@ func replyFrom(res *mcp.ElicitResult) Reply {
 		return Reply{Choice: ChoiceDeny, Said: "the user chose deny"}
 	}
 	return Reply{Choice: ChoiceDeny, Said: "the user's answer was not one of allow_once, allow_always, deny"}
-}
-
-// printable escapes control characters, so text from a tool or a manifest
-// cannot forge lines in the user's form.
-func printable(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	q := fmt.Sprintf("%q", s)
-	return q[1 : len(q)-1]
 }

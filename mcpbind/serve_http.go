@@ -1,15 +1,19 @@
 package mcpbind
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,9 +31,91 @@ var (
 // MinTokenLen is the shortest bearer token the HTTP server accepts.
 const MinTokenLen = 16
 
-// httpSessionIdle closes an HTTP session nobody has used for this long, so
-// abandoned sessions do not pile up in a long run.
-const httpSessionIdle = 30 * time.Minute
+// Defaults of [HTTPLimits].
+const (
+	// DefaultReadHeaderTimeout bounds reading a request's header, and how
+	// long a new connection may send nothing.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadBodyTimeout bounds reading a request's body.
+	DefaultReadBodyTimeout = 30 * time.Second
+	// DefaultIdleTimeout closes a kept-alive connection that sends no
+	// next request.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxHeaderBytes bounds a request's header.
+	DefaultMaxHeaderBytes = 64 << 10
+	// DefaultMaxBodyBytes bounds a request's body: a JSON-RPC message,
+	// whose largest part is a tool's arguments.
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultMaxSessions bounds the sessions open at once.
+	DefaultMaxSessions = 64
+	// DefaultSessionIdleTimeout closes a session nobody has used for this
+	// long, so abandoned sessions do not pile up in a long run.
+	DefaultSessionIdleTimeout = 30 * time.Minute
+)
+
+// HTTPLimits bounds what HTTP clients can hold of the server: time,
+// memory, connections, sessions. A nil *HTTPLimits, and each field left
+// zero, means the default.
+//
+// The timeouts that apply to every request are the header's, the body's
+// and the idle connection's. No timeout covers a whole request or a whole
+// response: a tool call may run for minutes, and the stream a client opens
+// with GET for the server's notifications and questions lasts as long as
+// the session. Those end with the session (DELETE, SessionIdleTimeout, or
+// the server shutting down).
+type HTTPLimits struct {
+	// ReadHeaderTimeout bounds the time to read a request's header, from
+	// the moment the connection is ready for it: a client that opens a
+	// connection and sends half a header is disconnected.
+	ReadHeaderTimeout time.Duration
+	// ReadBodyTimeout bounds the time to read a request's body; past it
+	// the request gets 408 and the connection is closed.
+	ReadBodyTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection on which no next request
+	// starts.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's header (Go's server allows 4 KiB
+	// of slack beyond it); a larger one gets 431.
+	MaxHeaderBytes int
+	// MaxBodyBytes bounds a request's body; a larger one gets 413.
+	MaxBodyBytes int64
+	// MaxSessions bounds the HTTP sessions the handler holds at once. A
+	// client that would open one more gets 503 with a JSON-RPC error
+	// saying so; once a session ends (DELETE, SessionIdleTimeout), a new
+	// one may open.
+	MaxSessions int
+	// SessionIdleTimeout closes a session that has had no request for
+	// that long.
+	SessionIdleTimeout time.Duration
+}
+
+// withDefaults returns the limits with every zero field set to its
+// default.
+func (l *HTTPLimits) withDefaults() HTTPLimits {
+	var out HTTPLimits
+	if l != nil {
+		out = *l
+	}
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&out.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&out.ReadBodyTimeout, DefaultReadBodyTimeout)
+	def(&out.IdleTimeout, DefaultIdleTimeout)
+	def(&out.SessionIdleTimeout, DefaultSessionIdleTimeout)
+	if out.MaxHeaderBytes <= 0 {
+		out.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if out.MaxBodyBytes <= 0 {
+		out.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if out.MaxSessions <= 0 {
+		out.MaxSessions = DefaultMaxSessions
+	}
+	return out
+}
 
 // shutdownGrace is how long a shutdown waits for HTTP responses in flight
 // (cancelled calls writing their results) before closing connections.
@@ -52,6 +138,9 @@ type HTTPOptions struct {
 	// Listening, when set, is called once with the address the server
 	// listens on, before it serves the first request.
 	Listening func(addr net.Addr)
+	// Limits bounds what clients can hold of the server; nil means the
+	// defaults.
+	Limits *HTTPLimits
 }
 
 // CheckLoopback returns nil when addr (host:port) names a loopback host: a
@@ -73,20 +162,29 @@ func CheckLoopback(addr string) error {
 
 // HTTPHandler returns the streamable HTTP handler for the server, behind
 // bearer-token authentication: a request without the token, or with a
-// wrong one, gets 401 and reaches nothing.
-func (s *Server) HTTPHandler(token string) (http.Handler, error) {
+// wrong one, gets 401, reaches nothing, and its connection is closed.
+// Behind the token, the handler enforces the body's size and read
+// timeout and the cap on sessions of limits (nil: the defaults). The
+// header's limits and the idle timeout belong to the http.Server: one
+// that serves this handler sets ReadHeaderTimeout, IdleTimeout and
+// MaxHeaderBytes, as [Server.ListenAndServe] does.
+func (s *Server) HTTPHandler(token string, limits *HTTPLimits) (http.Handler, error) {
 	if len(token) < MinTokenLen {
 		return nil, fmt.Errorf("mcpbind: serve over HTTP: %w: use at least %d characters (NewToken makes one)", ErrWeakToken, MinTokenLen)
 	}
+	l := limits.withDefaults()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		SessionTimeout: httpSessionIdle,
+		SessionTimeout:      l.SessionIdleTimeout,
+		MaxRequestBodyBytes: l.MaxBodyBytes,
 	})
-	return requireBearer(token, h), nil
+	return requireBearer(token, s.bounded(l, h)), nil
 }
 
 // requireBearer lets through only requests whose Authorization header is
 // "Bearer <token>". The comparison is of digests, in constant time, so
-// neither the token's bytes nor its length leak through timing.
+// neither the token's bytes nor its length leak through timing. A refused
+// request's connection is closed: a client without the token keeps
+// nothing open.
 func requireBearer(token string, next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -95,11 +193,153 @@ func requireBearer(token string, next http.Handler) http.Handler {
 		ok := subtle.ConstantTimeCompare(digest[:], want[:]) == 1
 		if !strings.EqualFold(scheme, "Bearer") || !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="basis"`)
+			w.Header().Set("Connection", "close")
 			http.Error(w, "401 Unauthorized: send the header Authorization: Bearer TOKEN with the token basis serve was started with", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bounded reads a POST's body whole, within the size and time limits,
+// before next sees it, and refuses a request that would open a session
+// past the cap. A GET (the notification stream) and a DELETE have no
+// body, and nothing here bounds how long they last.
+func (s *Server) bounded(l HTTPLimits, next http.Handler) http.Handler {
+	var mu sync.Mutex
+	sessions := 0 // opening or open, through this handler
+	release := func() {
+		mu.Lock()
+		sessions--
+		mu.Unlock()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, ok := readBody(w, r, l)
+		if !ok {
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.Header.Get("Mcp-Session-Id") != "" || !opensSession(body) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// An initialize without a session opens one: it takes a place,
+		// which the session gives back when it ends.
+		mu.Lock()
+		if sessions >= l.MaxSessions {
+			mu.Unlock()
+			s.logf("an HTTP client was refused a session: %d are open, the most this server holds at once", l.MaxSessions)
+			refuseSession(w, body, l.MaxSessions)
+			return
+		}
+		sessions++
+		mu.Unlock()
+		next.ServeHTTP(w, r)
+		if ss := s.session(w.Header().Get("Mcp-Session-Id")); ss != nil {
+			go func() {
+				ss.Wait()
+				release()
+			}()
+			return
+		}
+		release() // no session was made, or it was not initialized
+	})
+}
+
+// opensSession reports whether a POST without a session may leave one
+// open: an initialize, or anything that is not one plain message. The SDK
+// closes the session it makes for any other message as that request
+// ends, so such a message holds no place; counting it would also hold a
+// place a moment after its response has reached the client, which could
+// refuse that client's next request, its initialize.
+func opensSession(body []byte) bool {
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &msg) != nil || msg.Method == "initialize"
+}
+
+// session returns the initialized session of that id, or nil. The SDK
+// makes a session for any request without one, and closes it at once
+// when that request was not an initialize.
+func (s *Server) session(id string) *mcp.ServerSession {
+	if id == "" {
+		return nil
+	}
+	for ss := range s.mcp.Sessions() {
+		if ss.ID() == id && ss.InitializeParams() != nil {
+			return ss
+		}
+	}
+	return nil
+}
+
+// readBody reads a request's body within the limits; when it cannot, it
+// answers (413 or 408, closing the connection) and reports false.
+func readBody(w http.ResponseWriter, r *http.Request, l HTTPLimits) ([]byte, bool) {
+	if r.Body == nil {
+		return nil, true
+	}
+	rc := http.NewResponseController(w)
+	// Where the deadline cannot be set (a writer that is not a
+	// connection's), the size bound still holds.
+	deadline := rc.SetReadDeadline(time.Now().Add(l.ReadBodyTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.MaxBodyBytes))
+	if deadline && err == nil {
+		// Only a body read in time clears the deadline: after a
+		// failure, the server's own attempt to drain the body must
+		// fail at once too, not wait for a client that stalls.
+		rc.SetReadDeadline(time.Time{})
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		w.Header().Set("Connection", "close")
+		http.Error(w, fmt.Sprintf("413 Request Entity Too Large: a request body is at most %d bytes", l.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return nil, false
+	case err != nil:
+		w.Header().Set("Connection", "close")
+		http.Error(w, "408 Request Timeout: the request body did not arrive in time", http.StatusRequestTimeout)
+		return nil, false
+	}
+	return body, true
+}
+
+// refuseSession answers a request that would open a session past the cap:
+// 503, with a JSON-RPC error a client can show (the request's id, when it
+// has one).
+func refuseSession(w http.ResponseWriter, body []byte, max int) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	id := json.RawMessage("null")
+	if json.Unmarshal(body, &req) == nil && len(req.ID) > 0 {
+		id = req.ID
+	}
+	msg, _ := json.Marshal(fmt.Sprintf("basis serve holds at most %d sessions at once, and that many are open: "+
+		"close a client you no longer use (an idle session also ends by itself), then connect again", max))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", "10")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":%s}}`+"\n", id, msg)
+}
+
+// newHTTPServer is the http.Server ListenAndServe serves h on. No
+// WriteTimeout: it would end a tool call that runs long, or the
+// notification stream, midway. The body's read timeout is the handler's
+// (HTTPLimits.ReadBodyTimeout), so a host that serves HTTPHandler on a
+// server of its own has it too.
+func newHTTPServer(h http.Handler, l HTTPLimits) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    l.MaxHeaderBytes,
+	}
 }
 
 // ListenAndServe serves streamable HTTP on o.Addr until ctx is done. Then
@@ -117,7 +357,7 @@ func (s *Server) ListenAndServe(ctx context.Context, o HTTPOptions) error {
 			return err
 		}
 	}
-	h, err := s.HTTPHandler(o.Token)
+	h, err := s.HTTPHandler(o.Token, o.Limits)
 	if err != nil {
 		return err
 	}
@@ -133,7 +373,7 @@ func (s *Server) ListenAndServe(ctx context.Context, o HTTPOptions) error {
 	if o.Listening != nil {
 		o.Listening(ln.Addr())
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(h, o.Limits.withDefaults())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

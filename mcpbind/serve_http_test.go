@@ -22,11 +22,17 @@ const testToken = "test-token-0123456789abcdef"
 // function that shuts the server down and returns ListenAndServe's error.
 func startHTTP(t *testing.T, h *harness) (endpoint string, stop func() error) {
 	t.Helper()
+	return startHTTPWith(t, h, nil)
+}
+
+// startHTTPWith is startHTTP with limits of the test's choosing.
+func startHTTPWith(t *testing.T, h *harness, limits *mcpbind.HTTPLimits) (endpoint string, stop func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan net.Addr, 1)
 	served := make(chan error, 1)
 	go func() {
-		served <- h.server.ListenAndServe(ctx, mcpbind.HTTPOptions{Addr: "127.0.0.1:0", Token: testToken, Listening: func(a net.Addr) { addr <- a }})
+		served <- h.server.ListenAndServe(ctx, mcpbind.HTTPOptions{Addr: "127.0.0.1:0", Token: testToken, Limits: limits, Listening: func(a net.Addr) { addr <- a }})
 	}()
 	select {
 	case a := <-addr:

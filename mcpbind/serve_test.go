@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/display"
 	"github.com/basis-go/basis/mcpbind"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,8 +41,9 @@ type fakeRoster struct {
 	ended    chan error         // a slow call's context error when it ended
 	inFlight atomic.Int32
 	maxIn    atomic.Int32
-	lastErr  error // a careless server might print this; it wraps the canary
-	clients  []any // mcpbind.ClientOf of each call, in order
+	lastErr  error    // a careless server might print this; it wraps the canary
+	clients  []any    // mcpbind.ClientOf of each call, in order
+	ids      []string // the call id of each call, in order
 }
 
 func newFakeRoster() *fakeRoster {
@@ -93,6 +96,7 @@ func (f *fakeRoster) Call(ctx context.Context, name string, call contract.Call) 
 	f.calls.Add(1)
 	f.mu.Lock()
 	f.clients = append(f.clients, mcpbind.ClientOf(ctx))
+	f.ids = append(f.ids, call.ID)
 	f.mu.Unlock()
 	n := f.inFlight.Add(1)
 	defer f.inFlight.Add(-1)
@@ -505,6 +509,35 @@ func TestServeElicitation(t *testing.T) {
 	}
 }
 
+// TestServeElicitationFormIsEscaped: text the model put in a call (here
+// the preview's summary and subject) reaches the client's form escaped:
+// no bidirectional control, invisible character or escape sequence.
+func TestServeElicitationFormIsEscaped(t *testing.T) {
+	hostile := []string{"\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200b", "\u200e", "\u200f", "\ufeff", "\x1b[2K\x1b[1A"}
+	h := newHarness(t, nil)
+	asked := make(chan string, len(hostile))
+	cs := h.connect(t, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked <- req.Params.Message
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}}, "", nil)
+	for _, env := range hostile {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "prod" + env}}); err != nil {
+			t.Fatalf("CallTool: %v", err)
+		}
+		msg := <-asked
+		for _, line := range strings.Split(msg, "\n") {
+			for _, r := range line {
+				if !display.Shown(r) {
+					t.Errorf("%q: the form holds %U:\n%s", env, r, msg)
+				}
+			}
+		}
+		if want := "deploy to prod" + display.Escape(env) + "\n"; !strings.Contains(msg, want) {
+			t.Errorf("%q: the form lacks %q:\n%s", env, want, msg)
+		}
+	}
+}
+
 func TestServeElicitationUnsupportedClient(t *testing.T) {
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run(versionName(version), func(t *testing.T) {
@@ -784,5 +817,33 @@ func TestServeClientOf(t *testing.T) {
 	}
 	if mcpbind.ClientOf(context.Background()) != nil {
 		t.Error("ClientOf outside a served call is not nil")
+	}
+}
+
+// Call ids are unique across runs of the server too: an audit log two
+// runs wrote to pairs each start record with its own end.
+func TestCallIDsAreUniqueAcrossServers(t *testing.T) {
+	shape := regexp.MustCompile(`^mcp-[a-z2-7]{8}-[0-9]+$`)
+	seen := map[string]bool{}
+	for range 2 {
+		h := newHarness(t, nil)
+		cs := h.connect(t, nil, "", nil)
+		for range 2 {
+			if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.roster.mu.Lock()
+		ids := slices.Clone(h.roster.ids)
+		h.roster.mu.Unlock()
+		for _, id := range ids {
+			if !shape.MatchString(id) || seen[id] {
+				t.Errorf("call id %q: want mcp-, the run's 8 characters and a number, never seen before", id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("%d call ids, want 4", len(seen))
 	}
 }

@@ -23,10 +23,12 @@ const stderrTailSize = 64 << 10
 const DefaultCloseGrace = 2 * time.Second
 
 // stdioTransport starts a server program through the SDK's
-// CommandTransport, with two things the SDK does not do: the child gets a
-// process group of its own, which is killed whole on close (the SDK
-// signals only the direct child, so an npx wrapper's real server would
-// outlive it), and its stderr is read into a bounded tail for messages.
+// CommandTransport, with what the SDK does not do: the child leads a
+// session of its own, with no controlling terminal (so it cannot type into
+// the operator's), and so a process group of its own, which is killed
+// whole on close (the SDK signals only the direct child, so an npx
+// wrapper's real server would outlive it); on Linux it dies with this
+// process; and its stderr is read into a bounded tail for messages.
 type stdioTransport struct {
 	cmd   *exec.Cmd
 	grace time.Duration
@@ -34,6 +36,8 @@ type stdioTransport struct {
 	// confine, when set, rewrites cmd before it starts (a sandbox) and
 	// returns what to release once the server has exited.
 	confine func(*exec.Cmd) (release func(), err error)
+	// track, when set, starts the server (Options.Track).
+	track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
 	// stderrDone is closed when the stderr pipe reaches EOF: every
 	// process holding it has exited.
 	stderrDone chan struct{}
@@ -46,7 +50,8 @@ func newStdioTransport(l *launch, baseEnv []string, grace time.Duration, redact 
 	cmd := exec.Command(l.command, l.args...)
 	cmd.Env = append(append([]string(nil), baseEnv...), l.env...)
 	cmd.Dir = l.cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	ownSession(cmd.SysProcAttr)
 	return &stdioTransport{cmd: cmd, grace: grace, tail: &tailBuffer{max: stderrTailSize, redact: redact}, stderrDone: make(chan struct{})}
 }
 
@@ -72,22 +77,40 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		if rel != nil {
 			release = rel
 		}
-		// The server's process group is what closing kills: a confinement
-		// that replaced the attributes must not lose it.
+		// The server's session, and so its process group, is what closing
+		// kills: a confinement that replaced the attributes must not lose
+		// it.
 		if t.cmd.SysProcAttr == nil {
 			t.cmd.SysProcAttr = &syscall.SysProcAttr{}
 		}
-		t.cmd.SysProcAttr.Setpgid = true
+		ownSession(t.cmd.SysProcAttr)
 	}
 	// The SDK's own escalation (SIGTERM, then SIGKILL to the child alone)
 	// waits longer than the grace, so the group kill comes first.
 	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: t.grace + time.Second}
-	conn, err := inner.Connect(ctx)
+	var conn mcp.Connection
+	start := func() error {
+		var err error
+		conn, err = inner.Connect(ctx)
+		return err
+	}
+	untrack := func() {}
+	if t.track != nil {
+		var un func()
+		un, err = t.track(t.cmd, start)
+		if un != nil {
+			untrack = un
+		}
+	} else {
+		err = start()
+	}
 	w.Close()
 	if err != nil {
 		r.Close()
 		close(t.stderrDone)
 		release()
+		// Nothing runs: the SDK starts the program last.
+		untrack()
 		return nil, err
 	}
 	go func() {
@@ -105,7 +128,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 			}
 		}
 	}()
-	gc := &groupConn{Connection: conn, pgid: t.cmd.Process.Pid, grace: t.grace}
+	gc := &groupConn{Connection: conn, pgid: t.cmd.Process.Pid, grace: t.grace, untrack: untrack}
 	t.mu.Lock()
 	t.conn = gc
 	t.mu.Unlock()
@@ -125,6 +148,19 @@ func (t *stdioTransport) stderr(wait time.Duration) string {
 	return t.tail.String()
 }
 
+// ownSession makes the server a session leader with no controlling
+// terminal, and so the leader of its process group. Setpgid stays off:
+// the setpgid that would follow setsid fails for a session leader.
+func ownSession(attr *syscall.SysProcAttr) {
+	attr.Setsid = true
+	attr.Setpgid, attr.Pgid = false, 0
+	attr.Setctty, attr.Foreground = false, false
+	// The SDK starts the program from an ordinary goroutine, whose thread
+	// lives as long as this process: the parent-death signal, which
+	// follows the forking thread, comes only when this process dies.
+	dieWithParent(attr)
+}
+
 // kill ends the whole process group now, whether or not the session was
 // ever set up.
 func (t *stdioTransport) kill() {
@@ -141,6 +177,9 @@ type groupConn struct {
 	mcp.Connection
 	pgid  int
 	grace time.Duration
+	// untrack is called once the server has been waited for and its
+	// group killed (Options.Track).
+	untrack func()
 
 	once sync.Once
 	err  error
@@ -150,13 +189,19 @@ type groupConn struct {
 func (c *groupConn) Close() error {
 	c.once.Do(func() {
 		done := make(chan error, 1)
-		go func() { done <- c.Connection.Close() }()
+		go func() {
+			err := c.Connection.Close()
+			// The SDK has waited for the server (unless it gave up on an
+			// unresponsive one): what it leaves goes with its group.
+			_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+			c.untrack()
+			done <- err
+		}()
 		timer := time.NewTimer(c.grace)
 		defer timer.Stop()
 		select {
 		case err := <-done:
 			c.err = err
-			_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
 		case <-timer.C:
 			_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
 			select {

@@ -69,6 +69,63 @@ func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (cont
 	}, nil
 }
 
+var _ contract.Definer = (*Tool)(nil)
+
+// Definition returns what an approval of the tool covers
+// ([contract.Definer]), as canonical JSON:
+//
+//	{"annotations": {...}, "files": {"/abs/path": "sha256:..."},
+//	 "input_schema": {...}, "server": {...}, "tool": NAME}
+//
+// server is the server's config entry as written — its name, type,
+// command, args and cwd (placeholders unexpanded) or URL (without query,
+// fragment or user info), the names of its env variables and headers
+// (never their values), and trust_annotations; annotations and
+// input_schema are the tool's as the server listed them; files are the
+// program and argument files in the workspace the running server was
+// started from, hashed when it started (see [TrustRecord.Files]); tool is
+// the tool's name on the server.
+func (t *Tool) Definition(context.Context) (json.RawMessage, error) {
+	t.srv.mu.Lock()
+	files := t.srv.files
+	t.srv.mu.Unlock()
+	if files == nil {
+		files = map[string]string{}
+	}
+	return contract.CanonicalJSON(map[string]any{
+		"annotations":  t.annotations,
+		"files":        files,
+		"input_schema": t.desc.InputSchema,
+		"server":       t.srv.definition,
+		"tool":         t.remote,
+	})
+}
+
+// serverDefinition is a server's part of its tools' definitions: its
+// config entry as written, values that may be credentials left out.
+func serverDefinition(cfg ServerConfig) map[string]any {
+	m := map[string]any{"name": cfg.Name, "type": cfg.Type, "trust_annotations": cfg.TrustAnnotations}
+	if cfg.Type == TypeStdio {
+		args := cfg.Args
+		if args == nil {
+			args = []string{}
+		}
+		m["command"], m["args"], m["cwd"] = cfg.Command, args, cfg.Cwd
+		m["env"] = namesOf(cfg.Env)
+	} else {
+		m["url"] = displayURL(cfg.URL)
+		m["headers"] = namesOf(cfg.Headers)
+	}
+	return m
+}
+
+func namesOf(v *Values) []string {
+	if names := v.Names(); names != nil {
+		return names
+	}
+	return []string{}
+}
+
 // Execute calls the tool with the call's input as its arguments, under the
 // server's call timeout. Text content is joined; images, audio and
 // resources are summarised; structured content is shown as JSON when there

@@ -26,12 +26,20 @@ const TrustFileName = "mcp-trust.json"
 var ErrTrustStore = errors.New("MCP trust store unusable")
 
 // TrustRecord says that the operator trusted one workspace config file
-// with exactly this content.
+// with exactly this content, and its servers running exactly these files.
 type TrustRecord struct {
 	// Path is the file's absolute, symlink-resolved path.
 	Path string `json:"path"`
 	// SHA256 is the hex SHA-256 of the file's content when it was trusted.
 	SHA256 string `json:"sha256"`
+	// Files pins what the file's stdio servers run from the workspace:
+	// each program and argument that names a file there, by absolute
+	// path, "sha256:" and the hex SHA-256 of its content (or "symlink:"
+	// and the target of a link out of the workspace). A file a sandboxed
+	// command rewrote since makes the record no longer hold. Nil in a
+	// record written before files were pinned: such a record holds only
+	// for a file whose servers run nothing from the workspace.
+	Files map[string]string `json:"files"`
 }
 
 // TrustState is what the trust store says about one workspace file.
@@ -91,10 +99,47 @@ func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) {
 // State says whether the workspace file at path, whose content is data,
 // is trusted. path must be absolute and symlink-resolved (as [Load]
 // records it).
+//
+// It judges the content only; [TrustStore.Verify] also checks the files
+// the servers run.
 func (t *TrustStore) State(ctx context.Context, path string, data []byte) (TrustState, error) {
+	_, state, err := t.record(ctx, path, data)
+	return state, err
+}
+
+// Verify says whether the workspace file at path, whose content is data
+// and whose servers are servers (as [ParseConfig] read them from data), is
+// trusted as it is now: its content, and every file its stdio servers run
+// from the workspace (the file's directory) as it was pinned. For a file
+// whose content is trusted but whose pinned files changed, it returns
+// Changed and the paths that changed (or appeared, or went), sorted.
+func (t *TrustStore) Verify(ctx context.Context, path string, data []byte, servers []ServerConfig) (TrustState, []string, error) {
+	state, changed, _, err := t.verify(ctx, path, data, servers)
+	return state, changed, err
+}
+
+// verify is Verify, also returning the pins of a trusted file.
+func (t *TrustStore) verify(ctx context.Context, path string, data []byte, servers []ServerConfig) (TrustState, []string, map[string]string, error) {
+	rec, state, err := t.record(ctx, path, data)
+	if err != nil || state != Trusted {
+		return state, nil, nil, err
+	}
+	current, err := pinAll(ctx, servers, filepath.Dir(path))
+	if err != nil {
+		return Changed, nil, nil, err
+	}
+	if changed := changedPins(rec.Files, current); len(changed) > 0 {
+		return Changed, changed, nil, nil
+	}
+	return Trusted, nil, current, nil
+}
+
+// record returns the record that trusts path with content data, and the
+// state State reports.
+func (t *TrustStore) record(ctx context.Context, path string, data []byte) (TrustRecord, TrustState, error) {
 	f, err := t.read(ctx)
 	if err != nil {
-		return Untrusted, err
+		return TrustRecord{}, Untrusted, err
 	}
 	sum := contentHash(data)
 	state := Untrusted
@@ -103,15 +148,17 @@ func (t *TrustStore) State(ctx context.Context, path string, data []byte) (Trust
 			continue
 		}
 		if r.SHA256 == sum {
-			return Trusted, nil
+			return r, Trusted, nil
 		}
 		state = Changed
 	}
-	return state, nil
+	return TrustRecord{}, state, nil
 }
 
 // Trust records the workspace config file at file, with its present
-// content, as trusted, replacing any older record of the same file.
+// content and the present content of every file its stdio servers run
+// from the workspace (see [TrustRecord.Files]), as trusted, replacing any
+// older record of the same file.
 func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error) {
 	path, err := resolvePath(file)
 	if err != nil {
@@ -123,7 +170,8 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 	}
 	// Trusting a file basis cannot read as an MCP config would only hide
 	// the problem until the next start.
-	if _, err := ParseConfig(path, data, OriginWorkspace); err != nil {
+	servers, err := ParseConfig(path, data, OriginWorkspace)
+	if err != nil {
 		problems := []error{err}
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			problems = joined.Unwrap()
@@ -134,7 +182,11 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 			}
 		}
 	}
-	rec := TrustRecord{Path: path, SHA256: contentHash(data)}
+	files, err := pinAll(ctx, servers, filepath.Dir(path))
+	if err != nil {
+		return TrustRecord{}, err
+	}
+	rec := TrustRecord{Path: path, SHA256: contentHash(data), Files: files}
 	f, err := t.read(ctx)
 	if err != nil {
 		return TrustRecord{}, err

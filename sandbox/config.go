@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/childenv"
 	"io"
 	"path/filepath"
 	"sort"
@@ -27,9 +28,11 @@ const ConfigFile = "sandbox.json"
 //	{
 //	  "schema": 1,
 //	  "mode": "workspace-write" | "read-only" | "off",
-//	  "write": ["~/go/pkg/mod", "/srv/build"],
+//	  "write": ["/srv/build"],
+//	  "protect": [".envrc", "~/.config/git"],
 //	  "spawn": {"mode": ..., "network": true, "write": [...]},
-//	  "tools": {"NAME": {"mode": ..., "network": false, "write": [...]}}
+//	  "tools": {"NAME": {"mode": ..., "network": false, "write": [...]}},
+//	  "pass_env": ["AWS_PROFILE", "GITHUB_*"]
 //	}
 //
 // Every key but "schema" is optional; unknown keys are errors, so a
@@ -41,10 +44,21 @@ type Config struct {
 	// Write names directories every program may also write, absolute
 	// ("~/" is expanded when the file is parsed).
 	Write []string
+	// Protect names what stays read-only inside the writable directories,
+	// besides .git, .basis and .mcp.json ([Policy.Protect]): absolute
+	// paths ("~/" expanded), or relative ones looked up in every writable
+	// directory. A workspace file may add relative ones only.
+	Protect []string
 	// Spawn adjusts the policy of spawn's commands.
 	Spawn Override
 	// Tools adjusts the policy of the named tools.
 	Tools map[string]Override
+	// PassEnv names variables that look like credentials which every
+	// program basis starts inherits all the same (names, or patterns
+	// with *; see contract/childenv): "pass_env". Only the operator's
+	// file may set it; basis's own BASIS_* variables pass whatever it
+	// says.
+	PassEnv []string
 }
 
 // Override adjusts the policy of one tool (or of spawn).
@@ -59,11 +73,15 @@ type Override struct {
 }
 
 type configFile struct {
-	Schema *int                    `json:"schema"`
-	Mode   *string                 `json:"mode"`
-	Write  []string                `json:"write"`
-	Spawn  *overrideFile           `json:"spawn"`
-	Tools  map[string]overrideFile `json:"tools"`
+	Schema  *int                    `json:"schema"`
+	Mode    *string                 `json:"mode"`
+	Write   []string                `json:"write"`
+	Protect []string                `json:"protect"`
+	Spawn   *overrideFile           `json:"spawn"`
+	Tools   map[string]overrideFile `json:"tools"`
+	// PassEnv is not a sandbox policy but what else a program is
+	// handed: the operator's one file about what programs may reach.
+	PassEnv []string `json:"pass_env"`
 }
 
 type overrideFile struct {
@@ -89,6 +107,9 @@ func ParseConfig(data []byte, home string) (*Config, error) {
 	if c.Write, err = writePaths(f.Write, home, "write"); err != nil {
 		return nil, err
 	}
+	if c.Protect, err = protectPaths(f.Protect, home, "protect"); err != nil {
+		return nil, err
+	}
 	if f.Spawn != nil {
 		if c.Spawn, err = f.Spawn.override(home, "spawn"); err != nil {
 			return nil, err
@@ -107,13 +128,22 @@ func ParseConfig(data []byte, home string) (*Config, error) {
 		}
 		c.Tools[name] = o
 	}
+	for i, p := range f.PassEnv {
+		if err := childenv.CheckPattern(p); err != nil {
+			return nil, fmt.Errorf("%w: pass_env[%d]: %w", ErrInvalidPolicy, i, err)
+		}
+	}
+	c.PassEnv = f.PassEnv
 	return c, nil
 }
 
 // ParseWorkspaceConfig parses a workspace's .basis/sandbox.json, which
-// may only tighten the operator's policy: "off", "network": true and
-// write paths are load errors, as an allow rule in a workspace rules file
-// is. Apply the result with [Config.Tighten].
+// may only tighten the operator's policy: "off", "network": true, write
+// paths and "pass_env" are load errors, as an allow rule in a workspace
+// rules file is. It may add protected paths, which only tighten too; they
+// must be relative (looked up in every writable directory, the workspace
+// among them): a workspace names its own files, not the machine's. Apply
+// the result with [Config.Tighten].
 func ParseWorkspaceConfig(data []byte) (*Config, error) {
 	c, err := ParseConfig(data, "")
 	if err != nil {
@@ -135,6 +165,14 @@ func ParseWorkspaceConfig(data []byte) (*Config, error) {
 	}
 	if err := check("", c.Mode, nil, c.Write); err != nil {
 		return nil, err
+	}
+	if len(c.PassEnv) > 0 {
+		return nil, fmt.Errorf("%w: pass_env: a workspace sandbox.json cannot hand its programs the operator's credentials; only the operator's %s passes them", ErrInvalidPolicy, ConfigFile)
+	}
+	for i, p := range c.Protect {
+		if filepath.IsAbs(p) {
+			return nil, fmt.Errorf("%w: protect[%d]: a workspace sandbox.json names protected paths relative to the workspace; absolute ones belong in the operator's %s", ErrInvalidPolicy, i, ConfigFile)
+		}
 	}
 	if err := check("spawn.", c.Spawn.Mode, c.Spawn.Network, c.Spawn.Write); err != nil {
 		return nil, err
@@ -162,6 +200,7 @@ func (c *Config) Policy(tool string, network bool) Policy {
 		p.Mode = c.Mode
 	}
 	p.Write = append(p.Write, c.Write...)
+	p.Protect = append(p.Protect, c.Protect...)
 	o, ok := c.Tools[tool]
 	if tool == SpawnTool {
 		o, ok = c.Spawn, true
@@ -185,7 +224,7 @@ func (c *Config) Tighten(p Policy, tool string) Policy {
 	if c == nil {
 		return p
 	}
-	ws := Policy{Mode: Off, Network: true} // no opinion
+	ws := Policy{Mode: Off, Network: true, Protect: c.Protect} // no opinion but the protected paths
 	if c.Mode != "" {
 		ws.Mode = c.Mode
 	}
@@ -239,7 +278,7 @@ func jsonError(data []byte, err error) error {
 		return fmt.Errorf("%w: %s: expected %s", ErrInvalidPolicy, typ.Field, typ.Type)
 	}
 	if msg, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("%w: unknown key %s (the keys are schema, mode, write, spawn, tools; in a section mode, network, write)", ErrInvalidPolicy, msg)
+		return fmt.Errorf("%w: unknown key %s (the keys are schema, mode, write, protect, spawn, tools, pass_env; in a section mode, network, write)", ErrInvalidPolicy, msg)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%w: the file is empty or ends early", ErrInvalidPolicy)
@@ -337,6 +376,26 @@ func writePaths(paths []string, home, key string) ([]string, error) {
 		}
 		if !filepath.IsAbs(p) || strings.IndexByte(p, 0) >= 0 {
 			return nil, fmt.Errorf("%w: %s[%d] must be an absolute path or start with ~/", ErrInvalidPolicy, key, i)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out, nil
+}
+
+// protectPaths checks and cleans protected paths: "~/" is expanded
+// (when home is known), absolute paths are kept, relative ones must stay
+// inside the directory they are looked up in.
+func protectPaths(paths []string, home, key string) ([]string, error) {
+	var out []string
+	for i, p := range paths {
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			if home == "" {
+				return nil, fmt.Errorf("%w: %s[%d]: ~/ stands for the operator's home, in the operator's file only", ErrInvalidPolicy, key, i)
+			}
+			p = filepath.Join(home, rest)
+		}
+		if err := validProtect(p); err != nil {
+			return nil, fmt.Errorf("%w: %s[%d] %s", ErrInvalidPolicy, key, i, err)
 		}
 		out = append(out, filepath.Clean(p))
 	}

@@ -4,6 +4,8 @@ package sandbox_test
 
 import (
 	"errors"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,6 +33,18 @@ func TestParseConfig(t *testing.T) {
 				Tools: map[string]sandbox.Override{"deploy": {Network: ptr(false), Write: []string{"/var/deploy"}}},
 			}, ""},
 		{"off", `{"schema": 1, "mode": "off"}`, &sandbox.Config{Mode: sandbox.Off}, ""},
+		{"pass_env", `{"schema": 1, "pass_env": ["AWS_PROFILE", "GITHUB_*", "*_API_KEY"]}`,
+			&sandbox.Config{PassEnv: []string{"AWS_PROFILE", "GITHUB_*", "*_API_KEY"}}, ""},
+		{"pass_env: basis's own", `{"schema": 1, "pass_env": ["PATH", "BASIS_SERVE_TOKEN"]}`, nil, "pass_env[1]: invalid variable pattern: basis's own variables"},
+		{"pass_env: not a name", `{"schema": 1, "pass_env": ["A-B"]}`, nil, "pass_env[0]: invalid variable pattern"},
+		{"pass_env: empty", `{"schema": 1, "pass_env": [""]}`, nil, "pass_env[0]: invalid variable pattern: it is empty"},
+		{"pass_env: not a list", `{"schema": 1, "pass_env": "GITHUB_TOKEN"}`, nil, "pass_env: expected"},
+		{"protect", `{"schema": 1, "protect": [".envrc", "~/.config/git", "/srv//hooks/", ".vscode/tasks.json"]}`,
+			&sandbox.Config{Protect: []string{".envrc", "/home/u/.config/git", "/srv/hooks", ".vscode/tasks.json"}}, ""},
+		{"protect leaving the directory", `{"schema": 1, "protect": ["../x"]}`, nil, "protect[0] must name something inside"},
+		{"protect dot-dot in the middle", `{"schema": 1, "protect": ["a/../../x"]}`, nil, "protect[0] must name something inside"},
+		{"protect empty", `{"schema": 1, "protect": [".git", ""]}`, nil, "protect[1] is empty"},
+		{"protect not a string", `{"schema": 1, "protect": [1]}`, nil, "protect"},
 		{"missing schema", `{"mode": "off"}`, nil, `missing "schema"`},
 		{"future schema", `{"schema": 2}`, nil, "schema 2 is not supported"},
 		{"unknown key", `{"schema": 1, "netwrok": true}`, nil, `unknown key "netwrok"`},
@@ -78,6 +92,11 @@ func TestParseWorkspaceConfigMayOnlyTighten(t *testing.T) {
 		{"network", `{"schema": 1, "spawn": {"network": true}}`, "spawn.network"},
 		{"write", `{"schema": 1, "write": ["/etc"]}`, "write"},
 		{"tool write", `{"schema": 1, "tools": {"x": {"write": ["/etc"]}}}`, "tools.x.write"},
+		{"pass_env", `{"schema": 1, "pass_env": ["AWS_*"]}`, "pass_env: a workspace sandbox.json cannot hand its programs the operator's credentials"},
+		{"protect relative paths", `{"schema": 1, "protect": [".envrc", "scripts/hooks"]}`, ""},
+		{"protect an absolute path", `{"schema": 1, "protect": ["/etc"]}`, "protect[0]: a workspace sandbox.json names protected paths relative to the workspace"},
+		{"protect the home", `{"schema": 1, "protect": ["~/.ssh"]}`, "protect[0]: ~/ stands for the operator's home"},
+		{"protect outside", `{"schema": 1, "protect": [".."]}`, "protect[0] must name something inside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,13 +115,13 @@ func TestParseWorkspaceConfigMayOnlyTighten(t *testing.T) {
 }
 
 func TestConfigPolicy(t *testing.T) {
-	operator, err := sandbox.ParseConfig([]byte(`{"schema": 1, "write": ["/opt/cache"],
+	operator, err := sandbox.ParseConfig([]byte(`{"schema": 1, "write": ["/opt/cache"], "protect": [".envrc"],
 		"spawn": {"network": true},
 		"tools": {"fetch": {"network": false}, "lint": {"mode": "read-only"}, "grant": {"network": true, "write": ["/srv"]}}}`), "/home/u")
 	if err != nil {
 		t.Fatal(err)
 	}
-	workspace, err := sandbox.ParseWorkspaceConfig([]byte(`{"schema": 1, "tools": {"build": {"mode": "read-only"}, "grant": {"network": false}}}`))
+	workspace, err := sandbox.ParseWorkspaceConfig([]byte(`{"schema": 1, "protect": ["scripts", ".envrc"], "tools": {"build": {"mode": "read-only"}, "grant": {"network": false}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,10 +134,10 @@ func TestConfigPolicy(t *testing.T) {
 	}{
 		{"no config: default", nil, "x", false, sandbox.Policy{Mode: sandbox.WorkspaceWrite}},
 		{"no config: declared network", nil, "x", true, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: true}},
-		{"spawn section", operator, sandbox.SpawnTool, false, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: true, Write: []string{"/opt/cache"}}},
-		{"operator takes the network away", operator, "fetch", true, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache"}}},
-		{"operator mode override", operator, "lint", false, sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{"/opt/cache"}}},
-		{"operator grants", operator, "grant", false, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: true, Write: []string{"/opt/cache", "/srv"}}},
+		{"spawn section", operator, sandbox.SpawnTool, false, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: true, Write: []string{"/opt/cache"}, Protect: []string{".envrc"}}},
+		{"operator takes the network away", operator, "fetch", true, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache"}, Protect: []string{".envrc"}}},
+		{"operator mode override", operator, "lint", false, sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{"/opt/cache"}, Protect: []string{".envrc"}}},
+		{"operator grants", operator, "grant", false, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Network: true, Write: []string{"/opt/cache", "/srv"}, Protect: []string{".envrc"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,9 +151,10 @@ func TestConfigPolicy(t *testing.T) {
 		tool string
 		want sandbox.Policy
 	}{
-		{"untouched tool", "other", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache"}}},
-		{"workspace makes it read-only", "build", sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{"/opt/cache"}}},
-		{"workspace takes the network the operator granted", "grant", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache", "/srv"}}},
+		// The workspace's protected paths add to the operator's.
+		{"untouched tool", "other", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache"}, Protect: []string{".envrc", "scripts"}}},
+		{"workspace makes it read-only", "build", sandbox.Policy{Mode: sandbox.ReadOnly, Write: []string{"/opt/cache"}, Protect: []string{".envrc", "scripts"}}},
+		{"workspace takes the network the operator granted", "grant", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Write: []string{"/opt/cache", "/srv"}, Protect: []string{".envrc", "scripts"}}},
 	}
 	for _, tt := range tighten {
 		t.Run("tighten "+tt.name, func(t *testing.T) {
@@ -153,9 +173,12 @@ func TestTightenNeverWidens(t *testing.T) {
 		for _, wm := range modes {
 			for _, on := range []bool{false, true} {
 				for _, wn := range []bool{false, true} {
-					op := sandbox.Policy{Mode: om, Network: on, Write: []string{"/a", "/b/c"}}
-					ws := sandbox.Policy{Mode: wm, Network: wn, Write: []string{"/b"}}
+					op := sandbox.Policy{Mode: om, Network: on, Write: []string{"/a", "/b/c"}, Protect: []string{".envrc", "/x"}}
+					ws := sandbox.Policy{Mode: wm, Network: wn, Write: []string{"/b"}, Protect: []string{"/x", "y"}}
 					got := sandbox.Tighten(op, ws)
+					if diff := cmp.Diff([]string{".envrc", "/x", "y"}, got.Protect); diff != "" {
+						t.Errorf("protected paths, the union of both (-want +got):\n%s", diff)
+					}
 					if rank[got.Mode] < rank[om] || rank[got.Mode] < rank[wm] {
 						t.Errorf("Tighten(%s, %s) mode = %s, less strict than one of them", om, wm, got.Mode)
 					}
@@ -175,6 +198,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(`{"schema": 1, "mode": "read-only", "write": ["~/x"], "spawn": {"network": true}, "tools": {"a": {"mode": "off"}}}`))
 	f.Add([]byte(`{"schema": 1, "mode": "mode", "mode": 1}`))
 	f.Add([]byte(`{"schema": 1, "tools": {"spawn": {}}}`))
+	f.Add([]byte(`{"schema": 1, "protect": [".git", "~/x", "a/../b"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := sandbox.ParseConfig(data, "/home/u")
 		if err != nil {
@@ -193,6 +217,11 @@ func FuzzParseConfig(f *testing.F) {
 			p := ws.Tighten(sandbox.Policy{Mode: sandbox.WorkspaceWrite}, "a")
 			if p.Network || p.Mode == sandbox.Off || len(p.Write) > 0 {
 				t.Fatalf("a workspace config widened the policy: %+v", p)
+			}
+			for _, path := range ws.Protect {
+				if !slices.Contains(p.Protect, path) || filepath.IsAbs(path) {
+					t.Fatalf("a workspace's protected path %q is lost or absolute: %+v", path, p)
+				}
 			}
 		}
 	})

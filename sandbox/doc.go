@@ -12,14 +12,18 @@
 //
 // On Linux the policy is enforced with Landlock (reads everywhere, writes
 // only beneath the workspace root, the tool's working directory, a
-// per-call TMPDIR that the sandbox creates and removes, the user's cache
-// directory and the paths the policy names; no ioctl on terminals, so no
-// TIOCSTI into the operator's terminal, and no writes to pseudo-terminals
-// by path) and, without the network, a network namespace of the
-// program's own (loopback only) — or, where no namespace can be created,
-// Landlock's TCP rules. Capabilities that reach past the sandbox
-// (CAP_SYS_ADMIN and the like) are dropped, so a program started by root
-// cannot walk back into the host's namespace.
+// per-call TMPDIR that the sandbox creates and removes, a cache of the
+// sandbox's own for the workspace and the paths the policy names; no ioctl
+// on terminals, so no TIOCSTI into the operator's terminal, and no writes
+// to pseudo-terminals by path) and, without the network, a network
+// namespace of the program's own (loopback only) — or, where no namespace
+// can be created, Landlock's TCP rules — plus a seccomp filter that
+// refuses Unix sockets. Inside the writable directories, what programs
+// outside the sandbox execute (.git, .basis, .mcp.json, [Policy.Protect])
+// is mounted read-only in a mount namespace of the call's own.
+// Capabilities that reach past the sandbox (CAP_SYS_ADMIN and the like)
+// are dropped, so a program started by root cannot walk back into the
+// host's namespaces nor undo its mounts.
 //
 // The program is the first process of a PID namespace of its own: when it
 // exits, the kernel kills everything it left behind, whichever session or
@@ -45,8 +49,8 @@
 // main(), recognises: cloned into new user, PID (and network) namespaces
 // with nothing mapped — basis is not dumpable, so it may not write its
 // child's uid_map — it maps its own uid and gid once its exec made it
-// dumpable, brings loopback up, drops its capabilities, restricts itself
-// and executes the program. A host that embeds basis gets a sandboxed run
+// dumpable, brings loopback up, makes its mount namespace, drops its
+// capabilities, restricts itself and executes the program. A host that embeds basis gets a sandboxed run
 // by adding that one call; no second binary is needed.
 //
 // Where the sandbox cannot be enforced — no Landlock, not Linux, no way to

@@ -152,8 +152,10 @@ const netReady NetworkCut = "namespace-ready"
 // confineThread confines the calling thread, which must be locked and
 // never unlocked: in the sandbox's network namespace (unless sp.Net is ""
 // or landlock-tcp; in the trampoline, started in a namespace of its own,
-// loopback is brought up), the capabilities that reach past the sandbox
-// dropped, Landlock applied.
+// loopback is brought up), in a mount namespace of its own where the
+// protected paths are read-only, the capabilities that reach past the
+// sandbox dropped, Landlock applied, and without the network no socket
+// to reach a Unix socket (seccomp).
 func confineThread(sp spec) error {
 	switch sp.Net {
 	case CutNamespace:
@@ -169,10 +171,16 @@ func confineThread(sp spec) error {
 		_ = loopbackUp()
 		sp.Net = CutNamespace
 	}
+	if err := protect(sp.Protect); err != nil {
+		return err
+	}
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("dropping capabilities: %w; the program did not run", err)
 	}
-	return restrict(sp)
+	if err := restrict(sp); err != nil {
+		return err
+	}
+	return filterSockets(sp.Net)
 }
 
 // restrict applies Landlock to the calling thread, which must be locked

@@ -16,8 +16,9 @@ type Mode string
 
 const (
 	// WorkspaceWrite (the default) allows writes to the workspace root, the
-	// tool's working directory, the per-call temporary directory, the user's
-	// cache directory and the paths the policy names.
+	// tool's working directory, the per-call temporary directory, a cache
+	// of the sandbox's own and the paths the policy names, except the
+	// protected paths ([Policy.Protect]).
 	WorkspaceWrite Mode = "workspace-write"
 	// ReadOnly allows writes to the per-call temporary directory only.
 	ReadOnly Mode = "read-only"
@@ -47,11 +48,19 @@ type Policy struct {
 	Mode Mode
 	// Network allows the network. Without it the program gets a network
 	// namespace of its own (loopback only) or, where namespaces are not
-	// available, Landlock's TCP rules deny every TCP bind and connect.
+	// available, Landlock's TCP rules deny every TCP bind and connect; in
+	// both cases it cannot make a Unix socket (and, in the second, no
+	// socket at all).
 	Network bool
 	// Write names further directories the program may write to in
 	// WorkspaceWrite mode: absolute paths. ReadOnly ignores them.
 	Write []string
+	// Protect names what stays read-only inside the writable directories
+	// in WorkspaceWrite mode, besides what always does (.git — the
+	// directories', their submodules' and nested repositories' — .basis
+	// and .mcp.json): absolute paths, or relative ones looked up in every
+	// writable directory (".envrc" protects each one's .envrc).
+	Protect []string
 }
 
 // ErrInvalidPolicy is wrapped by every error about a policy or a config
@@ -77,16 +86,27 @@ func (p Policy) Validate() error {
 			return fmt.Errorf("%w: write path %d is not absolute", ErrInvalidPolicy, i)
 		}
 	}
+	for i, path := range p.Protect {
+		if err := validProtect(path); err != nil {
+			return fmt.Errorf("%w: protected path %d %s", ErrInvalidPolicy, i, err)
+		}
+	}
 	return nil
 }
 
 // Tighten returns the stricter combination of an operator's policy and a
-// workspace's: the stricter mode, the network only when both allow it, and
+// workspace's: the stricter mode, the network only when both allow it,
 // only the operator's extra write paths that lie inside one the workspace
-// also names (a workspace with no Write list keeps the operator's). A
-// workspace can therefore deny, never widen.
+// also names (a workspace with no Write list keeps the operator's), and
+// the protected paths of both. A workspace can therefore deny, never
+// widen.
 func Tighten(operator, workspace Policy) Policy {
 	out := Policy{Mode: operator.mode(), Network: operator.Network && workspace.Network}
+	for _, p := range slices.Concat(operator.Protect, workspace.Protect) {
+		if !slices.Contains(out.Protect, p) {
+			out.Protect = append(out.Protect, p)
+		}
+	}
 	if w := workspace.mode(); w.strictness() > out.Mode.strictness() {
 		out.Mode = w
 	}

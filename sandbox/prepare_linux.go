@@ -33,6 +33,9 @@ type spec struct {
 	UserNS bool `json:"userns,omitempty"`
 	UID    int  `json:"uid,omitempty"`
 	GID    int  `json:"gid,omitempty"`
+	// Protect lists what is mounted read-only, in a mount namespace of
+	// the program's own, before it runs.
+	Protect []string `json:"protect,omitempty"`
 	// Probe: set the namespaces up and exit 0; run nothing.
 	Probe bool `json:"probe,omitempty"`
 }
@@ -106,29 +109,38 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	if !s.policy.Network {
 		sp.Net = sup.cut()
 	}
+	dir := s.absDir(cmd.Dir)
+	if sp.Protect, err = s.protectedPaths(dir); err != nil {
+		return nil, nil, err
+	}
+	mountsInUserns, err := sup.mounts(len(sp.Protect) > 0)
+	if err != nil {
+		return nil, nil, err
+	}
 	// A thread of this process makes its namespaces only when privileged;
 	// otherwise they are made when the trampoline is cloned.
-	trampoline := rewrite || !sup.threadNetns && (sp.Net == CutNamespace || sup.pidns)
+	trampoline := rewrite || !sup.threadNetns && (sp.Net == CutNamespace || sup.pidns) || mountsInUserns
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
-	dir := s.absDir(cmd.Dir)
 	tmp, err := os.MkdirTemp("", "basis-call-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
 	}
 	removeTmp := func() { _ = os.RemoveAll(tmp) }
 	sp.Write = append([]string{tmp}, s.writable(dir)...)
-	if s.cacheDir != "" && s.policy.Mode == WorkspaceWrite {
-		// A missing cache directory cannot be granted, and the first
-		// `go build` would then fail to create it.
-		_ = os.MkdirAll(s.cacheDir, 0o700)
-	}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ() // what exec.Cmd would have given the program
 	}
-	cmd.Env = withTempDir(env, tmp)
+	vars := []string{"TMPDIR=" + tmp}
+	if s.cacheDir != "" && s.policy.Mode == WorkspaceWrite {
+		// A missing cache directory cannot be granted, and the first
+		// `go build` would then fail to create it.
+		_ = os.MkdirAll(s.cacheDir, 0o700)
+		vars = append(vars, cacheEnv(s.cacheDir)...)
+	}
+	cmd.Env = withVars(env, vars...)
 	attr := &syscall.SysProcAttr{}
 	if cmd.SysProcAttr != nil {
 		c := *cmd.SysProcAttr
@@ -147,7 +159,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 		start, unblock := startFromRestrictedThread(cmd, sp)
 		return keeping(cmd, attr, start), func() { kill(); unblock(); removeTmp() }, nil
 	}
-	withTrampolineNamespaces(attr, sup, &sp)
+	withTrampolineNamespaces(attr, sup, &sp, mountsInUserns)
 	encoded, err := json.Marshal(sp)
 	if err != nil {
 		removeTmp()
@@ -243,17 +255,6 @@ func threadHasChildren() bool {
 	return err == nil && len(strings.TrimSpace(string(b))) > 0
 }
 
-// withTempDir sets TMPDIR, replacing every entry of that name.
-func withTempDir(env []string, tmp string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, e := range env {
-		if !strings.HasPrefix(e, "TMPDIR=") {
-			out = append(out, e)
-		}
-	}
-	return append(out, "TMPDIR="+tmp)
-}
-
 // withPIDNamespace makes the program the first process of a PID
 // namespace of its own, where this machine allows it, and has it killed
 // when the thread that starts it ends (with this process, or at release).
@@ -272,18 +273,19 @@ const namespaceFlags = syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLO
 // withTrampolineNamespaces adds what the trampoline's clone creates: a
 // network namespace when the network is cut by one and, for an
 // unprivileged process, the user namespace that the other namespaces
-// need. No ID maps are given: this process is not dumpable (basis makes
+// need, and that mounts (the trampoline makes its mount namespace itself,
+// see [protect]) need. No ID maps are given: this process is not dumpable (basis makes
 // itself so), so its child's /proc/<pid>/uid_map belongs to root and
 // os/exec could not write it; the trampoline, dumpable again after its
 // exec, maps itself (see [mapSelf]). CAP_SYS_ADMIN (to write the maps) and
 // CAP_NET_ADMIN (to bring loopback up) in the new user namespace are kept
-// across the exec as ambient capabilities; the trampoline clears them
-// before the program runs.
-func withTrampolineNamespaces(attr *syscall.SysProcAttr, sup support, sp *spec) {
+// across the exec as ambient capabilities (CAP_SYS_ADMIN also makes the
+// mount namespace); the trampoline clears them before the program runs.
+func withTrampolineNamespaces(attr *syscall.SysProcAttr, sup support, sp *spec, mounts bool) {
 	if sp.Net == CutNamespace {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
-	if !sup.userns || attr.Cloneflags&namespaceFlags == 0 {
+	if !sup.userns || attr.Cloneflags&namespaceFlags == 0 && !mounts {
 		return
 	}
 	attr.Cloneflags |= syscall.CLONE_NEWUSER
@@ -292,10 +294,17 @@ func withTrampolineNamespaces(attr *syscall.SysProcAttr, sup support, sp *spec) 
 	sp.UserNS, sp.UID, sp.GID = true, os.Geteuid(), os.Getegid() // the kernel maps only these
 }
 
-// probeKernel asks the kernel for its Landlock ABI and which namespaces a
-// program can get: made by a thread of this process (privileged), or by
-// a start of the trampoline exactly as a confined run makes them.
+// probeKernel asks the kernel for its Landlock ABI, which namespaces a
+// program can get — made by a thread of this process (privileged), or by
+// a start of the trampoline exactly as a confined run makes them — and
+// what mount namespaces need.
 func probeKernel() support {
+	s := probeNet()
+	probeMounts(&s)
+	return s
+}
+
+func probeNet() support {
 	var s support
 	abi, err := ll.LandlockGetABIVersion()
 	switch {
@@ -337,7 +346,7 @@ func probeTrampoline(userns bool) error {
 	sp := spec{Version: specVersion, Net: CutNamespace, Probe: true}
 	attr := &syscall.SysProcAttr{}
 	withPIDNamespace(attr, support{pidns: true})
-	withTrampolineNamespaces(attr, support{userns: userns}, &sp)
+	withTrampolineNamespaces(attr, support{userns: userns}, &sp, false)
 	encoded, err := json.Marshal(sp)
 	if err != nil {
 		return err

@@ -485,9 +485,9 @@ func TestNetworkNamespaceForEveryUser(t *testing.T) {
 		ok      bool
 	}{
 		{"TCP to the host's loopback", false, []string{"connect", tcp.Addr().String()}, false},
-		{"UDP to the host's loopback", false, []string{"udp", udp.LocalAddr().String()}, false},
+		{"UDP to the host's loopback", false, []string{"udpecho", udp.LocalAddr().String()}, false},
 		{"its own loopback", false, []string{"loopback"}, true},
-		{"with the network, UDP to the host's loopback (control)", true, []string{"udp", udp.LocalAddr().String()}, true},
+		{"with the network, UDP to the host's loopback (control)", true, []string{"udpecho", udp.LocalAddr().String()}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,8 +47,8 @@ const (
 	// including the host's loopback listeners, is reachable.
 	CutNamespace NetworkCut = "namespace"
 	// CutLandlockTCP: where namespaces are not available, Landlock (ABI 4
-	// or later) denies every TCP bind and connect. UDP and Unix sockets
-	// are not covered.
+	// or later) denies every TCP bind and connect, and the seccomp filter
+	// refuses every socket (UDP and Unix ones too).
 	CutLandlockTCP NetworkCut = "landlock-tcp"
 	// CutUnavailable: neither works here; a run without the network fails
 	// closed.
@@ -69,12 +68,16 @@ type Sandbox struct {
 	policy    Policy
 	workspace string
 	cacheDir  string
+	listings  listings // what the search for protected paths read
 }
 
 // New returns the sandbox for policy in the workspace rooted at
-// workspace (an absolute path, or relative to the current directory). The
-// user's cache directory (os.UserCacheDir) is writable in WorkspaceWrite
-// mode, because compilers and package managers write there.
+// workspace (an absolute path, or relative to the current directory). In
+// WorkspaceWrite mode its programs get a writable cache of their own,
+// under <user cache dir>/basis/sandbox/, because compilers and package
+// managers write one: XDG_CACHE_HOME, GOCACHE, GOMODCACHE,
+// npm_config_cache, PIP_CACHE_DIR and YARN_CACHE_FOLDER point there. The
+// user's own cache directory stays read-only unless the policy names it.
 func New(policy Policy, workspace string) (*Sandbox, error) {
 	if err := policy.Validate(); err != nil {
 		return nil, err
@@ -88,24 +91,29 @@ func New(policy Policy, workspace string) (*Sandbox, error) {
 	}
 	policy.Mode = policy.mode()
 	policy.Write = slices.Clone(policy.Write)
+	policy.Protect = slices.Clone(policy.Protect)
 	s := &Sandbox{policy: policy, workspace: root}
-	if dir, err := os.UserCacheDir(); err == nil && filepath.IsAbs(dir) {
-		s.cacheDir = dir
-	}
+	s.cacheDir = cacheDirFor(root)
 	return s, nil
 }
+
+// CacheDir returns the cache the sandbox's programs get in
+// WorkspaceWrite mode (see [New]); "" when the user has none. Prepare
+// creates it.
+func (s *Sandbox) CacheDir() string { return s.cacheDir }
 
 // Policy returns the policy the sandbox enforces.
 func (s *Sandbox) Policy() Policy {
 	p := s.policy
 	p.Write = slices.Clone(p.Write)
+	p.Protect = slices.Clone(p.Protect)
 	return p
 }
 
 // Description is what a preview shows of a sandbox, and what rules can
 // match: put it in the subject as "sandbox". Its JSON form is stable:
 //
-//	{"mode": "workspace-write", "network": "none", "network_cut": "namespace", "write": ["${TMPDIR}", "/repo", ...]}
+//	{"mode": "workspace-write", "network": "none", "network_cut": "namespace", "write": ["${TMPDIR}", "/repo", ...], "protected": ["/repo/.basis", "/repo/.git"]}
 type Description struct {
 	// Mode is the write mode.
 	Mode Mode `json:"mode"`
@@ -118,6 +126,11 @@ type Description struct {
 	// with symlinks resolved, and TempDirPlaceholder for the per-call
 	// temporary directory. Off is ["/"].
 	Write []string `json:"write"`
+	// Protected lists, sorted, what stays read-only inside those
+	// directories, found when described: absolute paths with symlinks
+	// resolved (a .git, .basis, .mcp.json, nested repositories and
+	// submodules, the policy's protected paths); none beneath another.
+	Protected []string `json:"protected,omitempty"`
 }
 
 // Describe says what a program started in dir (its working directory,
@@ -137,6 +150,7 @@ func (s *Sandbox) Describe(dir string) Description {
 	}
 	slices.Sort(d.Write)
 	d.Write = slices.Compact(d.Write)
+	d.Protected, _ = s.protectedPaths(s.absDir(dir))
 	return d
 }
 
@@ -149,13 +163,16 @@ func (d Description) Summary() string {
 		return b.String()
 	}
 	b.WriteString(": writes only to " + strings.Join(d.Write, ", "))
+	if len(d.Protected) > 0 {
+		b.WriteString(" (read-only inside: " + strings.Join(d.Protected, ", ") + ")")
+	}
 	switch {
 	case d.Network == "allowed":
 		b.WriteString("; network allowed")
 	case d.NetworkCut == CutNamespace:
-		b.WriteString("; no network (own network namespace, loopback only)")
+		b.WriteString("; no network (own network namespace, loopback only; no Unix sockets)")
 	case d.NetworkCut == CutLandlockTCP:
-		b.WriteString("; no network (Landlock denies TCP bind and connect; UDP and Unix sockets not covered)")
+		b.WriteString("; no network (Landlock denies TCP bind and connect, seccomp every socket)")
 	default:
 		b.WriteString("; no network, and this machine cannot cut it: runs fail")
 	}
@@ -168,11 +185,29 @@ func (s *Sandbox) writable(dir string) []string {
 	if s.policy.Mode != WorkspaceWrite {
 		return nil
 	}
-	w := []string{s.workspace, dir}
+	w := []string{s.workspace}
+	if !s.inWorkspace(dir) {
+		// A cwd inside the workspace is already writable. Granting it
+		// again would grant what it leads to when Landlock opens it: a
+		// program that can write the workspace could have swapped it for
+		// a link to anywhere since the caller checked it.
+		w = append(w, dir)
+	}
 	if s.cacheDir != "" {
 		w = append(w, s.cacheDir)
 	}
 	return append(w, s.policy.Write...)
+}
+
+// inWorkspace reports whether dir (absolute and clean) is the workspace
+// root or lies beneath it, as written or below the root's real path.
+func (s *Sandbox) inWorkspace(dir string) bool {
+	for _, root := range []string{s.workspace, resolve(s.workspace)} {
+		if rel, err := filepath.Rel(root, dir); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Sandbox) absDir(dir string) string {

@@ -20,6 +20,12 @@ type support struct {
 	// userns: the namespaces need a user namespace too (not privileged),
 	// made when the trampoline is cloned.
 	userns bool
+	// threadMounts: this process may make a mount namespace on one of its
+	// threads (it is privileged), to hold protected paths read-only.
+	threadMounts bool
+	// usernsMounts: the trampoline, started in a user namespace of its
+	// own, may make one.
+	usernsMounts bool
 	// why says why Landlock is unavailable, when it is.
 	why string
 }

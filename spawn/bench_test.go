@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,12 +91,16 @@ func runCommand(b *testing.B, tool *spawn.Tool) {
 	}
 }
 
+// bareShell is the baseline: the same body through a plain exec.Command,
+// in a new session as subprocess starts every program (the kernel's cost,
+// not spawn's).
 func bareShell(b *testing.B, dir string) {
 	cmd := exec.Command("/bin/sh", "-c", benchBody)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	var out bytes.Buffer
 	cmd.Stdout = &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Run(); err != nil || out.String() != "ok\n" {
 		b.Fatalf("exec: %q, %v", out.String(), err)
 	}

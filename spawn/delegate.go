@@ -10,8 +10,13 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/childenv"
 	"github.com/basis-go/basis/subprocess"
 )
+
+// everything passes every variable that looks like a credential: of the
+// delegate's environment, only basis's own are kept back.
+var everything = []string{"*"}
 
 // Delegator takes the tasks a model hands to a subagent. Implementations
 // must be safe for concurrent use.
@@ -33,18 +38,22 @@ type CommandDelegator struct {
 	// Dir is where the program runs; "" is this process's working
 	// directory. Relative program paths resolve against it.
 	Dir string
-	// Env is the delegate's environment, which it inherits in full: the
+	// Env is the environment the delegate inherits, all of it but
+	// basis's own BASIS_* variables (which configure basis, and one of
+	// which, BASIS_SERVE_TOKEN, answers basis's approval questions): the
 	// delegate is a program a person configured, such as an agent that
-	// needs its own API key. The runtime passes os.Environ(). Nil is an
-	// empty environment.
+	// needs its own API key, so credentials are not withheld from it as
+	// they are from tools (contract/childenv). The runtime passes
+	// os.Environ(). Nil is an empty environment.
 	Env []string
 	// Timeout bounds one task; 0 leaves only the context's deadline.
 	Timeout time.Duration
 }
 
-// Delegate runs the program for one task. Its environment is Env plus
-// [DepthEnv] set to the context's delegation depth, so a basis started as
-// the delegate knows how deep it is and keeps the bound. An answer with
+// Delegate runs the program for one task. Its environment is Env without
+// basis's own BASIS_* variables, plus [DepthEnv] set to the context's
+// delegation depth, so a basis started as the delegate knows how deep it
+// is and keeps the bound. An answer with
 // trailing newlines has them trimmed. A program that does not exit with
 // code 0 is an error carrying its stderr (or stdout, when stderr is empty)
 // and wrapping the *[subprocess.ExitError].
@@ -53,7 +62,7 @@ func (d CommandDelegator) Delegate(ctx context.Context, task string) (string, er
 	cmd := &subprocess.Cmd{
 		Argv:    d.Argv,
 		Root:    d.Dir,
-		Env:     subprocess.MergeEnv(d.Env, []string{DepthEnv + "=" + strconv.Itoa(depth)}),
+		Env:     subprocess.MergeEnv(childenv.Inherited(d.Env, everything), []string{DepthEnv + "=" + strconv.Itoa(depth)}),
 		Stdin:   []byte(task),
 		Timeout: d.Timeout,
 	}

@@ -5,6 +5,7 @@ package spawn_test
 import (
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,5 +109,30 @@ func TestCommandDelegatorDepthComesFromTheContext(t *testing.T) {
 		if err != nil || got != strconv.Itoa(depth) {
 			t.Errorf("depth %d: delegate saw %q, %v", depth, got, err)
 		}
+	}
+}
+
+// The delegate inherits its environment, credentials included (it is an
+// agent that needs its API key), but never basis's own variables: with
+// BASIS_SERVE_TOKEN it could answer basis's approval questions. Only the
+// depth, which Delegate sets, is basis's.
+func TestCommandDelegatorGetsNoneOfBasissOwnVariables(t *testing.T) {
+	agent := writeScript(t, t.TempDir(), "agent", `env`)
+	d := spawn.CommandDelegator{Argv: []string{agent}, Env: []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=/home/operator", "FOO=bar",
+		"ANTHROPIC_API_KEY=agent-key", "GITHUB_TOKEN=gh",
+		"BASIS_SERVE_TOKEN=canary-serve", "BASIS_CONFIG_DIR=/home/operator/.config/basis", "BASIS_DELEGATE=x", "basis_other=y",
+	}}
+	out, err := d.Delegate(contract.WithDelegationDepth(t.Context(), 1), "task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ANTHROPIC_API_KEY", "BASIS_SPAWN_DEPTH", "FOO", "GITHUB_TOKEN", "HOME", "PATH"}
+	got := slices.DeleteFunc(envNames(out), func(n string) bool { return n == "PWD" || n == "SHLVL" || n == "_" })
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the delegate's variables (-want +got):\n%s", diff)
+	}
+	if strings.Contains(out, "canary-serve") {
+		t.Error("the delegate saw basis's serve token")
 	}
 }

@@ -60,6 +60,29 @@ func TestModelWrittenCommandSeesOnlyTheAllowlist(t *testing.T) {
 	}
 }
 
+// Credentials and basis's own variables in basis's environment reach no
+// model-written command: only the allowlist does.
+func TestCommandSeesNoCredentialOrBasisVariable(t *testing.T) {
+	root := t.TempDir()
+	tool := newTool(t, &spawn.Config{Root: root, Environ: []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=/home/operator", "LANG=C.UTF-8",
+		"BASIS_SERVE_TOKEN=canary-1", "AWS_SECRET_ACCESS_KEY=canary-2", "GITHUB_TOKEN=canary-3",
+		"DB_PASSWORD=canary-4", "SSH_AUTH_SOCK=/tmp/canary-5",
+	}})
+	res, err := tool.Execute(t.Context(), callOf("!env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Text, "canary") {
+		t.Errorf("a command saw a credential or basis's own variable:\n%s", res.Text)
+	}
+	for _, want := range []string{"HOME=/home/operator", "LANG=C.UTF-8"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("the command lacks %s:\n%s", want, res.Text)
+		}
+	}
+}
+
 func TestEnvironIsTheAmbientSourceAndCommandEnvWins(t *testing.T) {
 	root := t.TempDir()
 	tool := newTool(t, &spawn.Config{

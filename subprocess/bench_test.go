@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,11 +26,15 @@ func runCat(b *testing.B) {
 	}
 }
 
-func bareCat(b *testing.B) {
+// bareCat is the baseline: /bin/cat through a plain exec.Command, in a
+// new session as Run starts every program (newSession false: as
+// exec.Command does by default).
+func bareCat(b *testing.B, newSession bool) {
 	cmd := exec.Command("/bin/cat")
 	cmd.Stdin = bytes.NewReader(benchPayload)
 	var out bytes.Buffer
 	cmd.Stdout = &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: newSession}
 	if err := cmd.Run(); err != nil || !bytes.Equal(out.Bytes(), benchPayload) {
 		b.Fatalf("exec: %v", err)
 	}
@@ -43,23 +48,34 @@ func BenchmarkRun(b *testing.B) {
 }
 
 // BenchmarkBareExec is the baseline: the same program and payload through a
-// plain exec.Command.
+// plain exec.Command, in a new session.
 func BenchmarkBareExec(b *testing.B) {
 	for b.Loop() {
-		bareCat(b)
+		bareCat(b, true)
 	}
 }
 
-// BenchmarkRunOverBareExec alternates the two, call by call, so both see
-// the same machine load, and reports the median of each and their ratio.
-// "overhead-%" is the figure the module README quotes.
+// BenchmarkBareExecNoSession is exec.Command as it starts a program by
+// default, in this process's session: beside BenchmarkBareExec, what a new
+// session costs the kernel. (Not alternated with it: a session's teardown
+// is deferred work that lands on whatever runs next.)
+func BenchmarkBareExecNoSession(b *testing.B) {
+	for b.Loop() {
+		bareCat(b, false)
+	}
+}
+
+// BenchmarkRunOverBareExec alternates Run and the baseline, call by call,
+// so both see the same machine load (and each the teardown of the other's
+// session), and reports the median of each and their ratio. "overhead-%"
+// is the figure the module README quotes.
 func BenchmarkRunOverBareExec(b *testing.B) {
 	var ours, bare []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
 		runCat(b)
 		t1 := time.Now()
-		bareCat(b)
+		bareCat(b, true)
 		ours = append(ours, t1.Sub(t0))
 		bare = append(bare, time.Since(t1))
 	}

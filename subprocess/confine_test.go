@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 
 // A Confine hook that swaps the command for a wrapper and starts it
 // itself: the wrapper runs, sees the original argv, the group is still
-// set, and release comes after the program and its background grandchild
+// in a session of its own, and release comes after the program and its background grandchild
 // are gone.
 func TestConfineRewritesTheCommandAndReleasesAfterTheRun(t *testing.T) {
 	var seen struct {
@@ -25,7 +26,7 @@ func TestConfineRewritesTheCommandAndReleasesAfterTheRun(t *testing.T) {
 		args      []string
 	}
 	var releasedWhileRunning = true
-	var pgidSet, startedThroughHook bool
+	var ownSession, startedThroughHook bool
 	res := run(t, t.Context(), &subprocess.Cmd{
 		Argv:    []string{"/bin/echo", "hello", "world"},
 		Env:     []string{"KEEP=1"},
@@ -33,17 +34,18 @@ func TestConfineRewritesTheCommandAndReleasesAfterTheRun(t *testing.T) {
 		Confine: func(cmd *exec.Cmd) (func() error, func(), error) {
 			seen.path, seen.dir, seen.args = cmd.Path, cmd.Dir, append([]string(nil), cmd.Args...)
 			// The wrapper prints its arguments, starts a grandchild that
-			// would outlive the call, and drops the process-group setting;
-			// Run must restore it.
+			// would outlive the call, and asks for the process group
+			// setting instead of a new session; Run must restore it (and
+			// clear Setpgid: setpgid fails for a session leader).
 			cmd.Path = "/bin/sh"
 			cmd.Args = append([]string{"sh", "-c", `echo wrapped "$@" "$KEEP"; sleep 30 &`, "sh"}, cmd.Args...)
-			cmd.SysProcAttr = nil
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			start := func() error {
 				startedThroughHook = true
 				return cmd.Start()
 			}
 			return start, func() {
-				pgidSet = cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid
+				ownSession = cmd.SysProcAttr != nil && cmd.SysProcAttr.Setsid && !cmd.SysProcAttr.Setpgid
 				releasedWhileRunning = cmd.ProcessState == nil
 			}, nil
 		},
@@ -60,8 +62,8 @@ func TestConfineRewritesTheCommandAndReleasesAfterTheRun(t *testing.T) {
 	if !startedThroughHook {
 		t.Error("Run did not start the program through the start function Confine returned")
 	}
-	if !pgidSet {
-		t.Error("Run did not restore Setpgid after Confine dropped SysProcAttr")
+	if !ownSession {
+		t.Error("Run did not restore Setsid (and clear Setpgid) after Confine replaced SysProcAttr")
 	}
 	if releasedWhileRunning {
 		t.Error("release was called before the program had been waited for")

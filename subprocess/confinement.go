@@ -24,4 +24,11 @@ type Confinement struct {
 	// Summary is the confinement in one human line, appended to the
 	// preview's summary.
 	Summary string
+	// Profile is the confinement as an approval of the tool records it
+	// (a tool's definition, under "sandbox"): a JSON object like Subject,
+	// without what every call gets wherever it runs (the workspace, the
+	// working directory, the per-call temporary directory), so that an
+	// approval holds in every workspace with the same confinement. Empty
+	// means Subject.
+	Profile json.RawMessage
 }

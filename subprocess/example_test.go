@@ -4,6 +4,7 @@ package subprocess_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -87,4 +88,14 @@ echo "build 42"
 	// exited with code 0
 	// build 42
 	// <nil>
+}
+
+// ExampleReapOrphans is what a host that runs other people's programs
+// calls once, early in main: from then on what a program leaves behind
+// outside its process group dies when its run ends. (It has no output, so
+// it is compiled, not run: it changes the whole process.)
+func ExampleReapOrphans() {
+	if err := subprocess.ReapOrphans(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		log.Fatal(err)
+	}
 }

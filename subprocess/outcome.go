@@ -150,7 +150,9 @@ type Result struct {
 	// limits.
 	Stdout, Stderr []byte
 	// StdoutTruncated and StderrTruncated report that the program wrote more
-	// than the limit; the rest was not kept.
+	// than the limit, the rest not kept; or that a process that escaped
+	// the run still held the stream open when reading it ended, so what it
+	// wrote afterwards is missing.
 	StdoutTruncated, StderrTruncated bool
 	// Duration is the wall time from start to the end of draining.
 	Duration time.Duration

@@ -69,9 +69,9 @@ func ResolveProgram(name, root string, env []string) (string, error) {
 	return "", &StartError{Op: "look up program", Err: ErrNotFound}
 }
 
-// checkDir makes a missing working directory its own reason. (With
-// Setpgid set, os.StartProcess reports a failed chdir as if the program
-// were missing.)
+// checkDir makes a missing working directory its own reason.
+// (os.StartProcess reports a failed chdir as if the program were
+// missing.)
 func checkDir(dir string) error {
 	info, err := os.Stat(dir)
 	if err != nil {

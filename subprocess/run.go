@@ -22,8 +22,13 @@ const (
 
 // drainWindow is how long output is still read after the process group has
 // been killed: time for the pipes to deliver what is already in them, not
-// for a grandchild that escaped the group to go on writing.
-const drainWindow = 200 * time.Millisecond
+// for a grandchild that escaped the group to go on writing. (A variable
+// for tests.)
+var drainWindow = 200 * time.Millisecond
+
+// testHookDrainDeadline, when set, is called once Run has set the drain
+// deadline: tests stall the readers until then.
+var testHookDrainDeadline func()
 
 // Cmd describes one run. Its fields are plain configuration, as in
 // [exec.Cmd]; a Cmd may be reused and shared, since [Run] never modifies it.
@@ -67,12 +72,21 @@ type Cmd struct {
 	// start; it may rewrite the command's Path, Args, Env and SysProcAttr
 	// and may return a start function that Run calls instead of
 	// cmd.Start — for a sandbox that must start the program from a thread
-	// it has restricted. Run keeps the process-group setting whatever
-	// Confine does, and calls release (when not nil) once the program, its
-	// group and its output are done. An error means the program must not
-	// run: the outcome is StartFailed with a [StartError] whose Op is
-	// "confine program", never an unconfined run; Confine releases what it
-	// made before returning an error.
+	// it has restricted. Run keeps the session setting whatever Confine
+	// does (a new session, so no controlling terminal; Setpgid off), and
+	// calls release (when not nil) once the program, its group and its
+	// output are done. An error means the program must not run: the
+	// outcome is StartFailed with a [StartError] whose Op is "confine
+	// program", never an unconfined run; Confine releases what it made
+	// before returning an error.
+	//
+	// When Confine returns no start, Run starts the program itself and has
+	// it killed when this process dies (Linux: SysProcAttr.Pdeathsig). A
+	// Confine that returns a start decides that itself, because the kernel
+	// sends the signal when the thread that forked the program ends: it
+	// sets Pdeathsig when its start forks on the goroutine Run calls it
+	// from (a new one, never locked to a thread) or from a thread it keeps
+	// until the program has been waited for, and never otherwise.
 	Confine func(cmd *exec.Cmd) (start func() error, release func(), err error)
 }
 
@@ -133,14 +147,15 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 		Dir:         dir,
 		Stdout:      p.stdoutW,
 		Stderr:      p.stderrW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: &syscall.SysProcAttr{},
 	}
 	if p.stdinR != nil {
 		cmd.Stdin = p.stdinR
 	}
-	startProgram := cmd.Start
+	var confinedStart func() error
 	if c.Confine != nil {
-		confinedStart, release, err := c.Confine(cmd)
+		var release func()
+		confinedStart, release, err = c.Confine(cmd)
 		if err != nil {
 			p.closeAll()
 			return finish(Outcome{Kind: StartFailed, Err: &StartError{Op: "confine program", Err: err}})
@@ -148,24 +163,35 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 		if release != nil {
 			defer release()
 		}
-		if confinedStart != nil {
-			startProgram = confinedStart
-		}
-		if cmd.SysProcAttr == nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{}
-		}
-		cmd.SysProcAttr.Setpgid = true // the group is how the run is stopped
 		if cmd.Env == nil {
 			cmd.Env = []string{} // nil would inherit this process's environment
 		}
 	}
-	err = startProgram()
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	ownSession(cmd.SysProcAttr)
+	startProgram := confinedStart
+	if startProgram == nil {
+		// Run forks from a goroutine of its own, never locked to a thread
+		// that could end before the program (see dieWithParent).
+		dieWithParent(cmd.SysProcAttr)
+		startProgram = cmd.Start
+	}
+	reg := beginStart()
+	err = startInGoroutine(startProgram)
+	pid := 0
+	if err == nil {
+		pid = cmd.Process.Pid
+	}
+	reg.started(pid)
 	p.closeChildEnds()
 	if err != nil {
 		p.closeParentEnds()
+		reg.done()
 		return finish(Outcome{Kind: StartFailed, Err: startError(cmd.Path, err)})
 	}
-	pgid := cmd.Process.Pid
+	pgid := pid // a session leader leads its process group too
 
 	out := &capture{limit: orDefault(c.StdoutLimit, DefaultStdoutLimit), closeAtLimit: !c.KeepRunningPastLimit, onLine: c.OnStdoutLine}
 	errs := &capture{limit: orDefault(c.StderrLimit, DefaultStderrLimit), onLine: c.OnStderrLine}
@@ -197,16 +223,21 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 			stopGroup(pgid, orDefault(c.Grace, DefaultGrace), waited)
 		}
 	}
-	// Whatever the program left running in its group dies with it.
+	// Whatever the program left running in its group dies with it, and
+	// with ReapOrphans, so does whatever escaped the group.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	reg.done()
 
-	// What is already in the pipes is read; a writer that escaped the group
-	// does not hold the call open.
+	// What is already in the pipes is read; a writer that escaped does not
+	// hold the call open, and the output it cut short says so.
 	drainBy := time.Now().Add(drainWindow)
 	_ = p.stdoutR.SetReadDeadline(drainBy)
 	_ = p.stderrR.SetReadDeadline(drainBy)
 	if p.stdinW != nil {
 		_ = p.stdinW.SetWriteDeadline(time.Now())
+	}
+	if testHookDrainDeadline != nil {
+		testHookDrainDeadline()
 	}
 	streams.Wait()
 
@@ -222,6 +253,26 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 		return finish(Outcome{Kind: Signaled, Signal: status.Signal()})
 	}
 	return finish(Outcome{Kind: Exited, Code: status.ExitStatus()})
+}
+
+// ownSession makes the program a session leader with no controlling
+// terminal: it cannot open /dev/tty, so it cannot type into the
+// operator's terminal (TIOCSTI) or read from it, and it leads a process
+// group of its own, which is how the run is stopped. Setpgid must stay
+// off: the setpgid that would follow setsid fails for a session leader.
+func ownSession(attr *syscall.SysProcAttr) {
+	attr.Setsid = true
+	attr.Setpgid, attr.Pgid = false, 0
+	attr.Setctty, attr.Foreground = false, false
+}
+
+// startInGoroutine calls start from a new goroutine, which no caller can
+// have locked to an OS thread: the kernel's parent-death signal follows
+// the thread that forks.
+func startInGoroutine(start func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- start() }()
+	return <-done
 }
 
 // stopGroup asks the group to stop, makes it after the grace, and returns

@@ -19,8 +19,9 @@ import (
 const DefaultTTY = "/dev/tty"
 
 // Terminal asks the person at a terminal. It shows the tool, the side
-// effect, the preview's Summary and Subject, and reads exactly one key in
-// raw mode:
+// effect, the preview's Summary and Subject, the request's Warnings (such
+// as a repository git config that names programs git runs), and reads
+// exactly one key in raw mode:
 //
 //	y  allow once
 //	a  allow this exact call for the rest of the session — or, when the

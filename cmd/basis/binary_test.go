@@ -33,6 +33,9 @@ var mcpServerBinary string
 // its tool list.
 var mcpTestServerBinary string
 
+// ttyProbeBinary tries to type into its terminal (testdata/ttyprobe).
+var ttyProbeBinary string
+
 func TestMain(m *testing.M) {
 	// Tests run basis in this process too, and its sandbox may re-execute
 	// the running binary to confine a program: this one, then.
@@ -56,6 +59,7 @@ func TestMain(m *testing.M) {
 			{&basisBinary, "basis", ".", ".", "basis"},
 			{&mcpServerBinary, "mcpserver", filepath.Join("..", "..", "examples"), "./mcpserver", "the example MCP server"},
 			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server"},
+			{&ttyProbeBinary, "ttyprobe", ".", "./testdata/ttyprobe", "the terminal probe"},
 		}
 		for _, b := range builds {
 			*b.out = filepath.Join(dir, b.name)
@@ -67,6 +71,9 @@ func TestMain(m *testing.M) {
 				return 1
 			}
 		}
+		// The sandbox makes each workspace a cache under the user cache
+		// directory: the tests' go with the binaries, not into the real one.
+		os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 		return m.Run()
 	}())
 }
@@ -151,27 +158,95 @@ func TestSignalStopsTheCallItsProcessTreeAndIsAudited(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no audit record: %v", err)
 			}
-			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-			if len(lines) != 1 {
-				t.Fatalf("want one audit record, got %d:\n%s", len(lines), data)
+			recs := auditEvents(t, data)
+			if len(recs) != 2 || !callID.MatchString(recs[0].CallID) {
+				t.Fatalf("want a start and an end record of one call, got:\n%s", data)
 			}
-			var rec struct {
-				CallID  string `json:"call_id"`
-				Tool    string `json:"tool"`
-				Outcome string `json:"outcome"`
-			}
-			if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
-				t.Fatal(err)
-			}
-			if !callID.MatchString(rec.CallID) {
-				t.Errorf("call id %q", rec.CallID)
-			}
-			rec.CallID = ""
-			if diff := cmp.Diff(struct{ CallID, Tool, Outcome string }{"", "tree", "tool_error"},
-				struct{ CallID, Tool, Outcome string }(rec)); diff != "" {
-				t.Errorf("audit record (-want +got):\n%s", diff)
+			id := recs[0].CallID
+			want := []auditEvent{{"start", id, "tree", ""}, {"end", id, "tree", "tool_error"}}
+			if diff := cmp.Diff(want, recs); diff != "" {
+				t.Errorf("audit records (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// auditEvent is what a test checks of an audit record.
+type auditEvent struct {
+	Event   string `json:"event"`
+	CallID  string `json:"call_id"`
+	Tool    string `json:"tool"`
+	Outcome string `json:"outcome"`
+}
+
+// auditEvents reads every record of an audit file.
+func auditEvents(t *testing.T, data []byte) []auditEvent {
+	t.Helper()
+	var out []auditEvent
+	for line := range strings.Lines(string(data)) {
+		var rec auditEvent
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// SIGKILL gives basis no chance to write how the call ended; the record
+// of what it started is on file all the same, written before the tool
+// ran.
+func TestSIGKILLMidCallLeavesTheStartRecord(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, ".basis/tools.json"), `{"schema": 1, "tools": {"hold": {
+		"description": "Waits until its gate closes.", "input_schema": {"type": "object"},
+		"command": ["./.basis/tools/hold.sh"]}}}`)
+	// The tool says it runs, then reads the gate until the test closes
+	// it: it ends by itself, whether or not basis kills it.
+	write(t, filepath.Join(ws, ".basis/tools/hold.sh"), "#!/bin/sh\n"+
+		"exec </dev/null\n"+
+		"echo $$ > started.tmp && mv started.tmp started\n"+
+		"cat gate >/dev/null\n")
+	if err := os.Chmod(filepath.Join(ws, ".basis/tools/hold.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, "gate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Read and write: the open does not wait for the tool, and the tool
+	// reads until this closes.
+	gate, err := os.OpenFile(filepath.Join(ws, "gate"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	cmd := exec.Command(basisBinary, "-C", ws, "call", "hold", "--approve", "allow", "--audit", audit)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "BASIS_CONFIG_DIR=" + filepath.Join(ws, "config")}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	waitForPIDs(t, filepath.Join(ws, "started"), exited)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	gate.Close()
+
+	data, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatalf("no audit file: %v", err)
+	}
+	recs := auditEvents(t, data)
+	if len(recs) != 1 || !callID.MatchString(recs[0].CallID) {
+		t.Fatalf("want the start record of one call, got:\n%s\nstderr:\n%s", data, stderr.String())
+	}
+	if diff := cmp.Diff(auditEvent{"start", recs[0].CallID, "hold", ""}, recs[0]); diff != "" {
+		t.Errorf("audit record (-want +got):\n%s", diff)
 	}
 }
 

@@ -37,7 +37,11 @@ The input is a JSON object: given as an argument, read from a file with
         The default is prompt when stdin and stderr are terminals, deny
         otherwise.
   --audit FILE
-        append one JSON line per call to FILE
+        append the audit log to FILE as JSON lines: a record of each call
+        as its tool is about to run, and one of how it ended; a call that
+        would change something is refused when its record cannot be written.
+        Inside the workspace (or another directory sandboxed programs may
+        write) FILE is reached through no symbolic link.
   --json
         print one JSON object instead of the text: call_id, tool, status
         (ok, tool_error or refused), stage (of a refusal), text, truncated,
@@ -45,7 +49,8 @@ The input is a JSON object: given as an argument, read from a file with
 
 Exit status: 0 the tool succeeded, 1 it failed, 2 usage or configuration
 error, 3 refused before running (unknown tool, invalid input, preview
-refusal, denial), 128+N stopped by signal N.
+refusal, denial, an audit record that could not be written), 128+N stopped
+by signal N.
 `)
 	approve := c.fs.String("approve", "", "")
 	auditPath := c.fs.String("audit", "", "")
@@ -54,7 +59,7 @@ refusal, denial), 128+N stopped by signal N.
 	if code >= 0 {
 		return code
 	}
-	appr, err := chooseApprover(*approve, w, e)
+	appr, err := chooseApprover(ctx, *approve, w, e)
 	if err != nil {
 		return usageErr(e, "call: %v", err)
 	}
@@ -64,9 +69,9 @@ refusal, denial), 128+N stopped by signal N.
 	}
 	opts := &runtime.Options{Gate: gate}
 	if *auditPath != "" {
-		f, err := os.OpenFile(*auditPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return usageErr(e, "call: cannot open the audit file: %v", err)
+		f, code := w.openAudit(ctx, "call", *auditPath)
+		if code >= 0 {
+			return code
 		}
 		defer f.Close()
 		opts.Audit = f
@@ -270,7 +275,7 @@ func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
 
 // chooseApprover maps --approve to an approver. Unset, it asks when
 // somebody is at a terminal and denies, saying why, when nobody is.
-func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error) {
+func chooseApprover(ctx context.Context, mode string, w *workspace, e *env) (approver.Approver, error) {
 	if argv, ok := strings.CutPrefix(mode, "hook:"); ok {
 		words, err := splitArgv(argv)
 		if err != nil {
@@ -279,9 +284,11 @@ func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error
 		if len(words) == 0 {
 			return nil, errors.New("--approve hook: name the program after hook:, as in --approve 'hook:./approve.sh --strict'")
 		}
-		// The hook is the operator's own program, so it gets basis's
-		// environment, as the delegate does.
-		return approver.Hook{Argv: words, Root: w.root, Env: e.environ}, nil
+		// The hook is the operator's own program, but it holds no
+		// secret it was not given: basis's own variables (the serve
+		// token would let it answer around itself) and credentials
+		// stay out, unless the operator's pass_env names them.
+		return approver.Hook{Argv: words, Root: w.root, Env: e.environ, PassEnv: w.passEnv(ctx)}, nil
 	}
 	switch mode {
 	case "prompt":
@@ -305,14 +312,20 @@ func chooseApprover(mode string, w *workspace, e *env) (approver.Approver, error
 }
 
 // allowCommand is the advice a denial gives when nobody could be asked:
-// the narrowest rule that would allow the call, bound to the tool's
-// source. Allowing spawn as a whole would allow every command, so for a
+// the rules an "always" answer would save (the gate's proposal, the same
+// the terminal and basis explain show), bound to the tool's source. Allowing spawn as a whole would allow every command, so for a
 // command line that could not be analysed it names the form of a command
 // rule.
 func allowCommand(req approver.Request) string {
 	switch {
 	case len(req.Proposed) > 0:
-		return req.Proposed[0].AddCommand()
+		// Every rule "always" would save: one per command no rule
+		// covers, as basis explain lists them.
+		adds := make([]string, len(req.Proposed))
+		for i, r := range req.Proposed {
+			adds[i] = r.AddCommand()
+		}
+		return strings.Join(adds, " && ")
 	case contract.IsSpawnName(req.Tool):
 		return "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"
 	}

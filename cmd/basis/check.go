@@ -22,8 +22,11 @@ global tools.json, the operator's rules.json and the workspace's
 .basis/sandbox.json, the workspace's .mcp.json and the operator's mcp.json
 (syntax, fields, ${VAR}s set) — and the roster they make together, and
 whether this machine can sandbox the tools' programs as those files ask.
-Every problem in every file is printed, one per line. No MCP server is
-started. Exit status 0 when there is none, 2 otherwise.
+Every problem in every file is printed, one per line. Warnings — such as a
+repository git config that names programs git runs (core.fsmonitor, a !
+alias, a diff driver), by file, line and key — are printed too and do not
+fail the check. No MCP server is started. Exit status 0 when there is no
+problem, 2 otherwise.
 
   --start   also start every trusted MCP server and list its tools; a
             server that fails to start is a problem
@@ -49,6 +52,9 @@ started. Exit status 0 when there is none, 2 otherwise.
 		warnings = append(warnings, "warning: "+wn.String())
 	}
 	warnings = append(warnings, w.rulesForMissingTools(rt, rules)...)
+	for _, f := range w.gitFindings(ctx, w.root) {
+		warnings = append(warnings, "warning: "+f)
+	}
 	mcpErrs, mcpLines, mcpFiles, mcpTools := w.mcpCheck(ctx, *start)
 	errs = append(errs, mcpErrs...)
 	for _, t := range w.declared {

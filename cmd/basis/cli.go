@@ -17,7 +17,7 @@ const (
 	exitOK      = 0 // success
 	exitFailed  = 1 // the tool ran and failed, timed out, or could not start
 	exitUsage   = 2 // usage or configuration error
-	exitRefused = 3 // refused before running: invalid input, preview refusal, denial
+	exitRefused = 3 // refused before running: invalid input, preview refusal, denial, audit
 )
 
 // env is everything basis takes from the process, so tests can run the
@@ -88,8 +88,8 @@ global flags (before the command):
                       with neither, tasks are refused)
 
 exit status: 0 success, 1 the tool failed, 2 usage or configuration error,
-3 refused before running (invalid input, preview refusal, denial),
-128+N stopped by signal N (130 for Ctrl-C).
+3 refused before running (invalid input, preview refusal, denial, an audit
+record that could not be written), 128+N stopped by signal N (130 for Ctrl-C).
 Run "basis COMMAND --help" for a command's flags.
 `
 

@@ -8,6 +8,7 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/display"
 )
 
 func cmdExplain(ctx context.Context, g *globals, args []string, e *env) int {
@@ -15,7 +16,9 @@ func cmdExplain(ctx context.Context, g *globals, args []string, e *env) int {
 		`Shows what a call would do, without running it or asking anyone: the tool's
 preview (summary, side effect, subject), every rule that matches it and the
 layer it comes from, what the rules decide, and — when they do not allow it —
-what no rule covers and the exact basis rules add that would allow it.
+what no rule covers and the basis rules add that "always" would save. A
+call that runs git is warned about what the repository's git config makes
+git run.
 
 Exit status: 0 the rules would let it run (or it only reads), 3 it would be
 refused or would need an approver's answer, 2 usage or configuration error.
@@ -38,15 +41,21 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	ctx = contract.WithDelegationDepth(ctx, w.depth)
 	ex := rt.Explain(ctx, name, contract.Call{ID: "explain", Input: input})
 	out := e.stdout
+	// Everything shown comes from a tool, a manifest, a rules file or the
+	// input: escaped, so none of it changes how the rest reads.
+	show := display.Escape
 	if ex.Refusal != nil {
-		fmt.Fprintf(out, "refused before the gate (%s): %s\n", ex.Refusal.Stage, ex.Refusal.Text)
+		fmt.Fprintf(out, "refused before the gate (%s): %s\n", ex.Refusal.Stage, show(ex.Refusal.Text))
 		return exitRefused
 	}
 	p := ex.Preview
-	fmt.Fprintf(out, "tool:        %s (from %s)\n", name, sourceText(ex.Request.Source))
-	fmt.Fprintf(out, "would:       %s\n", p.Summary)
+	fmt.Fprintf(out, "tool:        %s (from %s)\n", show(name), show(sourceText(ex.Request.Source)))
+	fmt.Fprintf(out, "would:       %s\n", show(p.Summary))
 	fmt.Fprintf(out, "side effect: %s\n", p.SideEffect)
-	fmt.Fprintf(out, "subject:     %s\n", p.Subject)
+	fmt.Fprintf(out, "subject:     %s\n", show(string(p.Subject)))
+	for _, warning := range w.callGitWarnings(ctx, ex.Request) {
+		fmt.Fprintf(out, "warning:     %s\n", show(warning))
+	}
 	rules := ex.Rules
 	if rules.ReadOnly {
 		fmt.Fprintln(out, "verdict:     runs unasked: the call only reads, so no rule is consulted")
@@ -57,31 +66,37 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	} else {
 		fmt.Fprintln(out, "rules that match:")
 		for _, m := range rules.Matches {
-			fmt.Fprintf(out, "  %-9s %s\n", m.Rule.Scope.String()+":", describeRule(m.Rule))
+			fmt.Fprintf(out, "  %-9s %s\n", m.Rule.Scope.String()+":", show(describeRule(m.Rule)))
 		}
 	}
 	for _, r := range rules.Inert {
-		fmt.Fprintf(out, "  not used:  %s\n", describeRule(r))
+		fmt.Fprintf(out, "  not used:  %s\n", show(describeRule(r)))
+	}
+	for _, st := range rules.Stale {
+		fmt.Fprintf(out, "  changed:   %s %s approved the tool as it was; since then: %s\n", st.Rule.Scope.String()+":", show(describeRule(st.Rule)), show(strings.Join(st.Changes, "; ")))
 	}
 	code = exitRefused
 	switch {
 	case rules.Decided && rules.Verdict.Allow:
-		fmt.Fprintf(out, "verdict:     runs: %s\n", rules.Verdict.Reason)
+		fmt.Fprintf(out, "verdict:     runs: %s\n", show(rules.Verdict.Reason))
 		code = exitOK
 	case rules.Decided:
-		fmt.Fprintf(out, "verdict:     refused: %s\n", rules.Verdict.Reason)
+		fmt.Fprintf(out, "verdict:     refused: %s\n", show(rules.Verdict.Reason))
 	case rules.Ask != nil:
-		fmt.Fprintf(out, "verdict:     the approver is asked, because of: %s\n", describeRule(*rules.Ask))
+		fmt.Fprintf(out, "verdict:     the approver is asked, because of: %s\n", show(describeRule(*rules.Ask)))
 	default:
 		fmt.Fprintln(out, "verdict:     no rule decides, so the approver is asked (--approve on call; without a terminal it denies)")
+		if len(rules.Stale) > 0 {
+			fmt.Fprintln(out, "             (a rule allowed the tool before it changed: look at what it runs now before you allow it again)")
+		}
 	}
 	if rules.Gap != "" {
-		fmt.Fprintf(out, "not covered: %s\n", rules.Gap)
+		fmt.Fprintf(out, "not covered: %s\n", show(rules.Gap))
 	}
 	if len(rules.Allow) > 0 {
 		fmt.Fprintln(out, "to allow it for good:")
 		for _, r := range rules.Allow {
-			fmt.Fprintf(out, "  %s\n", r.AddCommand())
+			fmt.Fprintf(out, "  %s\n", show(r.AddCommand()))
 		}
 	}
 	return code

@@ -8,10 +8,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/basis-go/basis/sandbox"
+	"github.com/basis-go/basis/subprocess"
 	"golang.org/x/term"
 )
 
@@ -20,6 +22,12 @@ func main() {
 	// re-execution of basis, Main confines itself and executes the
 	// program it was asked to run, and never returns.
 	sandbox.Main()
+	// Then, before any program starts: what a program leaves behind
+	// comes to basis, and dies when its call ends.
+	if err := subprocess.ReapOrphans(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		fmt.Fprintf(os.Stderr, "basis: cannot make sure no process a call starts outlives it (%v); refusing to run\n", err)
+		os.Exit(exitUsage)
+	}
 	// Then, before any credential is read into a variable: no process of
 	// ours may read our memory or environment through /proc.
 	if err := forbidInspection(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/sandbox"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -28,6 +29,16 @@ type step struct {
 	// terminal, when not zero, plays a terminal of that width on stderr.
 	terminal int
 	want     int // exit status
+	// before, when set, changes the workspace before the step, as a
+	// repository, a git pull or a sandboxed command would.
+	before *edit
+}
+
+// edit is a change to the workspace between steps; its note is what the
+// transcript shows of it.
+type edit struct {
+	note string
+	do   func(t *testing.T, ws, config string)
 }
 
 // canary is a credential planted in every step's environment. The
@@ -95,30 +106,41 @@ func TestCallWritesAnAuditRecordWithoutSecrets(t *testing.T) {
 		ids = append(ids, id)
 		delete(rec, "call_id")
 	}
-	if len(ids) != 2 || ids[0] == ids[1] {
-		t.Errorf("call ids %q: want two different ones", ids)
+	// The call that ran has its start and its end under one id; the
+	// refused one, its end under another.
+	if len(ids) != 3 || ids[0] != ids[1] || ids[1] == ids[2] {
+		t.Errorf("call ids %q: want the first call's twice, then another", ids)
 	}
 	source := filepath.Join(ws, ".basis", "tools.json")
 	// The sandbox is part of what was approved: the default one, with
 	// however this machine cuts the network.
-	cache, err := os.UserCacheDir()
+	box, err := sandbox.New(sandbox.Policy{}, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache := box.CacheDir()
 	writable := []any{"${TMPDIR}"}
 	for _, dir := range slices.Sorted(slices.Values([]string{cache, ws})) {
 		writable = append(writable, dir)
 	}
 	subject, _ := recs[0]["subject"].(map[string]any)
 	sb, _ := subject["sandbox"].(map[string]any)
-	want := []map[string]any{
-		{"tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
+	ran := func(event string) map[string]any {
+		rec := map[string]any{"event": event, "tool": "deploy", "binding": "declared", "source": source, "side_effect": "external",
 			"subject": map[string]any{"command": []any{"./.basis/tools/deploy.sh", "--token", "${DEPLOY_TOKEN:-none}"}, "cwd": ".",
 				"env": []any{"DEPLOY_TOKEN"}, "input": map[string]any{"service": "api"}, "program": filepath.Join(ws, ".basis", "tools", "deploy.sh"), "tool": "deploy",
-				"sandbox": map[string]any{"mode": "workspace-write", "network": "none", "network_cut": sb["network_cut"], "write": writable}},
-			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]},
-			"outcome": "ok"},
-		{"tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
+				"sandbox": map[string]any{"mode": "workspace-write", "network": "none", "network_cut": sb["network_cut"], "write": writable,
+					"protected": []any{filepath.Join(ws, ".basis")}}},
+			"verdict": map[string]any{"allow": true, "source": "approver", "reason": recs[0]["verdict"].(map[string]any)["reason"]}}
+		if event == "end" {
+			rec["outcome"] = "ok"
+		}
+		return rec
+	}
+	want := []map[string]any{
+		ran("start"),
+		ran("end"),
+		{"event": "end", "tool": "deploy", "binding": "declared", "source": source, "outcome": "refused", "stage": "invalid",
 			"refusal": "the input for deploy does not match its schema: /service: is not one of the values the schema allows (enum)"},
 	}
 	if diff := cmp.Diff(want, recs); diff != "" {
@@ -182,7 +204,11 @@ func TestCLI(t *testing.T) {
 		{name: "call_not_json", steps: one(exitRefused, "call", "greet", `{"name": `, "--approve", "allow")},
 		{name: "call_unknown_tool", steps: one(exitRefused, "call", "gret", `{}`, "--approve", "allow")},
 		{name: "call_denied", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "deny")},
-		{name: "call_nobody_to_ask", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`)},
+		{name: "call_nobody_to_ask", steps: []step{
+			{args: []string{"call", "deploy", `{"service": "api"}`}, want: exitRefused},
+			// Every rule "always" would save, exact for rm.
+			{args: []string{"call", "spawn", `{"input": "!go test ./... && rm -f README.md"}`}, want: exitRefused},
+		}},
 		{name: "call_no_terminal_to_prompt", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "prompt")},
 		{name: "call_workspace_deny_rule", setup: func(t *testing.T, ws, _ string) {
 			write(t, filepath.Join(ws, ".basis/rules.json"), `{"schema": 1, "rules": [{"tool": "deploy", "allow": false, "reason": "deploys go through the release train"}]}`)
@@ -316,6 +342,13 @@ func TestCLI(t *testing.T) {
 			{args: []string{"explain", "spawn", `{"input": "!ls $(pwd)"}`}, want: exitRefused},
 			{args: []string{"explain", "greet", `{"name": 7}`}, want: exitRefused},
 		}},
+		// What explain shows comes from the input, a manifest and rules
+		// files: escaped, so a bidirectional control or an escape
+		// sequence cannot change how it reads.
+		{name: "explain_escapes_what_it_shows", steps: []step{
+			{args: []string{"explain", "spawn", `{"input": "!echo \u202e\u2066x\u2069 \u200b\u200e\u200f\ufeff \u001b[2K\u001b[1A done"}`}, want: exitRefused},
+			{args: []string{"explain", "greet", `{"name": "Ada\u202e\u001b[1A"}`}, want: exitRefused},
+		}},
 		{name: "system_rules_beat_the_operator", setup: func(t *testing.T, ws, _ string) {
 			write(t, filepath.Join(ws, "etc-basis", "rules.json"), `{"schema": 2, "rules": [{"tool": "greet", "decision": "deny", "reason": "the administrator says no"}]}`)
 		}, steps: []step{
@@ -361,6 +394,10 @@ func runCase(t *testing.T, tc cliCase) {
 	}
 	var transcript strings.Builder
 	for _, s := range tc.steps {
+		if s.before != nil {
+			s.before.do(t, ws, config)
+			fmt.Fprintf(&transcript, "# %s\n\n", s.before.note)
+		}
 		var stdout, stderr bytes.Buffer
 		cwd := filepath.Join(ws, s.dir)
 		width := s.terminal
@@ -379,7 +416,13 @@ func runCase(t *testing.T, tc cliCase) {
 		// Relative paths in arguments (@input.json) are the user's, taken
 		// from the process's directory.
 		t.Chdir(cwd)
-		code := run(context.Background(), s.args, e)
+		// $WORK in an argument is the workspace, as the transcript shows
+		// it.
+		args := make([]string, len(s.args))
+		for i, a := range s.args {
+			args[i] = strings.ReplaceAll(a, "$WORK", ws)
+		}
+		code := run(context.Background(), args, e)
 		fmt.Fprintf(&transcript, "$ basis %s\nexit: %d\n", shellJoin(s.args), code)
 		if s.dir != "" {
 			fmt.Fprintf(&transcript, "(in %s)\n", s.dir)
@@ -425,25 +468,32 @@ var testdata = func() string {
 }()
 
 var (
-	goVersion  = regexp.MustCompile(`go1\.[0-9.]+[a-z0-9]*`)
-	callID     = regexp.MustCompile(`^cli-[0-9a-f]{16}$`)
-	anyCallID  = regexp.MustCompile(`cli-[0-9a-f]{16}`)
-	durationMS = regexp.MustCompile(`"duration_ms":[0-9.e+-]+`)
+	goVersion    = regexp.MustCompile(`go1\.[0-9.]+[a-z0-9]*`)
+	callID       = regexp.MustCompile(`^cli-[0-9a-f]{16}$`)
+	anyCallID    = regexp.MustCompile(`cli-[0-9a-f]{16}`)
+	durationMS   = regexp.MustCompile(`"duration_ms":[0-9.e+-]+`)
+	sandboxCache = regexp.MustCompile(`\$CACHE/basis/sandbox/[A-Za-z0-9._-]+`)
+	// A rule's digest hashes its definition, which holds the case's
+	// temporary paths.
+	ruleDigest = regexp.MustCompile(`"digest": "sha256:[0-9a-f]{64}"`)
 )
 
 // normalize replaces what differs between runs: temporary paths, the Go
-// version, call ids, durations; and shows the terminal's erase-line
+// version, call ids, durations, rules' digests; and shows the terminal's erase-line
 // sequence as <erase>.
 func normalize(s, ws, home string) string {
 	s = strings.ReplaceAll(s, ws, "$WORK")
 	s = strings.ReplaceAll(s, home, "$HOME")
 	s = strings.ReplaceAll(s, testdata, "$TESTDATA")
-	// The sandbox lets programs write to this process's cache directory.
+	// The sandbox lets programs write to a cache of their own for the
+	// workspace, named after its (temporary) path.
 	if cache, err := os.UserCacheDir(); err == nil {
 		s = strings.ReplaceAll(s, cache, "$CACHE")
 	}
+	s = sandboxCache.ReplaceAllString(s, "$$CACHE/basis/sandbox/$$WORKSPACE")
 	s = anyCallID.ReplaceAllString(s, "cli-$$CALLID")
 	s = durationMS.ReplaceAllString(s, `"duration_ms":$$MS`)
+	s = ruleDigest.ReplaceAllString(s, `"digest": "sha256:$$DIGEST"`)
 	s = strings.ReplaceAll(s, eraseLine, "<erase>")
 	return goVersion.ReplaceAllString(s, "$$GOVERSION")
 }

@@ -65,8 +65,12 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 	c := &mcpClient{cfg: cfg, sources: map[string]string{}, problems: errs}
 	c.manager = mcpbind.NewManager(cfg, mcpbind.Options{
 		Lookup:  w.lookupEnv,
-		Env:     w.e.environ,
+		Env:     w.e.environ, // stdio servers inherit what PassEnv lets through
+		PassEnv: w.sandboxes.passEnv(),
 		Confine: w.confineMCPServer,
+		// basis sweeps what its programs leave behind (ReapOrphans): a live
+		// server is none of that.
+		Track: subprocess.Track,
 		OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
 			source, ok := c.source(server, tools)
 			if ok && w.onMCPChange != nil {
@@ -248,7 +252,8 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	}
 	files = len(cfg.Files)
 	for _, s := range cfg.Servers {
-		if err := s.CheckVariables(w.lookupEnv); err != nil {
+		// Variables, and a workspace server's cwd outside the workspace.
+		if err := s.Check(w.lookupEnv); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -257,7 +262,11 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 		case mcpbind.Untrusted:
 			lines = append(lines, fmt.Sprintf("warning: %s: untrusted: its servers do not start until you run basis mcp trust", w.displayPath(f.Path)))
 		case mcpbind.Changed:
-			lines = append(lines, fmt.Sprintf("warning: %s: changed since it was trusted: its servers do not start until you run basis mcp trust again", w.displayPath(f.Path)))
+			what := "it"
+			if len(f.Changed) > 0 {
+				what = w.changedFiles(f)
+			}
+			lines = append(lines, fmt.Sprintf("warning: %s: changed since it was trusted (%s): its servers do not start until you run basis mcp trust again", w.displayPath(f.Path), what))
 		}
 	}
 	if !start || len(cfg.Servers) == 0 {

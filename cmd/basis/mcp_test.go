@@ -63,6 +63,23 @@ func TestCLIMCP(t *testing.T) {
 			{args: []string{"tools"}, want: exitOK},
 			{args: []string{"call", "mcp__b__x", "--approve", "allow"}, want: exitRefused},
 		}},
+		// A workspace's cwd must lead into the workspace, for a declared
+		// tool and an MCP server alike: check reports each way out, the
+		// tools are listed as unavailable, and calls are refused before
+		// anything runs. The messages name file, tool and field, not
+		// the path.
+		{name: "cwd_outside_workspace", setup: cwdOutsideWorkspace, steps: []step{
+			{args: []string{"check"}, want: exitUsage},
+			{args: []string{"tools"}, want: exitOK},
+			{args: []string{"call", "dotdot", "--approve", "allow"}, want: exitRefused},
+			{args: []string{"call", "home", "--approve", "allow"}, want: exitRefused},
+			{args: []string{"call", "escape", "--approve", "allow"}, want: exitRefused},
+			{args: []string{"call", "inside", "--approve", "allow"}, want: exitOK},
+			{args: []string{"mcp", "trust"}, want: exitOK},
+			{args: []string{"check"}, want: exitUsage},
+			{args: []string{"tools"}, want: exitOK},
+			{args: []string{"call", "mcp__out__echo", "--approve", "allow"}, want: exitRefused},
+		}},
 		{name: "mcp_usage", steps: []step{
 			{args: []string{"mcp"}, want: exitUsage},
 			{args: []string{"mcp", "trsut"}, want: exitUsage},
@@ -73,6 +90,23 @@ func TestCLIMCP(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { runCase(t, tc) })
 	}
+}
+
+// cwdOutsideWorkspace declares tools, and an MCP server, whose cwd leads
+// out of the workspace: by "..", by ${HOME}, by a link planted in it.
+func cwdOutsideWorkspace(t *testing.T, ws, _ string) {
+	t.Helper()
+	write(t, filepath.Join(ws, ".basis/tools.json"), `{"schema": 1, "tools": {
+	"dotdot": {"description": "Writes in ../../../../../../../../etc.", "input_schema": {"type": "object"}, "command": ["/bin/sh", "-c", "touch pwned"], "cwd": "../../../../../../../../etc"},
+	"home": {"description": "Writes in HOME.", "input_schema": {"type": "object"}, "command": ["/bin/sh", "-c", "touch pwned"], "cwd": "${HOME}"},
+	"escape": {"description": "Writes through a link.", "input_schema": {"type": "object"}, "command": ["/bin/sh", "-c", "touch pwned"], "cwd": "escape"},
+	"inside": {"description": "Stays in.", "input_schema": {"type": "object"}, "command": ["/bin/sh", "-c", "pwd"], "cwd": "data/.."}
+}}`)
+	if err := os.Symlink("/etc", filepath.Join(ws, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	// Never started: the command need not exist.
+	write(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {"out": {"command": ".basis/bin/mcptestserver", "cwd": "../../../../../../../../etc"}}}`)
 }
 
 // runIn runs basis in-process in ws with config as its config dir and

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -78,11 +80,25 @@ func (w *workspace) mcpList(ctx context.Context) int {
 		return usageErr(e, "writing the list: %v", err)
 	}
 	for _, f := range cfg.Files {
-		if f.Trust != mcpbind.Trusted {
+		switch {
+		case f.Trust == mcpbind.Trusted:
+		case len(f.Changed) > 0:
+			fmt.Fprintf(e.stdout, "%s's servers do not start: %s changed since you trusted it; look at what they run now, then run: basis mcp trust\n", w.displayPath(f.Path), w.changedFiles(f))
+		default:
 			fmt.Fprintf(e.stdout, "%s's servers do not start until you run: basis mcp trust\n", w.displayPath(f.Path))
 		}
 	}
 	return exitCode(errs)
+}
+
+// changedFiles names the files a trusted config file's servers run that
+// changed since the trust: "server.js, .basis/bin/server".
+func (w *workspace) changedFiles(f mcpbind.ConfigFile) string {
+	shown := make([]string, len(f.Changed))
+	for i, p := range f.Changed {
+		shown[i] = w.displayPath(p)
+	}
+	return strings.Join(shown, ", ")
 }
 
 func exitCode(errs []error) int {
@@ -96,6 +112,10 @@ func exitCode(errs []error) int {
 func (w *workspace) mcpTrust(ctx context.Context) int {
 	e := w.e
 	path := filepath.Join(w.root, mcpbind.WorkspaceFileName)
+	if err := w.outsideWorkspace(path); err != nil {
+		// Trusting it would trust the other repository's file.
+		return configErr(e, []error{err})
+	}
 	store := mcpbind.NewTrustStore(w.configDir)
 	rec, err := store.Trust(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -113,6 +133,17 @@ func (w *workspace) mcpTrust(ctx context.Context) int {
 		}
 	}
 	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s…), recorded in %s\n", w.displayPath(rec.Path), shortHash(rec.SHA256), w.displayPath(store.Path()))
+	if len(rec.Files) > 0 {
+		var pinned []string
+		for _, p := range slices.Sorted(maps.Keys(rec.Files)) {
+			pin := rec.Files[p]
+			if sum, ok := strings.CutPrefix(pin, "sha256:"); ok {
+				pin = "sha256 " + shortHash(sum) + "…"
+			}
+			pinned = append(pinned, w.displayPath(p)+" ("+pin+")")
+		}
+		fmt.Fprintf(e.stdout, "and what its servers run from the workspace, as it is now: %s; a change to one needs trusting again\n", strings.Join(pinned, ", "))
+	}
 	if len(names) > 0 {
 		fmt.Fprintf(e.stdout, "its servers start from now on: %s; an edit to the file needs trusting again\n", strings.Join(names, ", "))
 	}

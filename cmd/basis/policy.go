@@ -44,11 +44,15 @@ func (w *workspace) loadPolicy(ctx context.Context) (*policy, []error) {
 	}
 	p.operator = operator
 	p.warnings = append(p.warnings, warnings...)
-	ws, err := approver.LoadWorkspaceRules(ctx, w.workspaceRulesPath())
-	if err != nil {
-		errs = append(errs, problems(err)...)
+	if err := w.outsideWorkspace(w.workspaceRulesPath()); err != nil {
+		errs = append(errs, err)
+	} else {
+		ws, err := approver.LoadWorkspaceRules(ctx, w.workspaceRulesPath())
+		if err != nil {
+			errs = append(errs, problems(err)...)
+		}
+		p.workspace = ws
 	}
-	p.workspace = ws
 	return &p, errs
 }
 
@@ -72,6 +76,9 @@ func (w *workspace) newGate(ctx context.Context, appr approver.Approver) (*appro
 	if t, ok := appr.(*terminal.Terminal); ok {
 		t.SaveTo = file.Path
 	}
+	// Whoever is asked sees what the repository's git config makes git
+	// run, for a call that runs git.
+	appr = w.warnAbout(appr)
 	gate, err := approver.NewGate(appr, &approver.GateOptions{
 		Rules:                p.rules(),
 		NoOperatorAllowRules: p.noOperatorAllows,

@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/contract/display"
 )
 
 const rulesUsage = "rules list | add | remove"
@@ -72,7 +75,17 @@ func cmdRules(ctx context.Context, g *globals, args []string, e *env) int {
 }
 
 func cmdRulesList(ctx context.Context, g *globals, args []string, e *env) int {
-	c := newCommand("rules list", "rules list", "Lists every layer of rules: the administrator's, the operator's (numbered), then the workspace's.\n")
+	c := newCommand("rules list", "rules list [--json]", `Lists every layer of rules: the administrator's, the operator's (numbered), then the workspace's.
+An allow rule approves a tool as it was defined when the rule was made; one
+whose tool here has changed since says what changed.
+
+  --json   print {"rules": [...], "warnings": [...]}: each rule with its
+           layer ("scope"), file and number, its "definition" and
+           "digest", and "current": whether it matches the tool as loaded
+           now (null when the rule is no allow rule, or its tool is not
+           here), with "changes" when it does not
+`)
+	asJSON := c.fs.Bool("json", false, "")
 	_, code := c.parseArgs(args, 0, 0, e)
 	if code >= 0 {
 		return code
@@ -85,6 +98,10 @@ func cmdRulesList(ctx context.Context, g *globals, args []string, e *env) int {
 	if len(errs) > 0 {
 		return configErr(e, errs)
 	}
+	states := w.ruleCurrency(ctx, slices.Concat(p.system, p.operator))
+	if *asJSON {
+		return writeRulesJSON(e, p, states)
+	}
 	if len(p.system) > 0 {
 		note := ""
 		if p.noOperatorAllows {
@@ -93,6 +110,7 @@ func cmdRulesList(ctx context.Context, g *globals, args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "system rules (%s, nobody below may loosen them%s):\n", w.systemRulesPath(), note)
 		for _, r := range p.system {
 			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
+			printStale(e, r, states[ruleKey(r)])
 		}
 	}
 	file := w.operatorRules()
@@ -102,6 +120,7 @@ func cmdRulesList(ctx context.Context, g *globals, args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "operator rules (%s):\n", w.displayPath(file.Path))
 		for _, r := range p.operator {
 			fmt.Fprintf(e.stdout, "%3d  %s\n", r.Number, describeRule(r))
+			printStale(e, r, states[ruleKey(r)])
 		}
 	}
 	if len(p.workspace) > 0 {
@@ -112,6 +131,108 @@ func cmdRulesList(ctx context.Context, g *globals, args []string, e *env) int {
 	}
 	for _, wn := range p.warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", wn)
+	}
+	return exitOK
+}
+
+// ruleState is whether an allow rule matches its tool as loaded now.
+type ruleState struct {
+	// current is nil when it cannot be told: the tool is not here.
+	current *bool
+	changes []string
+}
+
+// ruleKey is where a loaded rule: its file and number.
+type ruleAt struct {
+	file   string
+	number int
+}
+
+func ruleKey(r approver.Rule) ruleAt { return ruleAt{r.File, r.Number} }
+
+// ruleCurrency tells, for each allow rule, whether it matches the
+// definition of its tool as this workspace loads it now, and what changed
+// if not. MCP servers are started only when an allow rule names an MCP
+// tool. A workspace whose tools cannot be loaded tells nothing.
+func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map[ruleAt]ruleState {
+	out := map[ruleAt]ruleState{}
+	w.mcpStart = mcpNone
+	for _, r := range rules {
+		if r.Decision == approver.RuleAllow && strings.HasPrefix(r.Tool, contract.MCPPrefix) {
+			w.mcpStart = mcpAll
+		}
+	}
+	defer w.closeMCP()
+	rt, errs := w.build(ctx, nil)
+	if len(errs) > 0 {
+		return out
+	}
+	for _, r := range rules {
+		if r.Decision != approver.RuleAllow {
+			continue
+		}
+		here, ok := rt.RuleSource(r.Tool)
+		if !ok || r.Source == "" || (r.Source != approver.AnySource && r.Source != here) {
+			continue
+		}
+		def, err := rt.Definition(ctx, r.Tool)
+		if err != nil {
+			f := false
+			out[ruleKey(r)] = ruleState{current: &f, changes: []string{"the tool cannot say what it is now: " + err.Error()}}
+			continue
+		}
+		ok, changes, err := approver.CompareDefinitions(r.Definition, def)
+		if err != nil {
+			changes = []string{err.Error()}
+		}
+		out[ruleKey(r)] = ruleState{current: &ok, changes: changes}
+	}
+	return out
+}
+
+// printStale says, under a rule, what changed in its tool since it
+// approved it. A rule that records no definition has its warning.
+func printStale(e *env, r approver.Rule, c ruleState) {
+	if len(r.Definition) > 0 && c.current != nil && !*c.current {
+		// The changes quote the tool's manifest: escaped, so they cannot
+		// redraw the listing.
+		fmt.Fprintf(e.stdout, "       matches nothing now: the tool changed since it was approved: %s\n", display.Escape(strings.Join(c.changes, "; ")))
+	}
+}
+
+// ruleJSON is one rule of `basis rules list --json`.
+type ruleJSON struct {
+	approver.Rule
+	// Digest names the rule's definition; empty when it records none.
+	Digest string `json:"digest,omitempty"`
+	// Current: whether an allow rule matches its tool as loaded now;
+	// null when that cannot be told.
+	Current *bool    `json:"current"`
+	Changes []string `json:"changes,omitempty"`
+}
+
+func writeRulesJSON(e *env, p *policy, states map[ruleAt]ruleState) int {
+	out := struct {
+		Rules    []ruleJSON `json:"rules"`
+		Warnings []string   `json:"warnings"`
+	}{Rules: []ruleJSON{}, Warnings: []string{}}
+	for _, r := range slices.Concat(p.system, p.operator, p.workspace) {
+		c := states[ruleKey(r)]
+		if r.Decision == approver.RuleAllow && len(r.Definition) == 0 && c.current == nil {
+			// It records no definition: it matches no tool that has one.
+			f := false
+			c = ruleState{current: &f, changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
+		}
+		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: c.current, Changes: c.changes})
+	}
+	for _, wn := range p.warnings {
+		out.Warnings = append(out.Warnings, wn.String())
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return usageErr(e, "writing the list: %v", err)
 	}
 	return exitOK
 }
@@ -210,12 +331,12 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	source, err := w.ruleSource(ctx, f.tool, f.source, f.anySource)
+	source, def, err := w.ruleTarget(ctx, f.tool, f.source, f.anySource, *decision == approver.RuleAllow)
 	if err != nil {
 		return usageErr(e, "rules add: %v", err)
 	}
 	r := approver.Rule{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: *decision,
-		Reason: f.reason, Match: f.match, NotMatch: f.notMatch, Scope: approver.ScopeOperator}
+		Reason: f.reason, Match: f.match, NotMatch: f.notMatch, Definition: def, Scope: approver.ScopeOperator}
 	if err := r.Validate(); err != nil {
 		return usageErr(e, "rules add: %v", err)
 	}
@@ -223,6 +344,10 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "rules add: %v; nothing was saved", err)
 	}
 	file := w.operatorRules()
+	before, _, err := file.List(ctx)
+	if err != nil {
+		return configErr(e, []error{err})
+	}
 	added, err := file.Add(r)
 	if err != nil {
 		return configErr(e, []error{err})
@@ -231,49 +356,79 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 		fmt.Fprintf(e.stdout, "already there: %s\n", describeRule(r))
 		return exitOK
 	}
-	fmt.Fprintf(e.stdout, "added: %s\n", describeRule(r))
+	verb := "added"
+	if after, _, err := file.List(ctx); err == nil && len(after) == len(before) {
+		verb = "rebound"
+	}
+	fmt.Fprintf(e.stdout, "%s: %s\n", verb, describeRule(r))
 	if f.anySource {
 		fmt.Fprintf(e.stdout, "note: bound to any source, this rule answers for every tool named %s, from any repository, manifest or MCP server, including ones not written yet\n", f.tool)
 	}
 	return exitOK
 }
 
-// ruleSource is the source a new rule is bound to: --any-source, an
+// ruleTarget is the source a new rule is bound to — --any-source, an
 // explicit --source, or the source of the tool of that name in this
-// workspace's roster.
-func (w *workspace) ruleSource(ctx context.Context, tool, explicit string, any bool) (string, error) {
+// workspace's roster — and, for an allow rule, the definition of that
+// tool as it is now, which the rule records: an allow rule approves the
+// tool the operator can look at here, so the tool must be here.
+func (w *workspace) ruleTarget(ctx context.Context, tool, explicit string, any, allow bool) (string, json.RawMessage, error) {
+	var source string
 	switch {
 	case any:
-		return approver.AnySource, nil
+		source = approver.AnySource
 	case explicit == approver.BuiltinSource:
-		return explicit, nil
+		source = explicit
 	case explicit != "":
-		p := absFrom(w.cwd, explicit)
-		if resolved, err := filepath.EvalSymlinks(p); err == nil {
-			p = resolved
+		source = absFrom(w.cwd, explicit)
+		if resolved, err := filepath.EvalSymlinks(source); err == nil {
+			source = resolved
 		}
-		return p, nil
+	}
+	if source != "" && !allow {
+		return source, nil, nil
 	}
 	w.mcpStart, w.mcpTool = mcpForTool, tool
 	defer w.closeMCP()
 	rt, errs := w.build(ctx, nil)
 	if len(errs) > 0 {
-		return "", fmt.Errorf("cannot read this workspace's tools to find where %s comes from (%v); fix that, or name the source with --source PATH", tool, errs[0])
-	}
-	if src, ok := rt.RuleSource(tool); ok {
-		if src == "" {
-			return "", fmt.Errorf("tool %s has no source to bind a rule to; use --any-source", tool)
+		if source != "" {
+			return "", nil, fmt.Errorf("cannot read this workspace's tools to record what %s is now (%v); an allow rule records the tool it approves, so fix that first", tool, errs[0])
 		}
-		return src, nil
+		return "", nil, fmt.Errorf("cannot read this workspace's tools to find where %s comes from (%v); fix that, or name the source with --source PATH", tool, errs[0])
 	}
-	if err, _ := w.mcpStartError(); err != nil {
-		return "", fmt.Errorf("%w: %s is not listed: %v; or name the source with --source PATH", errNoSuchTool, tool, err)
+	here, ok := rt.RuleSource(tool)
+	if !ok {
+		if err, _ := w.mcpStartError(); err != nil {
+			return "", nil, fmt.Errorf("%w: %s is not listed: %v; or name the source with --source PATH", errNoSuchTool, tool, err)
+		}
+		var names []string
+		for _, d := range rt.Tools() {
+			names = append(names, d.Name)
+		}
+		if allow {
+			// An allow records the tool it approves: --source cannot
+			// stand in for a tool that is not here.
+			return "", nil, fmt.Errorf("%w: this workspace has no tool %s%s; run basis tools to see them, or add the rule in the workspace that has the tool (basis -C DIR rules add …)", errNoSuchTool, tool, didYouMean(tool, names))
+		}
+		return "", nil, fmt.Errorf("%w: this workspace has no tool %s%s; run basis tools to see them, or name the source with --source PATH", errNoSuchTool, tool, didYouMean(tool, names))
 	}
-	var names []string
-	for _, d := range rt.Tools() {
-		names = append(names, d.Name)
+	switch {
+	case source == "" && here == "":
+		return "", nil, fmt.Errorf("tool %s has no source to bind a rule to; use --any-source", tool)
+	case source == "":
+		source = here
+	case source != approver.AnySource && source != here:
+		return "", nil, fmt.Errorf("the tool %s here comes from %s, not %s; an allow rule records the definition of the tool it approves, so add it in the workspace where that tool is (basis -C DIR rules add …)", tool, sourceText(here), source)
 	}
-	return "", fmt.Errorf("%w: this workspace has no tool %s%s; run basis tools to see them, or name the source with --source PATH", errNoSuchTool, tool, didYouMean(tool, names))
+	if !allow {
+		return source, nil, nil
+	}
+	def, err := rt.Definition(ctx, tool)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s cannot be approved as it is now: %v", tool, err)
+	}
+	return source, def, nil
 }
 
 func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,7 +62,9 @@ func (w *workspace) loadSandboxes(ctx context.Context) (*sandboxes, []error) {
 		}
 	}
 	wsPath := filepath.Join(w.root, workspaceSandboxFile)
-	if data, err := readSandboxConfig(ctx, wsPath); err != nil {
+	if err := w.outsideWorkspace(wsPath); err != nil {
+		errs = append(errs, err)
+	} else if data, err := readSandboxConfig(ctx, wsPath); err != nil {
 		errs = append(errs, err)
 	} else if data != nil {
 		if s.workspace, err = sandbox.ParseWorkspaceConfig(data); err != nil {
@@ -69,6 +72,35 @@ func (w *workspace) loadSandboxes(ctx context.Context) (*sandboxes, []error) {
 		}
 	}
 	return s, errs
+}
+
+// passEnv is the operator's "pass_env": the credential-looking variables
+// every program basis starts inherits all the same. None without an
+// operator sandbox.json (or before it was read).
+func (s *sandboxes) passEnv() []string {
+	if s == nil || s.operator == nil {
+		return nil
+	}
+	return s.operator.PassEnv
+}
+
+// passEnv is the operator's "pass_env", for a program started before the
+// roster is built (a hook approver): read from <config dir>/sandbox.json
+// now when build has not read it yet. A file that cannot be used passes
+// nothing; build reports it, and then nothing runs.
+func (w *workspace) passEnv(ctx context.Context) []string {
+	if w.sandboxes != nil {
+		return w.sandboxes.passEnv()
+	}
+	data, err := readSandboxConfig(ctx, filepath.Join(w.configDir, sandbox.ConfigFile))
+	if err != nil || data == nil {
+		return nil
+	}
+	c, err := sandbox.ParseConfig(data, w.e.getenv("HOME"))
+	if err != nil {
+		return nil
+	}
+	return c.PassEnv
 }
 
 // readSandboxConfig reads one sandbox.json the careful way; nil, nil
@@ -124,7 +156,55 @@ func (s *sandboxes) confine(tool string, network bool, dir string) (*subprocess.
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
 	}
-	return &subprocess.Confinement{Confine: sb.Prepare, Subject: subject, Summary: d.Summary()}, nil
+	profile, err := json.Marshal(profileOf(sb.Policy(), d))
+	if err != nil {
+		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
+	}
+	confine := sb.Prepare
+	if effectiveMode(s.policy(tool, network).Mode) == sandbox.Off {
+		confine = startUnconfined
+	}
+	return &subprocess.Confinement{Confine: confine, Subject: subject, Summary: d.Summary(), Profile: profile}, nil
+}
+
+// profileOf is the sandbox as an approval records it (a tool's
+// definition): the description of a call, with only the directories the
+// policy adds in its write list — not the workspace, the working
+// directory, the cache or the temporary directory every call gets — and
+// only the paths the policy protects, as written — not the .git, .basis
+// and .mcp.json every call's are — so an approval holds in every workspace
+// with the same sandbox.
+func profileOf(p sandbox.Policy, d sandbox.Description) sandbox.Description {
+	d.Protected = nil
+	switch d.Mode {
+	case sandbox.Off:
+		return d
+	case sandbox.WorkspaceWrite:
+		if len(p.Protect) > 0 {
+			d.Protected = slices.Sorted(slices.Values(p.Protect))
+			d.Protected = slices.Compact(d.Protected)
+		}
+		d.Write = []string{}
+		for _, w := range p.Write {
+			if r, err := filepath.EvalSymlinks(w); err == nil {
+				w = r
+			}
+			d.Write = append(d.Write, filepath.Clean(w))
+		}
+		slices.Sort(d.Write)
+		d.Write = slices.Compact(d.Write)
+	default:
+		d.Write = []string{}
+	}
+	return d
+}
+
+// startUnconfined is the Confine hook of a program the operator runs
+// without a sandbox: it leaves the start to subprocess.Run, which then
+// has the program die with basis (a start of the hook's own would have
+// to say that itself).
+func startUnconfined(*exec.Cmd) (start func() error, release func(), err error) {
+	return nil, nil, nil
 }
 
 // sandboxOf is what `basis tools` shows of a tool's sandbox.

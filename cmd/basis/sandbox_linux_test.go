@@ -131,7 +131,11 @@ func TestSandboxConfinesDeclaredToolsAndSpawnCommands(t *testing.T) {
 				{name: "write to HOME", args: []string{"write", filepath.Join(w.home, "owned")}, says: "permission denied", created: filepath.Join(w.home, "owned")},
 				{name: "write to /tmp outside the per-call directory", args: []string{"write", w.outTemp}, says: "permission denied", created: w.outTemp},
 				{name: "write through a symlink out of the workspace", args: []string{"write", filepath.Join(w.ws, "out", "escaped")}, says: "permission denied", created: filepath.Join(w.outside, "escaped")},
-				{name: "write to the user cache directory", args: []string{"write", filepath.Join(w.home, ".cache", "built")}, allowed: true, created: filepath.Join(w.home, ".cache", "built")},
+				// The operator's own builds read the user cache directory:
+				// sandboxed programs get one of basis's own instead.
+				{name: "write to the user cache directory", args: []string{"write", filepath.Join(w.home, ".cache", "built")}, says: "permission denied", created: filepath.Join(w.home, ".cache", "built")},
+				{name: "write to the sandbox's cache", args: []string{"cache", "built"}, allowed: true},
+				{name: "rewrite the workspace's tools", args: []string{"write", filepath.Join(w.ws, ".basis", "tools.json")}, says: "read-only file system"},
 				{name: "connect to a host listener without the network", args: []string{"connect", w.listenAddr}},
 				{name: "connect to a host listener with the network", network: true, args: []string{"connect", w.listenAddr}, allowed: true},
 				{name: "a grandchild cannot write to HOME", args: []string{"child", "write", filepath.Join(w.home, "by-grandchild")}, says: "permission denied", created: filepath.Join(w.home, "by-grandchild")},
@@ -180,7 +184,11 @@ func TestSandboxConfinesDeclaredToolsAndSpawnCommands(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cacheReal, err := filepath.EvalSymlinks(filepath.Join(w.home, ".cache"))
+				caches, err := filepath.Glob(filepath.Join(w.home, ".cache", "basis", "sandbox", "*"))
+				if err != nil || len(caches) != 1 {
+					t.Fatalf("the sandbox's caches: %q (%v), want one for the workspace", caches, err)
+				}
+				cacheReal, err := filepath.EvalSymlinks(caches[0])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -189,19 +197,24 @@ func TestSandboxConfinesDeclaredToolsAndSpawnCommands(t *testing.T) {
 					t.Fatal(err)
 				}
 				type described struct {
-					Mode    string   `json:"mode"`
-					Network string   `json:"network"`
-					Write   []string `json:"write"`
+					Mode      string   `json:"mode"`
+					Network   string   `json:"network"`
+					Write     []string `json:"write"`
+					Protected []string `json:"protected"`
 				}
 				var got []described
 				for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 					var rec struct {
+						Event   string `json:"event"`
 						Subject struct {
 							Sandbox *described `json:"sandbox"`
 						} `json:"subject"`
 					}
 					if err := json.Unmarshal([]byte(line), &rec); err != nil {
 						t.Fatal(err)
+					}
+					if rec.Event != "end" {
+						continue // each call's start says the same
 					}
 					if rec.Subject.Sandbox == nil {
 						t.Fatalf("an audit record's subject has no sandbox: %s", line)
@@ -213,14 +226,15 @@ func TestSandboxConfinesDeclaredToolsAndSpawnCommands(t *testing.T) {
 				if cacheReal > wsReal {
 					write[1], write[2] = wsReal, cacheReal
 				}
+				protected := []string{filepath.Join(wsReal, ".basis")}
 				for _, tt := range tests {
-					d := described{Mode: "workspace-write", Network: "none", Write: write}
+					d := described{Mode: "workspace-write", Network: "none", Write: write, Protected: protected}
 					if tt.network {
 						d.Network = "allowed"
 					}
 					want = append(want, d)
 				}
-				want = append(want, described{Mode: "workspace-write", Network: "none", Write: write}) // tmpdir
+				want = append(want, described{Mode: "workspace-write", Network: "none", Write: write, Protected: protected}) // tmpdir
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("the audited subjects' sandboxes (-want +got):\n%s", diff)
 				}

@@ -52,7 +52,11 @@ good tools and says why on stderr. Log lines go to stderr only.
   --allow-remote
         allow an --http address that is not loopback
   --audit FILE
-        append one JSON line per call to FILE
+        append the audit log to FILE as JSON lines: a record of each call
+        as its tool is about to run, and one of how it ended; a call that
+        would change something is refused when its record cannot be written.
+        Inside the workspace (or another directory sandboxed programs may
+        write) FILE is reached through no symbolic link.
 
 Use it from an MCP client with:
   {"mcpServers": {"basis": {"command": "basis", "args": ["-C", "/path/to/repo", "serve"]}}}
@@ -83,16 +87,16 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	appr, err := serveApprover(*approve, w, e)
+	appr, err := serveApprover(ctx, *approve, w, e)
 	if err != nil {
 		return usageErr(e, "serve: %v", err)
 	}
 	log := &lockedWriter{w: e.stderr}
 	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth}}
 	if *auditPath != "" {
-		f, err := os.OpenFile(*auditPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return usageErr(e, "serve: cannot open the audit file: %v", err)
+		f, code := w.openAudit(ctx, "serve", *auditPath)
+		if code >= 0 {
+			return code
 		}
 		defer f.Close()
 		s.audit = f
@@ -435,14 +439,14 @@ func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call
 
 // serveApprover maps serve's --approve to an approver: elicit asks the
 // MCP client's user; allow, deny and hook:ARGV are call's.
-func serveApprover(mode string, w *workspace, e *env) (approver.Approver, error) {
+func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (approver.Approver, error) {
 	switch mode {
 	case "elicit":
 		return elicitApprover(), nil
 	case "prompt", "":
 		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
 	}
-	appr, err := chooseApprover(mode, w, e)
+	appr, err := chooseApprover(ctx, mode, w, e)
 	if err != nil {
 		return nil, fmt.Errorf("--approve %s: want elicit, allow, deny or hook:ARGV", mode)
 	}
@@ -461,6 +465,8 @@ func elicitApprover() approver.Approver {
 			Summary:    req.Preview.Summary,
 			Subject:    req.Preview.Subject,
 			Always:     proposedCommands(req.Proposed),
+			Changed:    staleText(req.Stale),
+			Warnings:   req.Warnings,
 		})
 		switch {
 		case errors.Is(err, mcpbind.ErrNoElicitation), errors.Is(err, mcpbind.ErrNotServing):
@@ -482,6 +488,15 @@ func elicitApprover() approver.Approver {
 		}
 		return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("tool %s denied: %s", req.Tool, reply.Said)}, nil
 	})
+}
+
+// staleText says what changed in the tool since a rule allowed it: the
+// first stale rule's changes, or "".
+func staleText(stale []approver.StaleRule) string {
+	if len(stale) == 0 {
+		return ""
+	}
+	return strings.Join(stale[0].Changes, "; ")
 }
 
 // proposedCommands is what "always" would allow for a spawn call: the

@@ -3,12 +3,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -423,6 +426,10 @@ func testServeAlwaysIsRememberedForTheWorkspace(t *testing.T, overHTTP bool) {
 	if len(rules) != 1 || rules[0].Tool != "deploy" || rules[0].Source != manifest || rules[0].Decision != approver.RuleAllow {
 		t.Fatalf("saved rules %+v; want one allow for deploy from %s", rules, manifest)
 	}
+	// It approves deploy as the user was shown it: its definition.
+	if !strings.Contains(string(rules[0].Definition), `"program":"`) {
+		t.Errorf("the saved rule records no definition of deploy: %s", rules[0].Definition)
+	}
 	// A fresh serve of the same workspace does not ask; one of another
 	// workspace with a tool of the same name does.
 	again := r.serve(t, &mcp.ClientOptions{ElicitationHandler: answer.handle})
@@ -504,11 +511,11 @@ func testServeSIGTERMMidCall(t *testing.T, overHTTP bool) {
 	if err != nil {
 		t.Fatalf("no audit record: %v", err)
 	}
-	var rec struct{ Tool, Outcome string }
-	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
-		t.Fatalf("audit %q: %v", data, err)
+	recs := auditEvents(t, data)
+	if len(recs) != 2 || recs[0].Event != "start" || recs[1].Event != "end" || recs[0].CallID != recs[1].CallID {
+		t.Fatalf("audit %q; want the start and the end of one call", data)
 	}
-	if rec.Tool != "tree" || rec.Outcome == "ok" {
+	if rec := recs[1]; rec.Tool != "tree" || rec.Outcome == "ok" {
 		t.Errorf("audit record %+v; want the cancelled tree call", rec)
 	}
 }
@@ -747,5 +754,36 @@ ls arrived.* | wc -l | tr -d ' '
 		if got := <-texts; got != "2" {
 			t.Errorf("a call saw %q arrivals, want 2: the clients' calls were held one at a time\nstderr:\n%s", got, first.stderr.String())
 		}
+	}
+}
+
+// basis serve --http closes the connection of a request without the
+// token: a client that cannot authenticate keeps nothing open.
+func TestServeHTTPClosesAnUnauthorizedConnection(t *testing.T) {
+	r := newServeRig(t)
+	r.http = true
+	s := r.serve(t, nil)
+	u, err := url.Parse(s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", u.Path, u.Host)
+	conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+		t.Errorf("status %d, Connection: close %v; want 401 and close", resp.StatusCode, resp.Close)
+	}
+	if _, err := io.Copy(io.Discard, br); errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Error("basis serve kept the unauthorized connection open")
 	}
 }

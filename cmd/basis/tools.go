@@ -131,17 +131,27 @@ func cutLast(s, sep string) (before, after string, found bool) {
 }
 
 // toolStatus returns, by tool name, "ok" or why a call would be refused
-// before it runs: a declared tool whose ${VAR} is not set here.
+// before it runs: a declared tool whose ${VAR} is not set here ("GITHUB_TOKEN
+// not set"), or whose cwd leads outside the workspace ("cwd outside the
+// workspace").
 func (w *workspace) toolStatus() func(name string) string {
 	unavailable := map[string]string{}
 	for _, t := range w.declared {
 		var ue *declared.UnavailableError
 		if errors.As(t.Unavailable(), &ue) {
-			var vars []string
+			var vars, reasons []string
 			for _, p := range ue.Problems {
-				vars = append(vars, p.Variable)
+				switch {
+				case errors.Is(p, declared.ErrUnsetVariable):
+					vars = append(vars, p.Variable)
+				case errors.Is(p, declared.ErrOutsideWorkspace):
+					reasons = append(reasons, p.Field+" outside the workspace")
+				}
 			}
-			unavailable[ue.Tool] = "unavailable: " + strings.Join(vars, ", ") + " not set"
+			if len(vars) > 0 {
+				reasons = append([]string{strings.Join(vars, ", ") + " not set"}, reasons...)
+			}
+			unavailable[ue.Tool] = "unavailable: " + strings.Join(reasons, "; ")
 		}
 	}
 	return func(name string) string {

@@ -161,7 +161,8 @@ func (w *workspace) declaredConfig() *declared.Config {
 	cfg := &declared.Config{
 		Root:      w.root,
 		ConfigDir: w.configDir,
-		Environ:   w.e.environ,
+		Environ:   w.e.environ, // ${VAR}s read all of it; programs inherit what PassEnv lets through
+		PassEnv:   w.sandboxes.passEnv(),
 		Reserved:  []string{contract.SpawnName},
 	}
 	if w.sandboxes != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,11 +54,15 @@ func runtimeCall(b *testing.B, rt *runtime.Runtime) {
 	}
 }
 
+// bareCat is the baseline: the same program through a plain
+// exec.Command, in a new session as subprocess starts every program (the
+// kernel's cost, not the runtime's).
 func bareCat(b *testing.B) {
 	cmd := exec.Command("/bin/cat")
 	cmd.Stdin = bytes.NewReader(benchInput)
 	var out bytes.Buffer
 	cmd.Stdout = &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Run(); err != nil || !bytes.Equal(out.Bytes(), benchInput) {
 		b.Fatalf("exec: %v", err)
 	}

@@ -4,6 +4,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -70,20 +71,27 @@ const (
 	StageNone Stage = iota
 	// StageUnknown: no tool has the name the model used.
 	StageUnknown
-	// StageInvalid: the input does not match the tool's schema.
+	// StageInvalid: the input is not one JSON object matching the tool's
+	// schema, or checking it against the schema ran out of its budget
+	// (an *inputschema.BudgetError) or was stopped by the caller's
+	// context (Err wraps the context's error).
 	StageInvalid
 	// StagePreview: the tool refused the call in its authorization preview.
 	StagePreview
 	// StageDenied: the gate denied the call.
 	StageDenied
+	// StageAudit: the gate allowed the call, but its start record could
+	// not be written to the audit log, so it was not run (see
+	// [Options.Audit]).
+	StageAudit
 )
 
-var stageNames = [...]string{StageNone: "", StageUnknown: "unknown", StageInvalid: "invalid", StagePreview: "preview", StageDenied: "denied"}
+var stageNames = [...]string{StageNone: "", StageUnknown: "unknown", StageInvalid: "invalid", StagePreview: "preview", StageDenied: "denied", StageAudit: "audit"}
 
 func (s Stage) valid() bool { return s >= 0 && int(s) < len(stageNames) }
 
 // String returns the name the audit log uses ("unknown", "invalid",
-// "preview", "denied"; "" for StageNone), or "Stage(N)".
+// "preview", "denied", "audit"; "" for StageNone), or "Stage(N)".
 func (s Stage) String() string {
 	if !s.valid() {
 		return fmt.Sprintf("Stage(%d)", int(s))
@@ -146,8 +154,8 @@ type Outcome struct {
 	// refusal, the tool's error for a failure (a *[TimeoutError] when a
 	// deadline stopped it, a *[PanicError] when it panicked). Use
 	// errors.Is with [contract.ErrInvalidInput], [contract.ErrRefused],
-	// [ErrUnknownTool], [ErrDenied] or [context.DeadlineExceeded] to tell
-	// them apart.
+	// [ErrUnknownTool], [ErrDenied], [ErrAuditFailed] or
+	// [context.DeadlineExceeded] to tell them apart.
 	Err error
 	// Duration is the wall time of the whole pipeline.
 	Duration time.Duration
@@ -156,7 +164,8 @@ type Outcome struct {
 // Call runs one call through the whole pipeline: look the tool up, read
 // the input strictly into its canonical form ([contract.CanonicalInput])
 // and check it against the tool's schema, ask the tool for its preview, ask
-// the gate, execute under the tool's timeout, and write the audit record.
+// the gate, write the audit's start record, execute under the tool's
+// timeout, and write the audit's end record.
 // The preview and Execute both receive the canonical input, so what the
 // approver saw is what runs. Call never returns an error: everything that
 // can happen is in the Outcome.
@@ -171,7 +180,7 @@ func (rt *Runtime) callIn(ctx context.Context, ro *roster, name string, call con
 	out.CallID, out.Tool = call.ID, name
 	out.Duration = time.Since(start)
 	if rt.audit != nil {
-		rt.audit.record(start, r, &out)
+		rt.audit.end(start, r, &out)
 	}
 	return out
 }
@@ -180,7 +189,7 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 	if r == nil {
 		return refused(name, StageUnknown, unknownToolText(name, ro.names()), nil)
 	}
-	input, refusal := checkInput(r, name, call.Input)
+	input, refusal := checkInput(ctx, r, name, call.Input)
 	if refusal != nil {
 		return *refusal
 	}
@@ -190,11 +199,30 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 	if err != nil {
 		return refused(name, StagePreview, text, err)
 	}
-	verdict := rt.authorize(ctx, r, call, preview)
+	def, text, err := rt.definitionFor(ctx, r, preview)
+	if err != nil {
+		return refused(name, StagePreview, text, err)
+	}
+	verdict := rt.authorize(ctx, r, call, preview, def)
 	if !verdict.Allow {
 		out := refused(name, StageDenied, verdict.Reason, verdict.Err)
 		out.Preview, out.Verdict = &preview, &verdict
 		return out
+	}
+	if rt.audit != nil {
+		if err := rt.audit.start(r, call, &preview, &verdict); err != nil {
+			// An audit that silently loses what ran is worse than none:
+			// a call that changes something runs only once it is on
+			// record. A read changes nothing and passes the gate
+			// unasked; it runs, and the failure is reported.
+			if preview.SideEffect.Consequential() {
+				out := refused(name, StageAudit, fmt.Sprintf("%s was not run: its audit record could not be written (%v); "+
+					"a call that cannot be audited is not run: make the audit log writable again (free space on its disk, say), then call again", name, err), err)
+				out.Preview, out.Verdict = &preview, &verdict
+				return out
+			}
+			rt.audit.report(err)
+		}
 	}
 
 	out := rt.execute(ctx, r, call)
@@ -204,10 +232,10 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 
 // authorize asks the gate. With no gate, only calls that change nothing
 // pass.
-func (rt *Runtime) authorize(ctx context.Context, r *registered, call contract.Call, p contract.Preview) approver.Verdict {
+func (rt *Runtime) authorize(ctx context.Context, r *registered, call contract.Call, p contract.Preview, def json.RawMessage) approver.Verdict {
 	name := r.desc.Name
 	if rt.gate != nil {
-		return rt.gate.Authorize(ctx, approver.Request{CallID: call.ID, Tool: name, Source: r.ruleSource, Preview: p, Input: call.Input})
+		return rt.gate.Authorize(ctx, approver.Request{CallID: call.ID, Tool: name, Source: r.ruleSource, Definition: def, Preview: p, Input: call.Input})
 	}
 	if !p.SideEffect.Consequential() {
 		return approver.Verdict{Allow: true, Source: approver.SourceReadOnly, Reason: "reads only"}
@@ -233,6 +261,39 @@ func previewOf(ctx context.Context, r *registered, call contract.Call) (p contra
 		text = err.Error()
 	}
 	return p, text, err
+}
+
+// definitionFor asks a tool that has a definition ([contract.Definer])
+// for it, when the gate will judge the call: a consequential call. A
+// failure — an error, or a panic in the method or in the error's Error —
+// is a refusal at the preview stage, as the preview's own is: a tool that
+// cannot say what it is cannot be approved.
+func (rt *Runtime) definitionFor(ctx context.Context, r *registered, p contract.Preview) (def json.RawMessage, text string, err error) {
+	if rt.gate == nil || !p.SideEffect.Consequential() {
+		return nil, "", nil
+	}
+	return definitionOf(ctx, r)
+}
+
+// definitionOf is the tool's definition, or the refusal its failure is.
+func definitionOf(ctx context.Context, r *registered) (def json.RawMessage, text string, err error) {
+	d, ok := r.tool.(contract.Definer)
+	if !ok {
+		return nil, "", nil
+	}
+	method := "Definition"
+	defer func() {
+		if v := recover(); v != nil {
+			def, err = nil, &PanicError{Tool: r.desc.Name, Method: method, Value: panicText(v)}
+			text = err.Error()
+		}
+	}()
+	def, err = d.Definition(ctx)
+	if err != nil {
+		method = "Error"
+		text = err.Error()
+	}
+	return def, text, err
 }
 
 // backupMargin is how much longer than a tool's own timeout the runtime
@@ -311,14 +372,15 @@ func effectWords(s contract.SideEffect) string {
 }
 
 // checkInput reads the input strictly into its canonical form and checks it
-// against the tool's schema; a refusal is the Outcome Call returns.
-func checkInput(r *registered, name string, raw []byte) ([]byte, *Outcome) {
+// against the tool's schema, which stops when ctx is done; a refusal is the
+// Outcome Call returns.
+func checkInput(ctx context.Context, r *registered, name string, raw []byte) ([]byte, *Outcome) {
 	input, err := contract.CanonicalInput(raw)
 	if err != nil {
 		out := refused(name, StageInvalid, "the input for "+name+" is invalid: "+strings.TrimPrefix(err.Error(), contract.ErrInvalidInput.Error()+": "), err)
 		return nil, &out
 	}
-	if err := r.schema.Check(name, input); err != nil {
+	if err := r.schema.Check(ctx, name, input); err != nil {
 		out := refused(name, StageInvalid, err.Error(), err)
 		return nil, &out
 	}

@@ -99,6 +99,46 @@ func TestSchemaRefusalKeepsItsProblems(t *testing.T) {
 	}
 }
 
+// explodingSchema's anyOf branches recurse through the same $ref: a
+// failing input nested n deep costs 2^n evaluations.
+const explodingSchema = `{"$defs": {"n": {"anyOf": [
+	{"type": "object", "properties": {"x": {"$ref": "#/$defs/n"}}},
+	{"type": "object", "properties": {"x": {"$ref": "#/$defs/n"}}}
+]}}, "properties": {"x": {"$ref": "#/$defs/n"}}}`
+
+func explodingInput(depth int) json.RawMessage {
+	return json.RawMessage(strings.Repeat(`{"x":`, depth) + "1" + strings.Repeat("}", depth))
+}
+
+// TestExplodingSchemaIsRefusedNotRun: a schema whose check would take
+// hours is refused within its budget, as invalid input, before the
+// preview; and a check the caller cancels stops.
+func TestExplodingSchemaIsRefusedNotRun(t *testing.T) {
+	tool := newHostTool("deep", contract.SideEffectProcess)
+	tool.desc.InputSchema = json.RawMessage(explodingSchema)
+	appr := &countingApprover{decision: approver.Allow}
+	rt := build(t, &runtime.Options{Gate: newGate(t, appr)}, tool)
+
+	out := rt.Call(t.Context(), "deep", contract.Call{Input: explodingInput(40)})
+	var be *inputschema.BudgetError
+	if out.Status != runtime.StatusRefused || out.Stage != runtime.StageInvalid || !errors.As(out.Err, &be) || !errors.Is(out.Err, contract.ErrInvalidInput) {
+		t.Fatalf("%v/%v %q (%T), want refused as invalid with a *BudgetError", out.Status, out.Stage, out.Text, out.Err)
+	}
+	if !strings.Contains(out.Text, "validating this input against deep's schema takes more than") {
+		t.Errorf("text %q", out.Text)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	out = rt.Call(ctx, "deep", contract.Call{Input: explodingInput(40)})
+	if out.Status != runtime.StatusRefused || out.Stage != runtime.StageInvalid || !errors.Is(out.Err, context.Canceled) {
+		t.Errorf("cancelled: %v/%v %q, want refused wrapping context.Canceled", out.Status, out.Stage, out.Text)
+	}
+	if n := tool.previews.Load() + tool.executes.Load() + appr.asked.Load(); n != 0 {
+		t.Errorf("the preview, the approver or the tool was reached %d times", n)
+	}
+}
+
 func TestInvalidInputNeverStartsAProgram(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	tool := newProcessTool("job", "-touch", marker)
@@ -316,8 +356,14 @@ func TestPanickingToolsDoNotTakeTheHostDown(t *testing.T) {
 			// The outcome's error is safe to print, and the call is on
 			// record.
 			_ = fmt.Sprintf("%v %+v", out.Err, out)
-			if strings.Count(audit.String(), "\n") != 1 {
-				t.Errorf("audit log:\n%s", audit.String())
+			// A call that ran has its start and its end on record; one
+			// refused at the preview, its end only.
+			lines := 2
+			if tt.status == runtime.StatusRefused {
+				lines = 1
+			}
+			if strings.Count(audit.String(), "\n") != lines {
+				t.Errorf("audit log, want %d lines:\n%s", lines, audit.String())
 			}
 		})
 	}
@@ -445,8 +491,8 @@ func TestAuditRecordsHoldNoSecret(t *testing.T) {
 		t.Fatalf("the audit log holds the secret:\n%s", audit.String())
 	}
 	lines := strings.Split(strings.TrimSpace(audit.String()), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("%d audit lines, want 4:\n%s", len(lines), audit.String())
+	if len(lines) != 6 {
+		t.Fatalf("%d audit lines, want 6:\n%s", len(lines), audit.String())
 	}
 	var recs []runtime.AuditRecord
 	for _, l := range lines {
@@ -460,17 +506,24 @@ func TestAuditRecordsHoldNoSecret(t *testing.T) {
 	process := contract.SideEffectProcess
 	const source = "/work/.basis/tools.json"
 	reason := "the test approver said allow"
+	verdict := &runtime.AuditVerdict{Allow: true, Source: "approver", Reason: reason}
+	leakySubject := json.RawMessage(`{"command":["helper","-stdout","token is $TOKEN"],"input":{},"tool":"leaky"}`)
+	failsSubject := json.RawMessage(`{"command":["helper","-stderr","failing with $TOKEN","-exit","4"],"input":{},"tool":"fails"}`)
+	// A call that ran: its start, then its end under the same call id. A
+	// refused call: its end only.
 	want := []runtime.AuditRecord{
-		{CallID: "call_1", Tool: "leaky", Binding: "declared", Source: source, SideEffect: &process,
-			Subject: json.RawMessage(`{"command":["helper","-stdout","token is $TOKEN"],"input":{},"tool":"leaky"}`),
-			Verdict: &runtime.AuditVerdict{Allow: true, Source: "approver", Reason: reason}, Outcome: runtime.StatusOK},
-		{CallID: "call_2", Tool: "fails", Binding: "declared", Source: source, SideEffect: &process,
-			Subject: json.RawMessage(`{"command":["helper","-stderr","failing with $TOKEN","-exit","4"],"input":{},"tool":"fails"}`),
-			Verdict: &runtime.AuditVerdict{Allow: true, Source: "approver", Reason: reason}, Outcome: runtime.StatusToolError,
+		{Event: runtime.AuditStart, CallID: "call_1", Tool: "leaky", Binding: "declared", Source: source, SideEffect: &process,
+			Subject: leakySubject, Verdict: verdict},
+		{Event: runtime.AuditEnd, CallID: "call_1", Tool: "leaky", Binding: "declared", Source: source, SideEffect: &process,
+			Subject: leakySubject, Verdict: verdict, Outcome: runtime.StatusOK},
+		{Event: runtime.AuditStart, CallID: "call_2", Tool: "fails", Binding: "declared", Source: source, SideEffect: &process,
+			Subject: failsSubject, Verdict: verdict},
+		{Event: runtime.AuditEnd, CallID: "call_2", Tool: "fails", Binding: "declared", Source: source, SideEffect: &process,
+			Subject: failsSubject, Verdict: verdict, Outcome: runtime.StatusToolError,
 			Exit: &runtime.AuditExit{Kind: "exited", Code: 4}},
-		{CallID: "call_3", Tool: "leaky", Binding: "declared", Source: source, Outcome: runtime.StatusRefused, Stage: runtime.StageInvalid,
+		{Event: runtime.AuditEnd, CallID: "call_3", Tool: "leaky", Binding: "declared", Source: source, Outcome: runtime.StatusRefused, Stage: runtime.StageInvalid,
 			Refusal: "the input for leaky is invalid: the input must be a JSON object"},
-		{CallID: "call_4", Tool: "nope", Outcome: runtime.StatusRefused, Stage: runtime.StageUnknown,
+		{Event: runtime.AuditEnd, CallID: "call_4", Tool: "nope", Outcome: runtime.StatusRefused, Stage: runtime.StageUnknown,
 			Refusal: `there is no tool named "nope"; the tools are "fails" and "leaky"`},
 	}
 	if diff := cmp.Diff(want, recs); diff != "" {
@@ -557,14 +610,17 @@ func TestAuditKeepsAnUnreadableSubjectOnOneLine(t *testing.T) {
 	var audit bytes.Buffer
 	rt := build(t, &runtime.Options{Audit: &audit, OnAuditError: func(err error) { t.Errorf("audit error: %v", err) }}, tool)
 	rt.Call(t.Context(), "odd", contract.Call{Input: json.RawMessage(`{"text":"x"}`)})
-	if strings.Count(audit.String(), "\n") != 1 {
-		t.Fatalf("audit log is not one line:\n%s", audit.String())
+	lines := strings.Split(strings.TrimSuffix(audit.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("audit log is not two lines, start and end:\n%s", audit.String())
 	}
-	var rec runtime.AuditRecord
-	if err := json.Unmarshal(audit.Bytes(), &rec); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(`"run <this> &&\n{\"x\":1}"`, string(rec.Subject)); diff != "" || rec.Outcome != runtime.StatusOK {
-		t.Errorf("outcome %v, subject (-want +got):\n%s", rec.Outcome, diff)
+	for i, event := range []runtime.AuditEvent{runtime.AuditStart, runtime.AuditEnd} {
+		var rec runtime.AuditRecord
+		if err := json.Unmarshal([]byte(lines[i]), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(`"run <this> &&\n{\"x\":1}"`, string(rec.Subject)); diff != "" || rec.Event != event {
+			t.Errorf("event %v, want %v; subject (-want +got):\n%s", rec.Event, event, diff)
+		}
 	}
 }

@@ -34,17 +34,22 @@
 //  3. the tool's authorization preview describes the call; an error is a
 //     refusal in the tool's words (an unavailable tool refuses here);
 //  4. the gate decides;
-//  5. the tool executes under its own timeout, or the runtime's default;
+//  5. with an audit log, a start record of what is about to run is
+//     written; a consequential call whose start record cannot be written
+//     is refused ([StageAudit]) and does not run;
+//  6. the tool executes under its own timeout, or the runtime's default;
 //     the runtime's deadline backs a tool's own up and never pre-empts
 //     it, and a timeout's text names the limit that fired and the setting
 //     that raises it;
-//  6. one audit record is written.
+//  7. the end record, how the call ended, is written (a refused call has
+//     only this one).
 //
 // The preview and Execute receive the same canonical input, so what the
 // approver saw is what runs. A panic in a tool, or in its error's methods,
 // is an outcome, never a crash. [Outcome.Err] tells the refusals apart
 // with errors.Is: [ErrUnknownTool], [contract.ErrInvalidInput],
-// [contract.ErrRefused], [ErrDenied]; a timeout is a [*TimeoutError].
+// [contract.ErrRefused], [ErrDenied], [ErrAuditFailed]; a timeout is a
+// [*TimeoutError].
 //
 // The roster can change while calls run: [Runtime.ReplaceSource] and
 // [Runtime.ReplaceMCPSource] swap one source's tools (a reloaded manifest,

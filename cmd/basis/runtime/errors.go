@@ -19,20 +19,23 @@ var (
 	ErrUnknownTool = errors.New("unknown tool")
 	// ErrDenied: the gate denied the call.
 	ErrDenied = errors.New("denied")
+	// ErrAuditFailed: the call's start record could not be written to
+	// the audit log, so the call was not run.
+	ErrAuditFailed = errors.New("audit record not written")
 )
 
 // RefusalError is [Outcome.Err] of every refused call. Its text is what the
 // model reads. errors.Is matches the sentinel of its stage —
-// [ErrUnknownTool], [contract.ErrInvalidInput], [contract.ErrRefused] or
-// [ErrDenied] — and anything its cause wraps.
+// [ErrUnknownTool], [contract.ErrInvalidInput], [contract.ErrRefused],
+// [ErrDenied] or [ErrAuditFailed] — and anything its cause wraps.
 type RefusalError struct {
 	// Tool is the name the model used.
 	Tool string
 	// Stage is where the call was stopped.
 	Stage Stage
 	// Err is the cause, when there is one: the input's problem (an
-	// *inputschema.InputError, say), the tool's preview error, or why the
-	// gate failed closed.
+	// *inputschema.InputError, say), the tool's preview error, why the
+	// gate failed closed, or the audit writer's error.
 	Err  error
 	text string
 }
@@ -52,6 +55,8 @@ func (e *RefusalError) Unwrap() []error {
 		kind = contract.ErrRefused
 	case StageDenied:
 		kind = ErrDenied
+	case StageAudit:
+		kind = ErrAuditFailed
 	}
 	var out []error
 	for _, err := range []error{e.Err, kind} {

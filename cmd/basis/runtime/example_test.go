@@ -204,7 +204,8 @@ func hostTurn(ctx context.Context, hostTools []*phrase, myTool contract.Executab
 
 // A host with tools of its own: reads run unasked, a rule allows shout,
 // and DenyAll refuses whatever else is consequential, as a host with
-// nobody to ask does. Every call leaves one audit record.
+// nobody to ask does. A call that runs leaves two audit records, its start
+// and its end; a refused call, its end.
 func Example_host() {
 	wordCount := func(s string) string { return strconv.Itoa(len(strings.Fields(s))) }
 	hostTools := []*phrase{
@@ -236,7 +237,11 @@ func Example_host() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Println("audit:", r.CallID, r.Tool, r.Outcome)
+		if r.Event == runtime.AuditStart {
+			fmt.Println("audit:", r.CallID, r.Tool, "start")
+			continue
+		}
+		fmt.Println("audit:", r.CallID, r.Tool, "end", r.Outcome)
 	}
 	// Output:
 	// tool: word_count
@@ -247,8 +252,11 @@ func Example_host() {
 	// call_3 publish refused: tool publish denied: this run allows no consequential calls without a rule that allows them
 	// call_9 word_count ok: 4
 	// <nil>
-	// audit: call_1 word_count ok
-	// audit: call_2 shout ok
-	// audit: call_3 publish refused
-	// audit: call_9 word_count ok
+	// audit: call_1 word_count start
+	// audit: call_1 word_count end ok
+	// audit: call_2 shout start
+	// audit: call_2 shout end ok
+	// audit: call_3 publish end refused
+	// audit: call_9 word_count start
+	// audit: call_9 word_count end ok
 }

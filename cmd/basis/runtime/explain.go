@@ -4,6 +4,8 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
@@ -20,6 +22,20 @@ func (rt *Runtime) RuleSource(name string) (string, bool) {
 		return "", false
 	}
 	return r.ruleSource, true
+}
+
+// Definition returns the definition of the tool named name as it is now
+// ([contract.Definer]): what an allow rule for it records, and must still
+// match. It is nil, with no error, for a tool that has none; an unknown
+// name is an error wrapping [ErrUnknownTool]; a tool that cannot say what
+// it is returns its error.
+func (rt *Runtime) Definition(ctx context.Context, name string) (json.RawMessage, error) {
+	r, ok := rt.roster.Load().byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, name)
+	}
+	def, _, err := definitionOf(ctx, r)
+	return def, err
 }
 
 // Explanation is what [Runtime.Explain] found: the stages a call passes
@@ -48,7 +64,7 @@ func (rt *Runtime) Explain(ctx context.Context, name string, call contract.Call)
 		out := refused(name, StageUnknown, unknownToolText(name, ro.names()), nil)
 		return Explanation{Refusal: &out}
 	}
-	input, refusal := checkInput(r, name, call.Input)
+	input, refusal := checkInput(ctx, r, name, call.Input)
 	if refusal != nil {
 		return Explanation{Refusal: refusal}
 	}
@@ -58,7 +74,12 @@ func (rt *Runtime) Explain(ctx context.Context, name string, call contract.Call)
 		out := refused(name, StagePreview, text, err)
 		return Explanation{Refusal: &out}
 	}
-	ex := Explanation{Preview: &preview, Request: approver.Request{CallID: call.ID, Tool: name, Source: r.ruleSource, Preview: preview, Input: input}}
+	def, text, err := rt.definitionFor(ctx, r, preview)
+	if err != nil {
+		out := refused(name, StagePreview, text, err)
+		return Explanation{Refusal: &out}
+	}
+	ex := Explanation{Preview: &preview, Request: approver.Request{CallID: call.ID, Tool: name, Source: r.ruleSource, Definition: def, Preview: preview, Input: input}}
 	if rt.gate != nil {
 		rules := rt.gate.Explain(ex.Request)
 		ex.Rules = &rules

@@ -30,12 +30,30 @@ type Options struct {
 	// DefaultTimeout bounds a call whose tool states no timeout. Zero means
 	// DefaultTimeout.
 	DefaultTimeout time.Duration
-	// Audit, when set, receives one JSON line per call (see [AuditRecord]).
-	// Writes are serialized; the writer need not be safe for concurrent
-	// use.
+	// Audit, when set, receives the audit log as JSON lines (see
+	// [AuditRecord]): for a call that runs, a start record before the
+	// tool executes and an end record after; for a refused call, the end
+	// record alone. Each record is one Write, serialized; the writer need
+	// not be safe for concurrent use. A writer with a Flush() error method
+	// (a *bufio.Writer) is flushed after each record.
+	//
+	// With an *os.File each record is one write(2): the start record is in
+	// the kernel before the program starts, so a host killed mid-call
+	// (even by SIGKILL) leaves it on record. The runtime does not fsync —
+	// a disk flush per call would cost more than many calls, and protects
+	// only against the machine itself going down; a host that needs that
+	// gives a writer whose Write syncs.
+	//
+	// When the start record cannot be written, a call whose preview is
+	// consequential is refused with [StageAudit] and does not run: an
+	// audit that silently loses what ran is worse than none. A call whose
+	// preview says [contract.SideEffectNone] changes nothing and runs, and
+	// the failure goes to OnAuditError.
 	Audit io.Writer
 	// OnAuditError, when set, is told when an audit record could not be
-	// written. The call's outcome is not changed by it.
+	// written and the call was not refused for it: an end record (the
+	// call's outcome stands), or the start record of a call that changes
+	// nothing.
 	OnAuditError func(error)
 	// MaxParallel bounds how many parallel calls of one batch run at once.
 	// Zero means DefaultMaxParallel.

@@ -47,22 +47,22 @@ var rows = []row{
 	{
 		name: "subprocess.Run of /bin/cat", module: "subprocess",
 		bench: "^BenchmarkRunOverBareExec$", match: "^BenchmarkRunOverBareExec$",
-		baseline: "exec.Command of /bin/cat, alternated", kind: ratioKind, target: 1.10, source: "subprocess/README",
+		baseline: "exec.Command of /bin/cat in a new session, alternated", kind: ratioKind, target: 1.10, source: "subprocess/README",
 	},
 	{
 		name: "declared tool call (schema check, run)", module: "declared",
 		bench: "^BenchmarkDeclaredCallOverBareExec$", match: "^BenchmarkDeclaredCallOverBareExec$",
-		baseline: "exec.Command of /bin/cat, alternated", kind: ratioKind, target: 1.15, source: "declared/README",
+		baseline: "exec.Command of /bin/cat in a new session, alternated", kind: ratioKind, target: 1.15, source: "declared/README",
 	},
 	{
 		name: "runtime call (schema, preview, gate of 1,000 rules, run, audit)", module: "cmd/basis/runtime",
 		bench: "^BenchmarkRuntimeCallOverBareExec$", match: "^BenchmarkRuntimeCallOverBareExec$",
-		baseline: "exec.Command of /bin/cat, alternated", kind: ratioKind, target: 1.20, source: "cmd/basis/README",
+		baseline: "exec.Command of /bin/cat in a new session, alternated", kind: ratioKind, target: 1.20, source: "cmd/basis/README",
 	},
 	{
 		name: "spawn command `echo ok`", module: "spawn",
 		bench: "^BenchmarkCommandOverBareShell$", match: "^BenchmarkCommandOverBareShell$",
-		baseline: "exec.Command(\"/bin/sh\", \"-c\", body), alternated", kind: ratioKind, target: 1.20, source: "this table (the runtime's bar)",
+		baseline: "exec.Command(\"/bin/sh\", \"-c\", body) in a new session, alternated", kind: ratioKind, target: 1.20, source: "this table (the runtime's bar)",
 	},
 	{
 		name: "gate decision, 10,000 rules", module: "approver",

@@ -31,12 +31,24 @@ type Options struct {
 	LongName bool
 	// Collide adds tools "a.b" and "a_b", which sanitise to one name.
 	Collide bool
+	// Bidi adds the tool BidiToolName, whose title and description hold
+	// bidirectional controls and an escape sequence too.
+	Bidi bool
 	// Exit ends the process for the crash tool; nil makes crash a
 	// protocol error.
 	Exit func(code int)
 	// Stderr is where the crash and leak tools write.
 	Stderr io.Writer
+	// Environ adds the tool environ, which answers with the process's
+	// working directory and whole environment, for tests of what a
+	// server inherits and where it runs.
+	Environ bool
 }
+
+// BidiToolName is the tool Bidi adds: a name that a right-to-left
+// override, isolates, invisible characters and an escape sequence would
+// make read as another.
+const BidiToolName = "list\u202eeteled\u2066\u2069\u200b\u200e\u200f\ufeff\x1b[2K"
 
 // LongToolName is the 200-character tool name LongName adds.
 var LongToolName = strings.Repeat("long", 50)
@@ -117,12 +129,25 @@ func New(opts Options) *mcp.Server {
 		add("grown", "Added by grow.", nil, echo)
 		return text("grown"), nil
 	})
+	if opts.Environ {
+		add("environ", "Returns the server's working directory and environment.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			dir, err := os.Getwd()
+			if err != nil {
+				return nil, err
+			}
+			return text("cwd=" + dir + "\n" + strings.Join(os.Environ(), "\n")), nil
+		})
+	}
 	for i := range opts.Extra {
 		add(fmt.Sprintf("extra%02d", i), "An extra tool.", nil, echo)
 	}
 	add("quiet", "", nil, echo)
 	if opts.LongName {
 		add(LongToolName, "A tool with a 200-character name.", nil, echo)
+	}
+	if opts.Bidi {
+		s.AddTool(&mcp.Tool{Name: BidiToolName, Description: "Lists\u202e files\x1b[1A.", InputSchema: object,
+			Annotations: &mcp.ToolAnnotations{Title: "List\u2067 files"}}, echo)
 	}
 	if opts.Collide {
 		add("a.b", "Sanitises like a_b.", nil, echo)

@@ -11,22 +11,45 @@
 //	sbhelper ioctl PATH REQ    open PATH read-only and issue REQ (tcgets, tiocsti) on it
 //	sbhelper ids               print the uid, gid and the first uid mapping
 //	sbhelper pdeathsig         print the parent-death signal's number
-//	sbhelper udp ADDR          send a datagram to ADDR and wait for the echo
+//	sbhelper udpecho ADDR      send a datagram to ADDR and wait for the echo
 //	sbhelper loopback          listen on 127.0.0.1 and connect to it (TCP, then UDP)
 //	sbhelper escape HOW [stay] leave a process behind that tries to escape the
 //	                           call (HOW: setsid, setpgid, daemon); print "up"
 //	                           once it runs, then exit (or, with stay, wait forever)
 //	sbhelper survive           what escape leaves behind: report on fd 3, wait forever
+//	sbhelper rename OLD NEW    rename OLD to NEW
+//	sbhelper mkdir PATH        create the directory PATH
+//	sbhelper link OLD NEW      make NEW a hard link to OLD
+//	sbhelper remove PATH       remove PATH and everything beneath it
+//	sbhelper read PATH         read PATH, print how many bytes
+//	sbhelper env NAME          print $NAME
+//	sbhelper writeenv NAME F   create $NAME (and parents) and write F in it
+//	sbhelper unix PATH         connect to the Unix stream socket PATH
+//	sbhelper unixgram PATH     send a datagram to PATH from a socketpair(AF_UNIX, SOCK_DGRAM)
+//	sbhelper listen PATH       listen on the Unix socket PATH ($TMPDIR/PATH when relative)
+//	sbhelper abstract NAME     connect to the abstract Unix socket NAME
+//	sbhelper udp ADDR          send a UDP datagram to ADDR
+//	sbhelper iouring           set up an io_uring
+//	sbhelper int80             socket(AF_UNIX) through the i386 system call entry (amd64)
+//	sbhelper kill PID          send SIGTERM to PID
+//	sbhelper ptrace PID        attach to PID with ptrace (and detach)
+//	sbhelper wait              print "ready", then wait for stdin to close
+//	sbhelper undo PATH         in new user and mount namespaces, try to make the
+//	                           read-only mount at PATH writable; ok if it is then
 package main
 
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -97,7 +120,7 @@ func main() {
 			fail(errno)
 		}
 		fmt.Println(sig)
-	case "udp":
+	case "udpecho":
 		done(udpEcho(arg(2)))
 	case "loopback":
 		done(loopback())
@@ -122,6 +145,124 @@ func main() {
 		fmt.Fprintln(report, "up")
 		report.Close()
 		waitForever()
+	case "rename":
+		done(os.Rename(arg(2), arg(3)))
+	case "link":
+		done(os.Link(arg(2), arg(3)))
+	case "mkdir":
+		done(os.Mkdir(arg(2), 0o755))
+	case "remove":
+		if _, err := os.Lstat(arg(2)); err != nil {
+			fail(err)
+		}
+		done(os.RemoveAll(arg(2)))
+	case "read":
+		data, err := os.ReadFile(arg(2))
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println(len(data), "bytes")
+	case "env":
+		fmt.Println(os.Getenv(arg(2)))
+	case "writeenv":
+		dir := os.Getenv(arg(2))
+		if dir == "" {
+			fail(fmt.Errorf("$%s is not set", arg(2)))
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fail(err)
+		}
+		done(os.WriteFile(filepath.Join(dir, arg(3)), []byte("written"), 0o600))
+	case "unix":
+		c, err := net.DialTimeout("unix", arg(2), 5*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		done(err)
+	case "unixgram":
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			fail(fmt.Errorf("socketpair: %w", err))
+		}
+		done(unix.Sendto(fds[0], []byte("hi"), 0, &unix.SockaddrUnix{Name: arg(2)}))
+	case "listen":
+		path := arg(2)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(os.Getenv("TMPDIR"), path)
+		}
+		ln, err := net.Listen("unix", path)
+		if err == nil {
+			ln.Close()
+		}
+		done(err)
+	case "abstract":
+		c, err := net.DialTimeout("unix", "@"+arg(2), 5*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		done(err)
+	case "udp":
+		c, err := net.Dial("udp", arg(2))
+		if err == nil {
+			_, err = c.Write([]byte("hi"))
+			c.Close()
+		}
+		done(err)
+	case "iouring":
+		var params [120]byte // struct io_uring_params
+		fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 8, uintptr(unsafe.Pointer(&params)), 0)
+		if errno != 0 {
+			fail(fmt.Errorf("io_uring_setup: %w", errno))
+		}
+		unix.Close(int(fd))
+		done(nil)
+	case "int80":
+		done(int80Socket())
+	case "kill":
+		done(unix.Kill(pid(arg(2)), unix.SIGTERM))
+	case "ptrace":
+		p := pid(arg(2))
+		err := unix.PtraceAttach(p)
+		if err == nil {
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(p, &ws, unix.WALL, nil)
+			_ = unix.PtraceDetach(p)
+		}
+		done(err)
+	case "undo":
+		// A process that made its own user namespace holds every
+		// capability there, CAP_SYS_ADMIN included.
+		cmd := exec.Command(os.Args[0], "undo-inner", arg(2))
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS, AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN}}
+		if err := cmd.Run(); err != nil {
+			fail(fmt.Errorf("undo: %w", err))
+		}
+	case "undo-inner":
+		path := arg(2)
+		status, _ := os.ReadFile("/proc/self/status")
+		for _, line := range strings.Split(string(status), "\n") {
+			if hex, ok := strings.CutPrefix(line, "CapEff:"); ok {
+				caps, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+				if err != nil || caps&(1<<unix.CAP_SYS_ADMIN) == 0 {
+					fail(fmt.Errorf("no CAP_SYS_ADMIN in the new user namespace (%s): the attempt would prove nothing", strings.TrimSpace(hex)))
+				}
+			}
+		}
+		fmt.Println("mount_setattr:", unix.MountSetattr(unix.AT_FDCWD, path, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}))
+		fmt.Println("remount:", unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND, ""))
+		fmt.Println("umount:", unix.Unmount(path, unix.MNT_DETACH))
+		var st unix.Statfs_t
+		if err := unix.Statfs(path, &st); err != nil {
+			fail(err)
+		}
+		if st.Flags&unix.ST_RDONLY != 0 {
+			fail(fmt.Errorf("%s is still read-only", path))
+		}
+		done(nil)
+	case "wait":
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
 	default:
 		fail(fmt.Errorf("unknown subcommand"))
 	}
@@ -265,4 +406,27 @@ func waitForever() {
 	for {
 		unix.Pause()
 	}
+}
+func pid(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		fail(err)
+	}
+	return n
+}
+
+// int80Socket makes socket(AF_UNIX, SOCK_STREAM, 0) through the i386
+// system call entry, which the sandbox's seccomp filter must not let
+// through: the system call numbers differ there.
+func int80Socket() error {
+	if runtime.GOARCH != "amd64" {
+		return fmt.Errorf("int80 is for amd64")
+	}
+	const i386Socket = 359
+	r := int32(int80(i386Socket, unix.AF_UNIX, unix.SOCK_STREAM, 0))
+	if r < 0 {
+		return unix.Errno(-r)
+	}
+	unix.Close(int(r))
+	return nil
 }

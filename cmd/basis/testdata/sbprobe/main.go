@@ -6,6 +6,7 @@
 //	sbprobe write PATH      write a file
 //	sbprobe connect ADDR    open a TCP connection
 //	sbprobe tmpdir          write a file in $TMPDIR and print $TMPDIR
+//	sbprobe cache NAME      write NAME in $XDG_CACHE_HOME and print its path
 //	sbprobe child ARGS...   run sbprobe ARGS... as a child and relay it
 package main
 
@@ -40,7 +41,7 @@ func main() {
 
 func probe(args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: sbprobe write PATH | connect ADDR | tmpdir | child ARGS...")
+		return errors.New("usage: sbprobe write PATH | connect ADDR | tmpdir | cache NAME | child ARGS...")
 	}
 	switch args[0] {
 	case "write":
@@ -61,6 +62,12 @@ func probe(args []string) error {
 			return err
 		}
 		fmt.Println("ok: " + dir)
+	case "cache":
+		path := filepath.Join(os.Getenv("XDG_CACHE_HOME"), args[1])
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			return err
+		}
+		fmt.Println("ok: " + path)
 	case "child":
 		self, err := os.Executable()
 		if err != nil {

@@ -24,12 +24,19 @@ func main() {
 	flag.IntVar(&opts.Extra, "extra", 0, "number of extra echo tools")
 	flag.BoolVar(&opts.LongName, "long", false, "add a tool with a 200-character name")
 	flag.BoolVar(&opts.Collide, "collide", false, "add two tools whose names sanitise to one")
+	flag.BoolVar(&opts.Bidi, "bidi", false, "add a tool whose name holds bidirectional controls")
+	flag.BoolVar(&opts.Environ, "environ", false, "add the tool environ, which reports the working directory and environment")
 	stubborn := flag.String("stubborn", "", "ignore SIGTERM and stdin EOF, fork a grandchild, and write both pids to this file")
 	sleeper := flag.Bool("sleeper", false, "sleep until killed (the stubborn server's grandchild)")
+	daemon := flag.Bool("daemon", false, "start a sleeper in a session of its own, as a daemon would, and leave it")
 	delay := flag.Duration("delay", 0, "wait this long before serving")
 	flag.Parse()
 	if *sleeper {
-		select {}
+		// Not select {}: with no other goroutine the runtime calls that a
+		// deadlock and exits.
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 	opts.Exit = os.Exit
 	opts.Stderr = os.Stderr
@@ -46,6 +53,19 @@ func main() {
 			os.Exit(1)
 		}
 		if err := os.WriteFile(*stubborn, fmt.Appendf(nil, "%d %d\n", os.Getpid(), child.Process.Pid), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	if *daemon {
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		child := exec.Command(self, "-sleeper")
+		child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := child.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

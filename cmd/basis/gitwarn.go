@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/internal/gitconfig"
+	"github.com/basis-go/basis/spawn"
+)
+
+// maxGitDirs bounds the directories one call's git commands are looked
+// for repositories in.
+const maxGitDirs = 8
+
+// gitFindings lists what the git config (and hooks) of the repository
+// dir is in make git run: for basis check, about the workspace itself.
+func (w *workspace) gitFindings(ctx context.Context, dir string) []string {
+	return w.gitReport(ctx, []gitTarget{{dir: dir}})
+}
+
+// callGitWarnings lists, for a call that runs git (a spawn command whose
+// words name git, or a declared tool whose program is git), what the
+// config and hooks of each repository those git commands would use make
+// git run: an exact, allowed git status runs core.fsmonitor from
+// .git/config. Empty for any other call. Nothing is run to find out.
+func (w *workspace) callGitWarnings(ctx context.Context, req approver.Request) []string {
+	return w.gitReport(ctx, gitTargets(req, w.root))
+}
+
+func (w *workspace) gitReport(ctx context.Context, targets []gitTarget) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range targets {
+		gitDir := t.gitDir
+		if gitDir == "" {
+			var problem *gitconfig.Finding
+			gitDir, problem = gitconfig.Repository(ctx, t.dir)
+			if problem != nil {
+				out = append(out, problem.Format(w.displayPath))
+			}
+		}
+		if gitDir == "" || seen[gitDir] {
+			continue
+		}
+		seen[gitDir] = true
+		for _, f := range gitconfig.Check(ctx, gitDir, gitconfig.Options{Home: w.e.getenv("HOME")}) {
+			out = append(out, f.Format(w.displayPath))
+		}
+	}
+	return out
+}
+
+// gitTarget is where a git command looks for its repository: a
+// directory to discover it from, or a git directory named outright
+// (--git-dir).
+type gitTarget struct{ dir, gitDir string }
+
+// gitTargets reads a call's Subject for the git commands it runs and the
+// directories they run in: the call's directory, each cd's and each git
+// -C's, and each --git-dir. A word that only mentions git (sh -c 'git
+// status', a line that could not be analysed) counts too: the call's
+// directory is then where git would look.
+func gitTargets(req approver.Request, root string) []gitTarget {
+	var subject struct {
+		Body     string     `json:"body"`
+		Commands [][]string `json:"commands"`
+		Command  []string   `json:"command"`
+		Program  string     `json:"program"`
+		Cwd      string     `json:"cwd"`
+		Target   string     `json:"target"`
+	}
+	if json.Unmarshal(req.Preview.Subject, &subject) != nil {
+		return nil
+	}
+	if subject.Target != "" && subject.Target != spawn.LocalTarget {
+		return nil // git runs on another machine, with its repository there
+	}
+	base := root
+	switch {
+	case filepath.IsAbs(req.Preview.Dir):
+		base = filepath.Clean(req.Preview.Dir)
+	case filepath.IsAbs(subject.Cwd):
+		base = filepath.Clean(subject.Cwd)
+	}
+	runs := mentionsGit(subject.Body) || mentionsGit(subject.Program)
+	for _, w := range subject.Command {
+		runs = runs || mentionsGit(w)
+	}
+	targets := []gitTarget{{dir: base}}
+	add := func(t gitTarget) {
+		if len(targets) < maxGitDirs {
+			targets = append(targets, t)
+		}
+	}
+	for _, argv := range subject.Commands {
+		if len(argv) == 0 {
+			continue
+		}
+		if approver.ProgramName(argv[0]) == "cd" && len(argv) > 1 {
+			add(gitTarget{dir: join(base, argv[1])})
+		}
+		gitAt := -1
+		for i, w := range argv {
+			if mentionsGit(w) {
+				runs = true
+				if gitAt < 0 && strings.EqualFold(approver.ProgramName(w), "git") {
+					gitAt = i
+				}
+			}
+		}
+		if gitAt >= 0 {
+			for _, t := range gitOptionTargets(base, argv[gitAt+1:]) {
+				add(t)
+			}
+		}
+	}
+	if !runs {
+		return nil
+	}
+	return targets
+}
+
+// gitOptionTargets reads git's own options, before its subcommand: each
+// -C DIR moves where git starts (relative to the previous one), and
+// --git-dir names the repository.
+func gitOptionTargets(base string, args []string) []gitTarget {
+	var out []gitTarget
+	dir := base
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" && i+1 < len(args):
+			i++
+			dir = join(dir, args[i])
+			out = append(out, gitTarget{dir: dir})
+		case a == "--git-dir" && i+1 < len(args):
+			i++
+			out = append(out, gitTarget{gitDir: join(dir, args[i])})
+		case strings.HasPrefix(a, "--git-dir="):
+			out = append(out, gitTarget{gitDir: join(dir, strings.TrimPrefix(a, "--git-dir="))})
+		case a == "-c" || a == "--exec-path" || a == "--namespace" || a == "--work-tree" || a == "--config-env":
+			i++ // an option with a value of its own
+		case !strings.HasPrefix(a, "-"):
+			return out // the subcommand
+		}
+	}
+	return out
+}
+
+func join(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// mentionsGit reports whether text holds git as a word a shell could run:
+// git, /usr/bin/git, or git inside sh -c 'cd x && git status'.
+func mentionsGit(text string) bool {
+	for _, word := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/+-", r))
+	}) {
+		if strings.EqualFold(approver.ProgramName(word), "git") {
+			return true
+		}
+	}
+	return false
+}
+
+// warnAbout makes every question appr is asked carry the call's git
+// warnings (approver.Request.Warnings), so the terminal, an MCP client's
+// form and a hook all show them.
+func (w *workspace) warnAbout(appr approver.Approver) approver.Approver {
+	if appr == nil {
+		return nil
+	}
+	return approver.ApproverFunc(func(ctx context.Context, req approver.Request) (approver.Answer, error) {
+		req.Warnings = slices.Concat(req.Warnings, w.callGitWarnings(ctx, req))
+		return appr.Approve(ctx, req)
+	})
+}

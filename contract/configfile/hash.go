@@ -1,0 +1,64 @@
+package configfile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// HashPrefix begins every digest [HashFile] returns.
+const HashPrefix = "sha256:"
+
+// HashFile returns "sha256:" and the hex SHA-256 of the regular file at
+// path, following symlinks: what an approval or a trust record pins of a
+// file a tool runs, so that a rewritten file no longer matches. It opens
+// the file without blocking (a FIFO put in its place cannot stall it),
+// hashes the file it opened (a *[NotRegularError] for anything but a
+// regular file), has no size bound — a program is as large as it is — and
+// stops when ctx is done.
+func HashFile(ctx context.Context, path string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return "", &NotRegularError{Path: path, Mode: info.Mode()}
+	}
+	h := sha256.New()
+	buf := make([]byte, chunk)
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return HashPrefix + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Within reports whether path is dir or lies beneath it, comparing the
+// cleaned paths as written (no symlink is followed): both should be
+// absolute.
+func Within(path, dir string) bool {
+	path, dir = filepath.Clean(path), filepath.Clean(dir)
+	if path == dir || dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(path, dir+"/")
+}

@@ -1,0 +1,9 @@
+package mcpbind
+
+import "net/http"
+
+// HTTPServerFor is the http.Server ListenAndServe would serve h on with
+// limits l.
+func HTTPServerFor(h http.Handler, l *HTTPLimits) *http.Server {
+	return newHTTPServer(h, l.withDefaults())
+}

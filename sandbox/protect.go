@@ -1,0 +1,538 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// alwaysProtected is what stays read-only in every writable directory
+// whatever the policy says: what programs outside the sandbox execute or
+// trust. Git runs hooks and commands named in .git/config
+// (core.fsmonitor, hooks/*) on the operator's next plain `git status`;
+// basis itself reads .basis/ (tools.json, sandbox.json, rules) and
+// .mcp.json and starts what they name.
+var alwaysProtected = []string{".git", ".basis", ".mcp.json"}
+
+// Bounds of the search for nested repositories: .git is looked for in
+// every directory up to nestedDepth levels below a writable directory
+// (so root/a/b/c/.git is found, root/a/b/c/d/.git is not), reading at
+// most walkBudget directories per call over all writable directories,
+// breadth first, never following symbolic links nor entering .git or
+// node_modules. Submodules listed in a .gitmodules are found at any depth,
+// up to maxSubmodules.
+const (
+	nestedDepth   = 3
+	walkBudget    = 2000
+	maxSubmodules = 256
+	// maxGitFile bounds what is read of a .gitmodules, a .git file or a
+	// git config: the files are small, a larger one is not followed.
+	maxGitFile = 64 << 10
+)
+
+// skipDirs are not searched for nested repositories: dependency trees,
+// large and not repositories of the operator's.
+var skipDirs = map[string]bool{".git": true, "node_modules": true}
+
+// validProtect reports a protected path that cannot be used: empty, with
+// a NUL, or relative and leaving the directory it is looked up in.
+func validProtect(p string) error {
+	switch {
+	case p == "" || strings.IndexByte(p, 0) >= 0:
+		return errors.New("is empty or holds a NUL byte")
+	case filepath.IsAbs(p):
+		return nil
+	}
+	c := filepath.Clean(p)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return errors.New("must name something inside the writable directory it is looked up in (no ..)")
+	}
+	return nil
+}
+
+// linkError refuses a protected path that is a symbolic link, or is
+// reached through one inside a writable directory: the mount that holds
+// a path read-only holds what the link points to, not the link, and the
+// program could replace the link.
+func linkError(path string) error {
+	return &UnavailableError{Reason: path + " is a symbolic link (or is reached through one) inside a directory the program may write; " +
+		"the sandbox keeps it read-only with a mount, which holds what a link points to but not the link itself: replace the link by what it points to"}
+}
+
+// finder collects the paths to protect for one call.
+type finder struct {
+	listings *listings
+	roots    []string // writable directories, resolved
+	found    []string
+	seen     map[string]bool
+	read     map[string]bool // directories the walk has read
+	err      error
+	budget   int
+	modules  int
+	home     string
+}
+
+// protectedPaths returns what a program started in dir must find
+// read-only: the existing .git, .basis and .mcp.json of every writable
+// directory, the policy's protected paths, nested repositories and
+// submodules, the git directories their .git files point to and the hook
+// directories and included config files their configs name — each
+// resolved, inside a writable directory, sorted, none beneath another.
+// The error refuses the run (a protected path that is a symbolic link);
+// the paths are what was found anyway.
+func (s *Sandbox) protectedPaths(dir string) ([]string, error) {
+	if s.policy.Mode != WorkspaceWrite {
+		return nil, nil
+	}
+	f := &finder{listings: &s.listings, seen: map[string]bool{}, read: map[string]bool{}, budget: walkBudget}
+	f.home, _ = os.UserHomeDir()
+	for _, w := range s.writableDirs(dir) {
+		r, err := filepath.EvalSymlinks(w)
+		if err != nil || slices.Contains(f.roots, r) {
+			continue
+		}
+		f.roots = append(f.roots, r)
+	}
+	var names, absolute []string
+	for _, p := range slices.Concat(alwaysProtected, s.policy.Protect) {
+		if filepath.IsAbs(p) {
+			absolute = append(absolute, filepath.Clean(p))
+		} else {
+			names = append(names, filepath.Clean(p))
+		}
+	}
+	for _, root := range f.roots {
+		for _, n := range names {
+			f.add(root, n)
+		}
+	}
+	for _, p := range absolute {
+		f.addAbsolute(p)
+	}
+	for _, root := range f.roots {
+		f.walk(root)
+	}
+	return outermost(f.found), f.err
+}
+
+// writableDirs are the writable directories that may hold something to
+// protect: the per-call TMPDIR is fresh and basis's cache is basis's own.
+func (s *Sandbox) writableDirs(dir string) []string {
+	return slices.Concat([]string{s.workspace, dir}, s.policy.Write)
+}
+
+// add protects root/rel when it exists and no component below root is a
+// symbolic link.
+func (f *finder) add(root, rel string) {
+	p := root
+	for _, part := range strings.Split(rel, "/") {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return // missing: nothing to hold (see the README: what remains)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if f.err == nil {
+				f.err = linkError(p)
+			}
+			return
+		}
+	}
+	if !f.seen[p] {
+		f.seen[p] = true
+		f.found = append(f.found, p)
+	}
+}
+
+// addAbsolute protects p when it lies in a writable directory, as written
+// or once symbolic links outside the writable directories are resolved.
+func (f *finder) addAbsolute(p string) {
+	candidates := []string{p}
+	if parent, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		candidates = append(candidates, filepath.Join(parent, filepath.Base(p)))
+	}
+	for _, c := range candidates {
+		for _, root := range f.roots {
+			if rel, ok := beneath(c, root); ok {
+				if rel == "." {
+					f.addRoot(root)
+				} else {
+					f.add(root, rel)
+				}
+				return
+			}
+		}
+	}
+}
+
+// addRoot protects a writable directory as a whole (an operator may
+// protect one of its own write paths).
+func (f *finder) addRoot(root string) {
+	if !f.seen[root] {
+		f.seen[root] = true
+		f.found = append(f.found, root)
+	}
+}
+
+// beneath returns path relative to root when it is root or lies beneath
+// it, lexically.
+func beneath(path, root string) (string, bool) {
+	if !within(path, root) {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, path)
+	return rel, err == nil
+}
+
+// rootOf returns the writable directory p lies in, if any.
+func (f *finder) rootOf(p string) (string, string, bool) {
+	for _, root := range f.roots {
+		if rel, ok := beneath(p, root); ok {
+			return root, rel, true
+		}
+	}
+	return "", "", false
+}
+
+// walk looks for repositories below root, breadth first within the
+// bounds above, and follows what each one points to.
+func (f *finder) walk(root string) {
+	type level struct {
+		dir   string
+		depth int
+	}
+	queue := []level{{root, 0}}
+	for len(queue) > 0 && f.budget > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		if f.read[d.dir] {
+			continue // a writable directory inside another one
+		}
+		f.read[d.dir] = true
+		f.budget--
+		l, ok := f.listings.list(d.dir)
+		if !ok {
+			continue
+		}
+		if l.dotgit != nil {
+			f.repository(d.dir, l.dotgit)
+		}
+		if l.gitmodules {
+			f.submodules(d.dir)
+		}
+		if d.depth < nestedDepth {
+			for _, name := range l.subdirs {
+				queue = append(queue, level{filepath.Join(d.dir, name), d.depth + 1})
+			}
+		}
+	}
+}
+
+// listing is what the search needs of one directory's entries.
+type listing struct {
+	stamp      dirStamp
+	dotgit     fs.DirEntry // its .git, or nil
+	gitmodules bool        // it has a .gitmodules file
+	subdirs    []string    // the subdirectories to search, links and skipDirs left out
+}
+
+// maxListings bounds the listings a Sandbox remembers.
+const maxListings = 4 * walkBudget
+
+// listings remembers directories' listings across calls, so that a
+// search reads only the directories that changed since: one lstat instead
+// of reading a directory. A listing is used again only while the
+// directory's device, inode and change time are those it was read with,
+// and only once that change time lies a moment before the read (the
+// filesystem's clock is coarse: an entry added within the same tick as
+// the read would not move it). The change time moves with every entry
+// added, removed or renamed, and a program can set a directory's
+// modification time back but not its change time.
+type listings struct {
+	mu    sync.Mutex
+	m     map[string]listing
+	reads int // directories read, for tests
+}
+
+// clock is the time a listing is read at; tests move it.
+var clock = time.Now
+
+// list returns dir's listing, read again unless it is known unchanged;
+// false when dir is not a directory (a link included) or cannot be read.
+func (ls *listings) list(dir string) (listing, bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return listing{}, false
+	}
+	stamp, stable := stampOf(fi)
+	if stable {
+		ls.mu.Lock()
+		l, hit := ls.m[dir]
+		ls.mu.Unlock()
+		if hit && l.stamp == stamp {
+			return l, true
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return listing{}, false
+	}
+	ls.mu.Lock()
+	ls.reads++
+	ls.mu.Unlock()
+	l := listing{stamp: stamp}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case name == ".git":
+			l.dotgit = e
+		case name == ".gitmodules" && e.Type().IsRegular():
+			l.gitmodules = true
+		case e.IsDir() && !skipDirs[name]:
+			l.subdirs = append(l.subdirs, name)
+		}
+	}
+	if stable && stampSettled(stamp, clock()) {
+		ls.mu.Lock()
+		if ls.m == nil || len(ls.m) >= maxListings {
+			ls.m = make(map[string]listing)
+		}
+		ls.m[dir] = l
+		ls.mu.Unlock()
+	}
+	return l, true
+}
+
+// repository protects worktree/.git and what it leads to.
+func (f *finder) repository(worktree string, e fs.DirEntry) {
+	dotgit := filepath.Join(worktree, ".git")
+	root, rel, ok := f.rootOf(dotgit)
+	if !ok {
+		return
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		if f.err == nil {
+			f.err = linkError(dotgit)
+		}
+		return
+	}
+	f.add(root, rel)
+	gitdir := dotgit
+	if !e.IsDir() {
+		// A .git file ("gitdir: PATH") is how submodules and worktrees
+		// point to their repository, which may lie in a writable
+		// directory too.
+		gitdir = readGitdir(dotgit)
+		if gitdir == "" {
+			return
+		}
+		f.protectIfWritable(gitdir)
+	}
+	f.config(worktree, gitdir)
+}
+
+// protectIfWritable protects p (absolute, symbolic links resolved
+// outside the writable directories) when it lies in one.
+func (f *finder) protectIfWritable(p string) {
+	if _, err := os.Lstat(p); err != nil {
+		return
+	}
+	f.addAbsolute(p)
+}
+
+// readGitdir returns the absolute path a .git file points to, or "".
+func readGitdir(dotgit string) string {
+	data := readSmall(dotgit)
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("gitdir:"))
+	if !ok {
+		return ""
+	}
+	p := string(bytes.TrimSpace(rest))
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(dotgit), p)
+	}
+	return filepath.Clean(p)
+}
+
+// config protects the hook directory (core.hooksPath) and the included
+// files (include.path, includeIf.*.path) that gitdir's config names:
+// git runs the former and reads the latter as its own config. Includes
+// of includes are not followed.
+func (f *finder) config(worktree, gitdir string) {
+	cfg := filepath.Join(gitdir, "config")
+	for _, kv := range gitConfig(readSmall(cfg)) {
+		var p string
+		switch {
+		case kv.section == "core" && kv.key == "hookspath":
+			p = f.expand(kv.value, worktree)
+		case (kv.section == "include" || kv.section == "includeif") && kv.key == "path":
+			p = f.expand(kv.value, gitdir)
+		default:
+			continue
+		}
+		if p != "" {
+			f.protectIfWritable(p)
+		}
+	}
+}
+
+// expand makes a path from a git config absolute: "~/" is the home
+// directory, a relative path is relative to base.
+func (f *finder) expand(v, base string) string {
+	if rest, ok := strings.CutPrefix(v, "~/"); ok {
+		if f.home == "" {
+			return ""
+		}
+		return filepath.Join(f.home, rest)
+	}
+	if v == "" || strings.IndexByte(v, 0) >= 0 {
+		return ""
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(base, v)
+	}
+	return filepath.Clean(v)
+}
+
+// submodules protects the .git of every submodule that dir/.gitmodules
+// lists, and of theirs, at any depth up to maxSubmodules in all.
+func (f *finder) submodules(dir string) {
+	for _, kv := range gitConfig(readSmall(filepath.Join(dir, ".gitmodules"))) {
+		if kv.section != "submodule" || kv.key != "path" || validProtect(kv.value) != nil || filepath.IsAbs(kv.value) {
+			continue
+		}
+		if f.modules >= maxSubmodules {
+			return
+		}
+		f.modules++
+		sub := filepath.Join(dir, filepath.Clean(kv.value))
+		fi, err := os.Lstat(filepath.Join(sub, ".git"))
+		if err != nil {
+			continue // not checked out
+		}
+		f.repository(sub, fs.FileInfoToDirEntry(fi))
+		if _, err := os.Lstat(filepath.Join(sub, ".gitmodules")); err == nil {
+			f.submodules(sub)
+		}
+	}
+}
+
+// readSmall reads the first maxGitFile bytes of a regular file, without
+// following a final symbolic link; nil when it cannot.
+func readSmall(path string) []byte {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer file.Close()
+	data, _ := io.ReadAll(io.LimitReader(file, maxGitFile))
+	return data
+}
+
+// gitEntry is one "key = value" of a git config file.
+type gitEntry struct {
+	section, key, value string
+}
+
+// gitConfig reads the entries of a git config file (the .git/config and
+// .gitmodules format) in the forms git writes: [section] and
+// [section "sub"] headers, key = value lines, values optionally quoted,
+// # and ; comments. Section and key names are lower-cased; subsections
+// are dropped. Anything else is skipped.
+func gitConfig(data []byte) []gitEntry {
+	var out []gitEntry
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), maxGitFile)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || line[0] == '#' || line[0] == ';':
+			continue
+		case line[0] == '[':
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				section = ""
+				continue
+			}
+			name := strings.TrimSpace(line[1:end])
+			if i := strings.IndexAny(name, " \t\""); i >= 0 {
+				name = name[:i]
+			}
+			if i := strings.IndexByte(name, '.'); i >= 0 { // [section.sub], the old form
+				name = name[:i]
+			}
+			section = strings.ToLower(name)
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				continue
+			}
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok || section == "" {
+			continue
+		}
+		out = append(out, gitEntry{section: section, key: strings.ToLower(strings.TrimSpace(key)), value: gitValue(value)})
+	}
+	return out
+}
+
+// gitValue unquotes a git config value and drops a trailing comment.
+func gitValue(v string) string {
+	var b strings.Builder
+	quoted := false
+	v = strings.TrimSpace(v)
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(v):
+			i++
+			switch v[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(v[i])
+			}
+		case (c == '#' || c == ';') && !quoted:
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// outermost sorts paths and drops those beneath another: a read-only
+// mount holds everything below it.
+func outermost(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !slices.ContainsFunc(paths, func(q string) bool { return q != p && within(p, q) }) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,226 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestGitConfig(t *testing.T) {
+	data := `# a comment
+[core]
+	hooksPath = .husky/_ ; why
+	fsmonitor = "touch \"x\""
+[include]
+	path = ../shared.gitconfig
+[includeIf "gitdir:~/work/"]
+	path = "~/work.gitconfig"
+[submodule "lib"]
+	path = third_party/lib
+	url = https://example.com/lib
+[Core.Sub] hooksPath=/abs
+broken line
+[unterminated
+	path = ignored
+`
+	want := []gitEntry{
+		{"core", "hookspath", ".husky/_"},
+		{"core", "fsmonitor", `touch "x"`},
+		{"include", "path", "../shared.gitconfig"},
+		{"includeif", "path", "~/work.gitconfig"},
+		{"submodule", "path", "third_party/lib"},
+		{"submodule", "url", "https://example.com/lib"},
+		{"core", "hookspath", "/abs"},
+	}
+	if diff := cmp.Diff(want, gitConfig([]byte(data)), cmp.AllowUnexported(gitEntry{})); diff != "" {
+		t.Errorf("gitConfig (-want +got):\n%s", diff)
+	}
+}
+
+// What the search for protected paths finds, and the bounds it keeps.
+func TestProtectedPathsFound(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		".git/config":                  "[include]\n\tpath = ../shared.gitconfig\n[core]\n\thooksPath = " + outside + "/hooks\n",
+		"shared.gitconfig":             "",
+		".gitmodules":                  "[submodule \"deep\"]\n\tpath = v/w/x/y/z/deep\n[submodule \"gone\"]\n\tpath = not/checked/out\n[submodule \"escape\"]\n\tpath = ../../etc\n",
+		"v/w/x/y/z/deep/.git":          "gitdir: ../../../../../../.git/modules/deep\n",
+		"wt/.git":                      "gitdir: " + ws + "/store/wt.git\n",
+		"store/wt.git/config":          "",
+		"p/q/r/.git/config":            "",
+		"p/q/r/s/.git/config":          "",
+		"node_modules/pkg/.git/config": "",
+		"docs/readme.md":               "",
+		".vscode/tasks.json":           "",
+		".git/modules/deep/config":     "",
+		".basis/tools.json":            "",
+		"a/.basis/tools.json":          "",
+	}
+	for name, content := range files {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(outside, "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(Policy{Protect: []string{".vscode/tasks.json", filepath.Join(ws, "docs")}}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sb.protectedPaths(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		".basis", ".git", ".vscode/tasks.json", "docs",
+		"p/q/r/.git",          // three levels down: found
+		"shared.gitconfig",    // included by .git/config
+		"store/wt.git",        // where wt/.git points
+		"v/w/x/y/z/deep/.git", // a submodule, at any depth
+		"wt/.git",
+	}
+	for i := range want {
+		want[i] = filepath.Join(ws, want[i])
+	}
+	// Not found: p/q/r/s/.git (four levels down), node_modules, a/.basis
+	// (.basis is looked for in the writable directories themselves), the
+	// hook directory outside the workspace (read-only already).
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("protectedPaths (-want +got):\n%s", diff)
+	}
+}
+
+func TestProtectedPathsRefuseLinks(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, ws, outside string)
+		link  string
+	}{
+		{".git a link", func(t *testing.T, ws, outside string) {
+			mustSymlink(t, outside, filepath.Join(ws, ".git"))
+		}, ".git"},
+		{"a nested .git a link", func(t *testing.T, ws, outside string) {
+			mustMkdir(t, filepath.Join(ws, "sub"))
+			mustSymlink(t, outside, filepath.Join(ws, "sub", ".git"))
+		}, "sub/.git"},
+		{"a protected path reached through a link", func(t *testing.T, ws, outside string) {
+			mustMkdir(t, filepath.Join(outside, ".vscode"))
+			mustSymlink(t, filepath.Join(outside, ".vscode"), filepath.Join(ws, ".vscode"))
+			if err := os.WriteFile(filepath.Join(outside, ".vscode", "tasks.json"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, ".vscode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, outside := t.TempDir(), t.TempDir()
+			tt.setup(t, ws, outside)
+			sb, err := New(Policy{Protect: []string{".vscode/tasks.json"}}, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = sb.protectedPaths(ws)
+			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), filepath.Join(ws, tt.link)+" is a symbolic link") {
+				t.Fatalf("error = %v, want one naming %s", err, tt.link)
+			}
+		})
+	}
+}
+
+// The search reads a bounded number of directories, however large the
+// tree.
+func TestProtectedPathsBudget(t *testing.T) {
+	ws := t.TempDir()
+	for i := range walkBudget + 10 {
+		mustMkdir(t, filepath.Join(ws, "d", "dir"+strconv.Itoa(i)))
+	}
+	late := filepath.Join(ws, "zz", "repo")
+	mustMkdir(t, filepath.Join(late, ".git"))
+	sb, err := New(Policy{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := sb.protectedPaths(ws)
+	if len(got) != 0 {
+		t.Fatalf("found %q past the budget of %d directories", got, walkBudget)
+	}
+}
+
+func mustMkdir(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustSymlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The search remembers directories it read and reads again those whose
+// change time moved: a repository added since is found, even when the
+// program that added it set the directory's modification time back.
+func TestProtectedPathsRemembered(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("directories are remembered on Linux only")
+	}
+	ws := t.TempDir()
+	for _, d := range []string{"a/b", "c", ".git"} {
+		mustMkdir(t, filepath.Join(ws, d))
+	}
+	sb, err := New(Policy{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func() ([]string, int) {
+		t.Helper()
+		before := sb.listings.reads
+		got, err := sb.protectedPaths(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, sb.listings.reads - before
+	}
+	// Directories changed within the last two seconds are read every time.
+	if _, reads := search(); reads != 4 {
+		t.Fatalf("first search read %d directories, want 4", reads)
+	}
+	if _, reads := search(); reads != 4 {
+		t.Fatalf("a search right after read %d directories, want all 4 again (too fresh to remember)", reads)
+	}
+	defer func(real func() time.Time) { clock = real }(clock)
+	clock = func() time.Time { return time.Now().Add(time.Minute) }
+	search()
+	if got, reads := search(); reads != 0 || len(got) != 1 {
+		t.Fatalf("an unchanged tree: read %d directories, found %q; want 0 and the .git", reads, got)
+	}
+	old, err := os.Stat(filepath.Join(ws, "a", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, filepath.Join(ws, "a", "b", ".git"))
+	if err := os.Chtimes(filepath.Join(ws, "a", "b"), old.ModTime(), old.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	got, reads := search()
+	if diff := cmp.Diff([]string{filepath.Join(ws, ".git"), filepath.Join(ws, "a", "b", ".git")}, got); diff != "" || reads != 1 {
+		t.Fatalf("after a/b/.git was made (%d directories read) (-want +got):\n%s", reads, diff)
+	}
+}

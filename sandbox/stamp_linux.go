@@ -1,0 +1,29 @@
+package sandbox
+
+import (
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// dirStamp identifies a directory's state: device, inode, change time.
+type dirStamp struct {
+	dev, ino        uint64
+	ctimeS, ctimeNs int64
+}
+
+// stampOf returns fi's stamp; false when the system does not say.
+func stampOf(fi fs.FileInfo) (dirStamp, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return dirStamp{}, false
+	}
+	return dirStamp{dev: uint64(st.Dev), ino: uint64(st.Ino), ctimeS: int64(st.Ctim.Sec), ctimeNs: int64(st.Ctim.Nsec)}, true
+}
+
+// stampSettled reports whether a listing read at now may be kept: its
+// change time lies two seconds or more in the past, beyond any
+// filesystem clock's tick.
+func stampSettled(s dirStamp, now time.Time) bool {
+	return time.Unix(s.ctimeS, s.ctimeNs).Before(now.Add(-2 * time.Second))
+}
