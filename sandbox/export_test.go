@@ -11,7 +11,7 @@ import "golang.org/x/sys/unix"
 // that use it must not run in parallel with other sandbox tests.
 func SimulateKernel(abi int, netns bool, why string) (restore func()) {
 	real := probe()
-	probed = support{abi: abi, netns: netns, userns: real.userns, why: why,
+	probed = support{abi: abi, netns: netns, pidns: netns && real.pidns, userns: real.userns, why: why,
 		threadMounts: real.threadMounts, usernsMounts: real.usernsMounts}
 	return func() { probed = real }
 }
@@ -22,6 +22,9 @@ func SimulateMissingMain() (restore func()) {
 	mainCalled.Store(false)
 	return func() { mainCalled.Store(true) }
 }
+
+// GoOnChildlessThread is goOnChildlessThread.
+var GoOnChildlessThread = goOnChildlessThread
 
 // SimulateNoMountNamespaces makes the sandbox believe no mount namespace
 // can be made here, until restore is called.

@@ -28,6 +28,16 @@ const (
 
 var mainCalled atomic.Bool
 
+func init() {
+	if len(os.Args) > 1 && os.Args[0] == trampolineName {
+		// The trampoline executes the program from the main thread: the
+		// parent-death signal set at its clone belongs to that thread, and
+		// an exec from any other thread would make that thread the leader
+		// and lose it. Locked during init, main runs on the main thread.
+		runtime.LockOSThread()
+	}
+}
+
 // Main must be called first thing in main() by every program that
 // confines the programs it starts (the basis command, a host that embeds
 // the library, a test binary's TestMain). When this process is the
@@ -39,10 +49,10 @@ func Main() {
 		mainCalled.Store(true)
 		return
 	}
-	if os.Args[1] == probeArg {
-		os.Exit(0)
-	}
 	err := trampoline(os.Args[1], os.Args[2:])
+	if err == nil {
+		os.Exit(0) // a probe: the namespaces work
+	}
 	fmt.Fprintf(os.Stderr, "basis sandbox: %v\n", err)
 	code := ExitNotConfined
 	var ex *execError
@@ -59,24 +69,78 @@ type execError struct{ err error }
 
 func (e *execError) Error() string { return "cannot execute the program: " + e.err.Error() }
 
-// trampoline restricts this process as sp says and executes the program;
-// it returns only on failure.
+// trampoline finishes the namespaces it was cloned into, restricts this
+// process as sp says and executes the program; it returns only on failure,
+// or with nil after a probe.
 func trampoline(encoded string, argv []string) error {
 	var sp spec
-	if err := json.Unmarshal([]byte(encoded), &sp); err != nil || sp.Version != specVersion || sp.Program == "" || len(argv) == 0 {
+	if err := json.Unmarshal([]byte(encoded), &sp); err != nil || sp.Version != specVersion || !sp.Probe && (sp.Program == "" || len(argv) == 0) {
 		return errors.New("malformed sandbox request; the program did not run")
 	}
 	runtime.LockOSThread() // the exec happens from the thread that was set up
+	if sp.UserNS {
+		// Cloned into a user namespace with no IDs mapped (the parent,
+		// not dumpable, may not write the maps): this process, dumpable
+		// again since its exec, maps its own uid and gid to themselves,
+		// so the program runs as the operator's user, not as nobody.
+		if err := mapSelf(sp.UID, sp.GID); err != nil {
+			return fmt.Errorf("mapping the user namespace: %w; the program did not run", err)
+		}
+	}
 	if sp.Net == CutNamespace {
 		// The namespace was made when this process was started; what is
 		// left is bringing loopback up.
 		sp.Net = netReady
 	}
+	if sp.Probe {
+		if sp.Net == netReady {
+			if err := loopbackUp(); err != nil {
+				return fmt.Errorf("bringing loopback up: %w", err)
+			}
+		}
+		return nil
+	}
 	if err := confineThread(sp); err != nil {
 		return err
 	}
+	if sp.UserNS {
+		// What is left of the capabilities kept for the setup (the
+		// inheritable set survives an exec) goes.
+		var none [2]unix.CapUserData // version 3 takes two
+		if err := unix.Capset(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &none[0]); err != nil {
+			return fmt.Errorf("clearing capabilities: %w; the program did not run", err)
+		}
+	}
+	// Set at the clone already; again in case this is not the thread it
+	// was set on.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("setting the parent-death signal: %w; the program did not run", err)
+	}
 	if err := syscall.Exec(sp.Program, argv, os.Environ()); err != nil {
 		return &execError{err: err}
+	}
+	return nil
+}
+
+// mapSelf writes the one-line identity maps of this process's user
+// namespace: the kernel lets the namespace's owner map its own uid and
+// (with setgroups denied) its own gid, given CAP_SYS_ADMIN in the
+// namespace, which the trampoline holds as an ambient capability.
+func mapSelf(uid, gid int) error {
+	for _, f := range []struct{ path, line string }{
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/uid_map", fmt.Sprintf("%d %d 1\n", uid, uid)},
+		{"/proc/self/gid_map", fmt.Sprintf("%d %d 1\n", gid, gid)},
+	} {
+		fd, err := unix.Open(f.path, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		_, err = unix.Write(fd, []byte(f.line))
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
 	}
 	return nil
 }
@@ -149,6 +213,9 @@ func restrict(sp spec) error {
 		landlock.RODirs("/"),
 		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
 		landlock.RWFiles(deviceFiles...).WithIoctlDev().IgnoreIfMissing(),
+		// Without the ioctl right: no TIOCSTI (typing into the
+		// operator's terminal), no TIOCSCTTY, no terminal settings.
+		landlock.RWFiles(terminalFiles...).IgnoreIfMissing(),
 	}
 	// Only this thread is restricted, and it executes the program next:
 	// execve gives the new program this thread's credentials, and every
@@ -171,9 +238,21 @@ func restrict(sp spec) error {
 	return nil
 }
 
-// deviceFiles are written by ordinary programs (`> /dev/null`, a
-// terminal) and are not a way out.
-var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+// deviceFiles are written by ordinary programs (`> /dev/null`) and are
+// not a way out; their ioctls (FIONREAD, RNDGETENTCNT) are harmless.
+var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
+
+// terminalFiles may be opened for reading and writing but get no ioctl:
+// TIOCSTI on a terminal queues input that the operator's shell runs
+// after basis exits. A program basis starts has a session of its own and
+// no controlling terminal, so /dev/tty fails to open (ENXIO) anyway; it
+// stays writable so a host that keeps the program in its session does
+// not break `echo > /dev/tty`. The operator's pseudo-terminals
+// (/dev/pts/N) and the multiplexer that makes new ones (/dev/ptmx) are
+// not writable at all: nothing a confined program does needs to write
+// another terminal, and a terminal answers some escape sequences by
+// typing into its own input.
+var terminalFiles = []string{"/dev/tty"}
 
 // keptCapabilities are what a program started by root keeps: the powers
 // over files root normally has. Everything else — entering other

@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -17,10 +19,6 @@ import (
 // looks for.
 const trampolineName = "basis-sandbox"
 
-// probeArg makes the trampoline exit at once: a start in a new network
-// namespace, tried once, tells whether namespaces work here.
-const probeArg = "probe"
-
 // spec is what the trampoline is told, as JSON in its argv[1]. Its argv
 // from 2 on is the program's own argv, argv[0] included.
 type spec struct {
@@ -29,30 +27,53 @@ type spec struct {
 	Write   []string `json:"write"`
 	// Net is "" (allowed), "namespace" or "landlock-tcp".
 	Net NetworkCut `json:"net,omitempty"`
+	// UserNS: the trampoline was cloned into a user namespace of its own
+	// with nothing mapped yet; it maps UID and GID (the user who started
+	// it, which it cannot see from inside) to themselves.
+	UserNS bool `json:"userns,omitempty"`
+	UID    int  `json:"uid,omitempty"`
+	GID    int  `json:"gid,omitempty"`
 	// Protect lists what is mounted read-only, in a mount namespace of
 	// the program's own, before it runs.
 	Protect []string `json:"protect,omitempty"`
+	// Probe: set the namespaces up and exit 0; run nothing.
+	Probe bool `json:"probe,omitempty"`
 }
 
-const specVersion = 1
+const specVersion = 2
 
 // Prepare readies cmd, a command about to be started, to run confined,
 // and returns the function that starts it (use it instead of cmd.Start;
-// it is never nil on success) and release, which removes the per-call
-// temporary directory and must be called once the program and everything
-// it started are done. Prepare has the signature of subprocess.Cmd's
-// Confine hook, which does all of that.
+// it is never nil on success) and release, which ends what is left of
+// the program (see below) and removes the per-call temporary directory;
+// call it once the program has been waited for. Prepare has the
+// signature of subprocess.Cmd's Confine hook, which does all of that.
 //
-// The environment's TMPDIR becomes a fresh per-call directory. Where this
-// process may create a network namespace itself (root), start restricts a
-// dedicated OS thread — new network namespace with loopback up, dangerous
-// capabilities dropped, Landlock — and starts the program from it, so the
-// program inherits all of it. Otherwise, when the network must be cut with
-// a user namespace, cmd is rewritten into a re-execution of this binary
-// that [Main] turns into the same steps before executing the program.
+// The environment's TMPDIR becomes a fresh per-call directory. The
+// program is the first process of a PID namespace of its own: when it
+// exits, the kernel kills every process it left behind, whatever session
+// or group they moved to; it gets SIGKILL when this process dies (the
+// parent-death signal), and release kills it if it is still running.
+// Where this process may create namespaces itself (root), start restricts
+// a dedicated OS thread — the sandbox's network namespace with loopback
+// up, dangerous capabilities dropped, Landlock — and starts the program
+// from it, so the program inherits all of it; the thread stays, blocked,
+// until release, since the parent-death signal fires when the thread that
+// started the program ends. Otherwise (an unprivileged user, whose
+// namespaces need a user namespace made at clone time) cmd is rewritten
+// into a re-execution of this binary that [Main] turns into the same
+// steps before executing the program.
 //
 // Prepare fails, and nothing must be started, when this machine cannot
 // confine the program ([ErrUnavailable]). Off returns cmd.Start unchanged.
+//
+// cmd.SysProcAttr is kept (Setsid, Setpgid, Setctty and the like apply to
+// the program as usual); Prepare adds clone flags and sets Pdeathsig to
+// SIGKILL. The program, as the first process of its namespace, ignores
+// the signals it has no handler for, SIGKILL excepted: a SIGTERM to its
+// process group reaches the rest of the group, and the program itself
+// only if it handles it; a write to a closed pipe fails with EPIPE
+// instead of killing it with SIGPIPE.
 func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), err error) {
 	return s.prepare(cmd, false)
 }
@@ -61,7 +82,10 @@ func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), er
 // with cmd.Start — the MCP SDK's CommandTransport, say: it always rewrites
 // cmd into the re-execution of this binary that [Main] confines, so it
 // needs Main ([ErrNoTrampoline] otherwise) and costs one more exec.
-// Release as for Prepare, once the program is done.
+// Release as for Prepare, once the program is done. The program's
+// parent-death signal fires when the thread that calls cmd.Start ends:
+// call it from an ordinary goroutine (Go never ends those threads), or
+// one locked to its thread until the program has exited.
 func (s *Sandbox) PrepareCommand(cmd *exec.Cmd) (release func(), err error) {
 	_, release, err = s.prepare(cmd, true)
 	return release, err
@@ -93,7 +117,9 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	if err != nil {
 		return nil, nil, err
 	}
-	trampoline := rewrite || sp.Net == CutNamespace && !sup.threadNetns || mountsInUserns
+	// A thread of this process makes its namespaces only when privileged;
+	// otherwise they are made when the trampoline is cloned.
+	trampoline := rewrite || !sup.threadNetns && (sp.Net == CutNamespace || sup.pidns) || mountsInUserns
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
@@ -101,7 +127,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
 	}
-	release = func() { _ = os.RemoveAll(tmp) }
+	removeTmp := func() { _ = os.RemoveAll(tmp) }
 	sp.Write = append([]string{tmp}, s.writable(dir)...)
 	env := cmd.Env
 	if env == nil {
@@ -115,29 +141,45 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 		vars = append(vars, cacheEnv(s.cacheDir)...)
 	}
 	cmd.Env = withVars(env, vars...)
-	if !trampoline {
-		return startFromRestrictedThread(cmd, sp), release, nil
-	}
-	encoded, err := json.Marshal(sp)
-	if err != nil {
-		release()
-		return nil, nil, fmt.Errorf("sandbox: encoding the policy: %w", err)
-	}
 	attr := &syscall.SysProcAttr{}
 	if cmd.SysProcAttr != nil {
 		c := *cmd.SysProcAttr
 		attr = &c
 	}
-	if sp.Net == CutNamespace {
-		withNetNamespace(attr, sup.userns)
+	withPIDNamespace(attr, sup)
+	cmd.SysProcAttr = attr
+	// What is still running when the caller is done is killed, and with
+	// the first process of a PID namespace, the rest of it.
+	kill := func() {
+		if cmd.Process != nil {
+			_ = cmd.Process.Kill() // after Wait: os.ErrProcessDone, nothing sent
+		}
 	}
-	if mountsInUserns {
-		withMountNamespace(attr)
+	if !trampoline {
+		start, unblock := startFromRestrictedThread(cmd, sp)
+		return keeping(cmd, attr, start), func() { kill(); unblock(); removeTmp() }, nil
+	}
+	withTrampolineNamespaces(attr, sup, &sp, mountsInUserns)
+	encoded, err := json.Marshal(sp)
+	if err != nil {
+		removeTmp()
+		return nil, nil, fmt.Errorf("sandbox: encoding the policy: %w", err)
 	}
 	cmd.Args = append([]string{trampolineName, string(encoded)}, cmd.Args...)
 	cmd.Path = "/proc/self/exe"
-	cmd.SysProcAttr = attr
-	return cmd.Start, release, nil
+	return keeping(cmd, attr, cmd.Start), func() { kill(); removeTmp() }, nil
+}
+
+// keeping wraps start so that it refuses a command whose SysProcAttr was
+// replaced after Prepare: the namespaces and the parent-death signal are
+// in the one Prepare set. Change its fields instead.
+func keeping(cmd *exec.Cmd, attr *syscall.SysProcAttr, start func() error) func() error {
+	return func() error {
+		if cmd.SysProcAttr != attr {
+			return errors.New("sandbox: the command's SysProcAttr was replaced after Prepare, losing the sandbox's namespaces; set its fields instead")
+		}
+		return start()
+	}
 }
 
 // startFromRestrictedThread returns a start function that confines a
@@ -145,43 +187,117 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 // credentials (Landlock domain, capabilities, no_new_privs) and the
 // network namespace of the thread that forks it. The thread is never
 // unlocked, so the Go runtime ends it with its goroutine instead of
-// reusing it for anything else.
-func startFromRestrictedThread(cmd *exec.Cmd, sp spec) func() error {
-	return func() error {
+// reusing it for anything else; the goroutine waits for unblock first,
+// because Linux sends the child's parent-death signal when the thread
+// that cloned it ends, not the process.
+func startFromRestrictedThread(cmd *exec.Cmd, sp spec) (start func() error, unblock func()) {
+	released := make(chan struct{})
+	var once sync.Once
+	unblock = func() { once.Do(func() { close(released) }) }
+	start = func() error {
 		done := make(chan error, 1)
-		go func() {
-			runtime.LockOSThread()
-			if err := confineThread(sp); err != nil {
-				done <- err
-				return
+		goOnChildlessThread(func() {
+			err := confineThread(sp)
+			if err == nil {
+				err = cmd.Start()
 			}
-			done <- cmd.Start()
-		}()
+			done <- err
+			if err == nil {
+				<-released
+			}
+		})
 		return <-done
 	}
+	return start, unblock
 }
 
-// withNetNamespace starts the trampoline in a new network namespace. An
-// unprivileged process needs a user namespace for that: its own uid and
-// gid map to themselves, and CAP_NET_ADMIN is kept across the exec so
-// the trampoline can bring loopback up (it drops it before the program
-// runs).
-func withNetNamespace(attr *syscall.SysProcAttr, userns bool) {
-	attr.Cloneflags |= syscall.CLONE_NEWNET
-	if !userns {
+// goOnChildlessThread runs f on a new goroutine locked to an OS thread
+// that has no child process, and ends that thread with f (it is never
+// unlocked: f changes it for good). Linux sends a child's parent-death
+// signal when the thread that cloned it ends, and os/exec clones from
+// whatever thread its goroutine runs on: ending a thread on which some
+// other goroutine once started a program with Pdeathsig would kill that
+// program. A thread that has children is held, so the runtime gives the
+// next try another thread (a new one if need be), then handed back.
+func goOnChildlessThread(f func()) {
+	var held []chan struct{}
+	defer func() {
+		for _, h := range held {
+			close(h)
+		}
+	}()
+	for {
+		fresh, hold := make(chan bool), make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			if threadHasChildren() {
+				fresh <- false
+				<-hold
+				runtime.UnlockOSThread()
+				return
+			}
+			fresh <- true
+			f()
+		}()
+		if <-fresh {
+			return
+		}
+		held = append(held, hold)
+	}
+}
+
+// threadHasChildren reports whether the calling thread, which must be
+// locked, has child processes. A kernel without
+// /proc/thread-self/children (CONFIG_PROC_CHILDREN) cannot tell; then
+// it says no.
+func threadHasChildren() bool {
+	b, err := os.ReadFile("/proc/thread-self/children")
+	return err == nil && len(strings.TrimSpace(string(b))) > 0
+}
+
+// withPIDNamespace makes the program the first process of a PID
+// namespace of its own, where this machine allows it, and has it killed
+// when the thread that starts it ends (with this process, or at release).
+func withPIDNamespace(attr *syscall.SysProcAttr, sup support) {
+	attr.Pdeathsig = syscall.SIGKILL
+	if sup.pidns {
+		attr.Cloneflags |= syscall.CLONE_NEWPID
+	}
+}
+
+// namespaceFlags are the clone flags of namespaces that an unprivileged
+// process may only create together with a user namespace.
+const namespaceFlags = syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS |
+	syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP
+
+// withTrampolineNamespaces adds what the trampoline's clone creates: a
+// network namespace when the network is cut by one and, for an
+// unprivileged process, the user namespace that the other namespaces
+// need, and that mounts (the trampoline makes its mount namespace itself,
+// see [protect]) need. No ID maps are given: this process is not dumpable (basis makes
+// itself so), so its child's /proc/<pid>/uid_map belongs to root and
+// os/exec could not write it; the trampoline, dumpable again after its
+// exec, maps itself (see [mapSelf]). CAP_SYS_ADMIN (to write the maps) and
+// CAP_NET_ADMIN (to bring loopback up) in the new user namespace are kept
+// across the exec as ambient capabilities (CAP_SYS_ADMIN also makes the
+// mount namespace); the trampoline clears them before the program runs.
+func withTrampolineNamespaces(attr *syscall.SysProcAttr, sup support, sp *spec, mounts bool) {
+	if sp.Net == CutNamespace {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if !sup.userns || attr.Cloneflags&namespaceFlags == 0 && !mounts {
 		return
 	}
-	uid, gid := os.Getuid(), os.Getgid()
 	attr.Cloneflags |= syscall.CLONE_NEWUSER
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-	attr.GidMappingsEnableSetgroups = false
-	attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN)
+	attr.UidMappings, attr.GidMappings = nil, nil
+	attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN)
+	sp.UserNS, sp.UID, sp.GID = true, os.Geteuid(), os.Getegid() // the kernel maps only these
 }
 
-// probeKernel asks the kernel for its Landlock ABI and tries one start of
-// the trampoline in a new network namespace, and what mount namespaces
-// need.
+// probeKernel asks the kernel for its Landlock ABI, which namespaces a
+// program can get — made by a thread of this process (privileged), or by
+// a start of the trampoline exactly as a confined run makes them — and
+// what mount namespaces need.
 func probeKernel() support {
 	s := probeNet()
 	probeMounts(&s)
@@ -204,23 +320,39 @@ func probeNet() support {
 	}
 	s.threadNetns = threadCanUnshareNet()
 	if s.threadNetns {
-		s.netns = true
+		s.netns, s.pidns = true, threadCanUnsharePID()
 		return s
 	}
 	if !mainCalled.Load() {
 		return s // the trampoline, which a user namespace needs, is not there
 	}
-	s.userns = os.Geteuid() != 0
-	for _, userns := range []bool{s.userns, true} {
-		attr := &syscall.SysProcAttr{}
-		withNetNamespace(attr, userns)
-		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{trampolineName, probeArg}, Env: []string{}, SysProcAttr: attr}
-		if cmd.Run() == nil {
-			s.netns, s.userns = true, userns
+	attempts := []bool{true} // an unprivileged process needs a user namespace
+	if os.Geteuid() == 0 {
+		attempts = []bool{false, true}
+	}
+	for _, userns := range attempts {
+		if probeTrampoline(userns) == nil {
+			s.netns, s.pidns, s.userns = true, true, userns
 			break
 		}
 	}
 	return s
+}
+
+// probeTrampoline starts the trampoline in new network and PID namespaces
+// (and a user namespace with userns), as a confined run would, and has it
+// map itself and bring loopback up, then exit.
+func probeTrampoline(userns bool) error {
+	sp := spec{Version: specVersion, Net: CutNamespace, Probe: true}
+	attr := &syscall.SysProcAttr{}
+	withPIDNamespace(attr, support{pidns: true})
+	withTrampolineNamespaces(attr, support{userns: userns}, &sp, false)
+	encoded, err := json.Marshal(sp)
+	if err != nil {
+		return err
+	}
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{trampolineName, string(encoded)}, Env: []string{}, SysProcAttr: attr}
+	return cmd.Run()
 }
 
 // sharedNet is the network namespace that confined starts from this
@@ -240,16 +372,15 @@ var sharedNet struct {
 func sharedNetNamespace() (int, error) {
 	sharedNet.once.Do(func() {
 		done := make(chan struct{})
-		go func() {
+		goOnChildlessThread(func() {
 			defer close(done)
-			runtime.LockOSThread() // never unlocked: the thread ends here
 			if sharedNet.err = unix.Unshare(unix.CLONE_NEWNET); sharedNet.err != nil {
 				sharedNet.fd = -1
 				return
 			}
 			_ = loopbackUp()
 			sharedNet.fd, sharedNet.err = unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		}()
+		})
 		<-done
 	})
 	return sharedNet.fd, sharedNet.err
@@ -260,4 +391,13 @@ func sharedNetNamespace() (int, error) {
 func threadCanUnshareNet() bool {
 	_, err := sharedNetNamespace()
 	return err == nil
+}
+
+// threadCanUnsharePID reports whether a thread of this process may start
+// a program in a new PID namespace: it tries on a throwaway thread
+// (unshare(CLONE_NEWPID) only sets where that thread's children go).
+func threadCanUnsharePID() bool {
+	done := make(chan error, 1)
+	goOnChildlessThread(func() { done <- unix.Unshare(unix.CLONE_NEWPID) })
+	return <-done == nil
 }

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,29 +38,10 @@ func probeMounts(s *support) {
 	if s.abi < 1 {
 		return
 	}
-	done := make(chan bool)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-		done <- unix.Unshare(unix.CLONE_NEWNS) == nil
-	}()
+	done := make(chan bool, 1)
+	goOnChildlessThread(func() { done <- unix.Unshare(unix.CLONE_NEWNS) == nil })
 	s.threadMounts = <-done
 	s.usernsMounts = !s.threadMounts && s.netns && s.userns && mainCalled.Load()
-}
-
-// withMountNamespace lets the trampoline make a mount namespace: a user
-// namespace of its own (its uid and gid mapped to themselves), in which it
-// keeps CAP_SYS_ADMIN across the exec; confineThread clears it before the
-// program runs. The trampoline makes the mount namespace itself, as the
-// restricted thread does, so both ways share one code path.
-func withMountNamespace(attr *syscall.SysProcAttr) {
-	if attr.Cloneflags&syscall.CLONE_NEWUSER == 0 {
-		uid, gid := os.Getuid(), os.Getgid()
-		attr.Cloneflags |= syscall.CLONE_NEWUSER
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		attr.GidMappingsEnableSetgroups = false
-	}
-	attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_SYS_ADMIN)
 }
 
 // protect moves the calling thread, which must be locked, never unlocked

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/basis-go/basis/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // serveUnix accepts and closes connections on a Unix stream socket at
@@ -178,6 +179,16 @@ func TestOtherProcesses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.Contains(tt.name, "basis's") {
+				// TestMain makes this process non-dumpable, as basis is,
+				// and that alone keeps an unprivileged program out: for
+				// the control to show what the sandbox adds, it is
+				// dumpable while this test runs.
+				if err := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); err != nil {
+					t.Fatal(err)
+				}
+				defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+			}
 			pid := target(t)
 			args := tt.args(strconv.Itoa(pid))
 			got := runHelper(t, newSandbox(t, sandbox.Policy{}, workspace), workspace, args...)

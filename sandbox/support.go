@@ -10,11 +10,15 @@ type support struct {
 	abi int
 	// netns: a child can be started in a new network namespace.
 	netns bool
+	// pidns: a child can be started as the first process of a new PID
+	// namespace.
+	pidns bool
 	// threadNetns: this process may move one of its threads into a new
-	// network namespace (it is privileged), so no re-execution is needed.
+	// network namespace and start children in new PID namespaces (it is
+	// privileged), so no re-execution is needed.
 	threadNetns bool
-	// userns: the namespace needs a user namespace too (not privileged),
-	// and so the trampoline.
+	// userns: the namespaces need a user namespace too (not privileged),
+	// made when the trampoline is cloned.
 	userns bool
 	// threadMounts: this process may make a mount namespace on one of its
 	// threads (it is privileged), to hold protected paths read-only.

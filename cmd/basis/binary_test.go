@@ -104,7 +104,7 @@ func TestSignalStopsTheCallItsProcessTreeAndIsAudited(t *testing.T) {
 			write(t, filepath.Join(ws, ".basis/tools/tree.sh"), "#!/bin/sh\n"+
 				"exec </dev/null\n"+
 				"sleep 300 &\n"+
-				"echo \"$$ $!\" > pids.tmp && mv pids.tmp pids\n"+
+				treePIDs+
 				"sleep 301\n")
 			if err := os.Chmod(filepath.Join(ws, ".basis/tools/tree.sh"), 0o755); err != nil {
 				t.Fatal(err)
@@ -294,6 +294,13 @@ func TestSignalStopsAWaitForInput(t *testing.T) {
 }
 
 // waitForPIDs waits for the tool to write the ids of its processes.
+// treePIDs is the line of a tool's shell script that writes, to the file
+// pids, the process ids of the shell and of its children as this test
+// sees them: $$ and $! are ids in the tool's own PID namespace, while
+// /proc (the host's) gives the real ones.
+const treePIDs = "read -r self _ < /proc/self/stat; read -r kids < /proc/$self/task/$self/children\n" +
+	"echo \"$self $kids\" > pids.tmp && mv pids.tmp pids\n"
+
 func waitForPIDs(t *testing.T, path string, exited <-chan error) []int {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)

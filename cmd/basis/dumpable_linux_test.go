@@ -32,8 +32,10 @@ func asOrdinaryUser(t *testing.T, cmd *exec.Cmd) {
 }
 
 // peek is a command that names its parent and prints the parent's
-// environment, or says it cannot.
-const peek = `echo "parent: $(cat /proc/$PPID/comm)"; tr '\0' '\n' < /proc/$PPID/environ || echo "environ: unreadable"`
+// environment, or says it cannot. $PPID would not do: a sandboxed command
+// is the first process of a PID namespace, whose parent is outside it
+// (0); /proc/self/stat, read from the host's /proc, has the real one.
+const peek = `read -r _ _ _ ppid _ < /proc/self/stat; echo "parent: $(cat /proc/$ppid/comm)"; tr '\0' '\n' < /proc/$ppid/environ || echo "environ: unreadable"`
 
 func TestCommandsCannotReadBasisEnvironment(t *testing.T) {
 	const secret = "canary-in-basis-environment-51f0"

@@ -71,7 +71,7 @@ func newServeRig(t *testing.T) *serveRig {
 	write(t, filepath.Join(ws, ".basis/tools.json"), serveManifest)
 	script(t, filepath.Join(ws, ".basis/tools/deploy.sh"), "#!/bin/sh\ncat >/dev/null\necho \"deployed (token ${#DEPLOY_TOKEN} characters long)\"\n")
 	script(t, filepath.Join(ws, ".basis/tools/steps.sh"), "#!/bin/sh\ncat >/dev/null\nfor i in 1 2 3; do echo \"step $i\" >&2; sleep 0.1; done\necho done\n")
-	script(t, filepath.Join(ws, ".basis/tools/tree.sh"), "#!/bin/sh\nexec </dev/null\nsleep 300 &\necho \"$$ $!\" > pids.tmp && mv pids.tmp pids\nsleep 301\n")
+	script(t, filepath.Join(ws, ".basis/tools/tree.sh"), "#!/bin/sh\nexec </dev/null\nsleep 300 &\n"+treePIDs+"sleep 301\n")
 	write(t, filepath.Join(ws, "data/inventory.json"), `{"warehouse": "north", "items": [{"name": "bracket", "count": 35, "bin": "C1"}]}`)
 	write(t, filepath.Join(ws, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"stockroom": {"command": %q}}}`, mcpServerBinary))
 	write(t, filepath.Join(r.config, "mcp.json"), fmt.Sprintf(`{"mcpServers": {"shelf": {"command": %q, "args": ["-inventory", %q], "trust_annotations": true}}}`,
@@ -727,7 +727,7 @@ func TestServeHTTPClientsDoNotWaitForEachOther(t *testing.T) {
 	}}}`)
 	script(t, filepath.Join(r.ws, ".basis/tools/meet.sh"), `#!/bin/sh
 cat >/dev/null
-touch "arrived.$$"
+mktemp arrived.XXXXXX >/dev/null
 n=0
 while [ "$(ls arrived.* | wc -l)" -lt 2 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n+1)); done
 ls arrived.* | wc -l | tr -d ' '

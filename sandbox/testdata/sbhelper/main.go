@@ -8,6 +8,15 @@
 //	sbhelper caps              print the capability sets
 //	sbhelper tmpdir            print $TMPDIR after writing a file in it
 //	sbhelper child ARGS...     run sbhelper ARGS... as a child, relay its output and status
+//	sbhelper ioctl PATH REQ    open PATH read-only and issue REQ (tcgets, tiocsti) on it
+//	sbhelper ids               print the uid, gid and the first uid mapping
+//	sbhelper pdeathsig         print the parent-death signal's number
+//	sbhelper udpecho ADDR      send a datagram to ADDR and wait for the echo
+//	sbhelper loopback          listen on 127.0.0.1 and connect to it (TCP, then UDP)
+//	sbhelper escape HOW [stay] leave a process behind that tries to escape the
+//	                           call (HOW: setsid, setpgid, daemon); print "up"
+//	                           once it runs, then exit (or, with stay, wait forever)
+//	sbhelper survive           what escape leaves behind: report on fd 3, wait forever
 //	sbhelper rename OLD NEW    rename OLD to NEW
 //	sbhelper mkdir PATH        create the directory PATH
 //	sbhelper link OLD NEW      make NEW a hard link to OLD
@@ -30,6 +39,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -76,7 +86,7 @@ func main() {
 			fail(err)
 		}
 		for _, line := range strings.Split(string(status), "\n") {
-			if strings.HasPrefix(line, "CapEff:") || strings.HasPrefix(line, "CapBnd:") || strings.HasPrefix(line, "CapAmb:") {
+			if strings.HasPrefix(line, "Cap") {
 				fmt.Println(strings.Join(strings.Fields(line), " "))
 			}
 		}
@@ -92,6 +102,49 @@ func main() {
 		if err := cmd.Run(); err != nil {
 			os.Exit(1)
 		}
+	case "ioctl":
+		done(ioctl(arg(2), arg(3)))
+	case "ids":
+		m, err := os.ReadFile("/proc/self/uid_map")
+		if err != nil {
+			fail(err)
+		}
+		f := strings.Fields(string(m))
+		if len(f) < 2 {
+			fail(fmt.Errorf("uid_map is %q", m))
+		}
+		fmt.Printf("uid %d gid %d uid_map %s %s\n", os.Getuid(), os.Getgid(), f[0], f[1])
+	case "pdeathsig":
+		var sig int
+		if _, _, errno := unix.Syscall(unix.SYS_PRCTL, unix.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0); errno != 0 {
+			fail(errno)
+		}
+		fmt.Println(sig)
+	case "udpecho":
+		done(udpEcho(arg(2)))
+	case "loopback":
+		done(loopback())
+	case "escape":
+		if err := escape(arg(2)); err != nil {
+			fail(err)
+		}
+		fmt.Println("up")
+		if len(os.Args) > 3 && os.Args[3] == "stay" {
+			waitForever()
+		}
+	case "spawn":
+		// The middle of a double fork: already in a session of its own,
+		// it starts the survivor and exits at once.
+		cmd := exec.Command(os.Args[0], "survive")
+		cmd.ExtraFiles = []*os.File{os.NewFile(3, "report")}
+		if err := cmd.Start(); err != nil {
+			os.Exit(1)
+		}
+	case "survive":
+		report := os.NewFile(3, "report")
+		fmt.Fprintln(report, "up")
+		report.Close()
+		waitForever()
 	case "rename":
 		done(os.Rename(arg(2), arg(3)))
 	case "link":
@@ -227,6 +280,133 @@ func fail(err error) {
 	os.Exit(1)
 }
 
+// ioctl opens path for reading only (a terminal's ioctls need no more)
+// and issues one request on it.
+func ioctl(path, req string) error {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	defer unix.Close(fd)
+	switch req {
+	case "tcgets":
+		_, err = unix.IoctlGetTermios(fd, unix.TCGETS)
+	case "tiocsti":
+		c := byte('#')
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+		if errno != 0 {
+			err = errno
+		}
+	default:
+		return fmt.Errorf("unknown request %q", req)
+	}
+	if err != nil {
+		return fmt.Errorf("ioctl: %w", err)
+	}
+	return nil
+}
+
+// udpEcho sends a datagram to addr and waits for it to come back.
+func udpEcho(addr string) error {
+	c, err := net.Dial("udp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		return err
+	}
+	if _, err := c.Write([]byte("ping")); err != nil {
+		return err
+	}
+	buf := make([]byte, 16)
+	n, err := c.Read(buf)
+	if err != nil {
+		return err
+	}
+	if string(buf[:n]) != "ping" {
+		return fmt.Errorf("got %q back", buf[:n])
+	}
+	return nil
+}
+
+// loopback checks that the loopback interface works: a TCP connection
+// and a UDP datagram to a listener of this process on 127.0.0.1.
+func loopback() error {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	c, err := net.DialTimeout("tcp4", ln.Addr().String(), 5*time.Second)
+	if err != nil {
+		return err
+	}
+	c.Close()
+	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer pc.Close()
+	go func() {
+		buf := make([]byte, 16)
+		n, from, err := pc.ReadFrom(buf)
+		if err == nil {
+			pc.WriteTo(buf[:n], from)
+		}
+	}()
+	return udpEcho(pc.LocalAddr().String())
+}
+
+// escape leaves a survivor behind the way a hostile program would, and
+// returns once it runs: in a new session (setsid), in a process group of
+// its own (setpgid), or through a child in a new session that starts it
+// and exits (daemon, a double fork).
+func escape(how string) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var cmd *exec.Cmd
+	switch how {
+	case "setsid":
+		cmd = exec.Command(os.Args[0], "survive")
+		cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
+	case "setpgid":
+		cmd = exec.Command(os.Args[0], "survive")
+		cmd.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
+	case "daemon":
+		cmd = exec.Command(os.Args[0], "spawn")
+		cmd.SysProcAttr = &unix.SysProcAttr{Setsid: true}
+	default:
+		return fmt.Errorf("unknown escape %q", how)
+	}
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return err
+	}
+	if how == "daemon" {
+		if err := cmd.Wait(); err != nil {
+			return fmt.Errorf("the middle process: %w", err)
+		}
+	}
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil || line != "up\n" {
+		return fmt.Errorf("the survivor did not report: %q %v", line, err)
+	}
+	return nil
+}
+
+// waitForever blocks in a system call (not in the Go scheduler, which
+// would call a process with nothing left to run deadlocked).
+func waitForever() {
+	for {
+		unix.Pause()
+	}
+}
 func pid(s string) int {
 	n, err := strconv.Atoi(s)
 	if err != nil {
