@@ -10,7 +10,7 @@
 // overrides; a workspace's .basis/sandbox.json ([ParseWorkspaceConfig],
 // [Config.Tighten], [Tighten]) may only make it stricter.
 //
-// On Linux the policy is enforced with Landlock (reads everywhere, writes
+// On Linux the policy is enforced with Landlock (reads everywhere but terminals and input devices, writes
 // only beneath the workspace root, the tool's working directory, a
 // per-call TMPDIR that the sandbox creates and removes, a cache of the
 // sandbox's own for the workspace and the paths the policy names; no ioctl

@@ -4,8 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -184,7 +189,7 @@ func confineThread(sp spec) error {
 }
 
 // restrict applies Landlock to the calling thread, which must be locked
-// and must execute the program next: read everywhere, write beneath sp.Write and
+// and must execute the program next: read everywhere but terminals and input devices (see readable), write beneath sp.Write and
 // to the usual device files; with Net "landlock-tcp", no TCP bind or
 // connect; no signals to processes outside the sandbox.
 func restrict(sp spec) error {
@@ -209,14 +214,13 @@ func restrict(sp spec) error {
 	if err != nil {
 		return fmt.Errorf("building the Landlock config: %w; the program did not run", err)
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
+	rules := append(readable(),
 		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
 		landlock.RWFiles(deviceFiles...).WithIoctlDev().IgnoreIfMissing(),
 		// Without the ioctl right: no TIOCSTI (typing into the
 		// operator's terminal), no TIOCSCTTY, no terminal settings.
 		landlock.RWFiles(terminalFiles...).IgnoreIfMissing(),
-	}
+	)
 	// Only this thread is restricted, and it executes the program next:
 	// execve gives the new program this thread's credentials, and every
 	// other thread of the trampoline ends with it. Restricting all threads
@@ -236,6 +240,79 @@ func restrict(sp spec) error {
 		return fmt.Errorf("applying Landlock: %w; the program did not run", err)
 	}
 	return nil
+}
+
+// readable is what a sandboxed program may read: every directory listed,
+// and every file but the devices through which it could watch the
+// operator — terminals (/dev/pts/N: keystrokes typed there), consoles and
+// input devices. Landlock grants a right on a whole hierarchy, so "/" is
+// granted for listing only, and reading for each entry of "/" and of
+// /dev but those. Made once per process: an entry of "/" made later is
+// not readable, which nothing basis starts should need.
+func readable() []landlock.Rule {
+	readableOnce.Do(func() {
+		readableRules = []landlock.Rule{landlock.PathAccess(ll.AccessFSReadDir, "/")}
+		for _, path := range topLevel("/", false) {
+			if path == "/dev" {
+				continue
+			}
+			readableRules = append(readableRules, readRule(path))
+		}
+		for _, path := range topLevel("/dev", true) {
+			if !watchesTheOperator(filepath.Base(path)) {
+				readableRules = append(readableRules, readRule(path))
+			}
+		}
+	})
+	return slices.Clone(readableRules)
+}
+
+var (
+	readableOnce  sync.Once
+	readableRules []landlock.Rule
+)
+
+// topLevel lists dir's entries as paths. With noLinks it leaves symbolic
+// links out: /dev/stdin leads to whatever this process's stdin is, which
+// may be the operator's terminal.
+func topLevel(dir string, noLinks bool) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for _, e := range entries {
+		if noLinks && e.Type()&fs.ModeSymlink != 0 {
+			continue
+		}
+		paths = append(paths, filepath.Join(dir, e.Name()))
+	}
+	return paths
+}
+
+// readRule grants reading path: a directory's whole hierarchy, or one
+// file (Landlock refuses directory rights on a file).
+func readRule(path string) landlock.Rule {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return landlock.RODirs(path).IgnoreIfMissing()
+	}
+	return landlock.ROFiles(path).IgnoreIfMissing()
+}
+
+// watchesTheOperator reports whether a /dev entry is a terminal, a
+// console or an input device, which a sandboxed program may not even
+// read.
+func watchesTheOperator(name string) bool {
+	switch name {
+	case "pts", "ptmx", "console", "input", "uinput":
+		return true
+	}
+	for _, prefix := range []string{"tty", "vcs", "hidraw"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // deviceFiles are written by ordinary programs (`> /dev/null`) and are

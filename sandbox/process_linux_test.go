@@ -376,7 +376,7 @@ func openPty(t *testing.T) (slave *os.File, path string) {
 // A sandboxed program cannot type into a terminal (TIOCSTI) nor use any
 // other terminal ioctl, even on its own controlling terminal, whether it
 // opens it as /dev/tty or by the pty's path; nor can it write to the
-// pty. The control, without the sandbox, shows each attempt works.
+// pty, or even open it for reading. The control, without the sandbox, shows each attempt works.
 func TestTerminalIoctlsAreDenied(t *testing.T) {
 	requireSandbox(t)
 	slave, pty := openPty(t)
@@ -395,6 +395,8 @@ func TestTerminalIoctlsAreDenied(t *testing.T) {
 		{[]string{"ioctl", pty, "tcgets"}, true},
 		{[]string{"ioctl", pty, "tiocsti"}, tiocstiWorks},
 		{[]string{"write", pty}, true},
+		// Reading the operator's terminal would take what is typed there.
+		{[]string{"open", pty}, true},
 	}
 	runs := []struct {
 		name   string
