@@ -105,8 +105,13 @@ var rows = []row{
 		baseline: "the same declared call through the runtime in-process, alternated", kind: ratioKind, target: 1.25, source: "issue 13",
 	},
 	{
-		name: "sandboxed declared /bin/cat", module: "sandbox",
-		bench: "^BenchmarkSandboxedCat$", match: "^BenchmarkSandboxedCat$",
+		name: "sandboxed /bin/cat, nothing to protect", module: "sandbox",
+		bench: "^BenchmarkSandboxedCat$/^empty$", match: "^BenchmarkSandboxedCat/empty$",
+		baseline: "the same run unsandboxed, alternated", kind: ratioKind, target: 1.15, source: "issue 14",
+	},
+	{
+		name: "sandboxed /bin/cat in a repository (.git, .basis, .mcp.json read-only)", module: "sandbox",
+		bench: "^BenchmarkSandboxedCat$/^repository$", match: "^BenchmarkSandboxedCat/repository$",
 		baseline: "the same run unsandboxed, alternated", kind: ratioKind, target: 1.15, source: "issue 14",
 	},
 	{
