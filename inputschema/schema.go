@@ -54,14 +54,9 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	if _, problems := compileSchema(raw, nil); len(problems) > 0 {
 		return nil, &CompileError{Problems: problems}
 	}
-	raw = bytes.Clone(raw)
-	first, err := newChecker(raw)
-	if err != nil {
-		return nil, &CompileError{Problems: []SchemaProblem{{Err: newProblem(ErrInvalid, "does not compile as a JSON Schema")}}}
-	}
-	s := &Schema{raw: raw, spare: make(chan *checker, runtime.GOMAXPROCS(0))}
-	s.spare <- first
-	return s, nil
+	// The metered copy a check needs is compiled at the first check, not
+	// here: a manifest of a thousand tools is loaded for a call to one.
+	return &Schema{raw: bytes.Clone(raw), spare: make(chan *checker, runtime.GOMAXPROCS(0))}, nil
 }
 
 // Check checks one call's input against the schema: one JSON object that
