@@ -417,3 +417,28 @@ func TestCheckCreatesWorkDir(t *testing.T) {
 		t.Fatalf("check -work %s: %v", work, err)
 	}
 }
+
+// gorelease and apidiff compare a module being released with its last tag,
+// whose go.mod still holds the development replaces.
+func TestCheckComparesWithTheLastTag(t *testing.T) {
+	root := repo(t, threeModules())
+	gitT(t, root, "config", "user.name", "t")
+	gitT(t, root, "config", "user.email", "t@example.com")
+	if err := Release(plan(t, root), false, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, map[string]string{"declared/d.go": declaredAt("v0.1.1")})
+	setVersions(t, root, map[string]string{"contract": "v0.1.0", "declared": "v0.1.1", "cmd/basis": "v0.1.0"})
+	commitAll(t, root, "declared: a patch")
+	tools := t.TempDir()
+	if err := buildTools(tools); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if err := Check(plan(t, root), CheckOptions{Work: t.TempDir(), Tools: tools, Log: &log}); err != nil {
+		t.Fatalf("check with gorelease and apidiff: %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "gorelease declared (base v0.1.0)") {
+		t.Errorf("declared was not compared with its last tag:\n%s", log.String())
+	}
+}
