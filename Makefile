@@ -106,12 +106,12 @@ release-tool: ## vet, tidy-check and test the release tool
 	$(RELEASE) test -race -count=1 ./...
 
 .PHONY: release-check
-release-check: ## prove every released module builds as a stranger gets it (file proxy, no replaces), gorelease, hosts, go install
+release-check: ## prove every module being released builds as a stranger gets it (file proxy, no replaces), gorelease, hosts, go install
 	$(RELEASE) run . check
 
 VERSION_FILE ?=
 .PHONY: release
-release: ## tag every module of versions.yaml in dependency order (DRY_RUN=1 prints the steps)
+release: ## tag the modules whose version in versions.yaml is untagged, in dependency order (DRY_RUN=1 prints the steps)
 	$(RELEASE) run . release $(if $(VERSION_FILE),-versions $(abspath $(VERSION_FILE))) $(if $(DRY_RUN),-dry-run)
 
 .PHONY: release-dry-run

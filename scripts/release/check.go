@@ -28,7 +28,8 @@ type CheckOptions struct {
 	// lines) built and run as consumers; see [Host].
 	Hosts []Host
 	// Install names a module whose main package `go install PATH@NEXT`
-	// must install and whose binary must run with InstallArgs.
+	// must install and whose binary must run with InstallArgs, when the
+	// module is in this release.
 	Install     string
 	InstallArgs []string
 	Log         io.Writer
@@ -55,15 +56,19 @@ type checker struct {
 	env   []string
 	tags  map[string][]string
 	built map[string]string // module dir -> consumer copy
+	// releasing are the modules this release makes.
+	releasing []*Module
 }
 
-// Check proves every module of the plan can be fetched and built by a
-// consumer: no sibling requirement at a version no release can serve; and,
-// with the siblings' replace lines dropped and every module served from a
-// file proxy (its tags from git history, the tree at its next version),
-// each module is tidy as a consumer sees it and builds and vets. Then, as
-// configured, gorelease and apidiff against the last tag, host programs,
-// and `go install` of the command.
+// Check proves every module this release makes (see [Plan.Releasing]) can
+// be fetched and built by a consumer: no sibling requirement at a version
+// no release can serve; and, with the siblings' replace lines dropped and
+// a file proxy serving every module's tags from git history plus the tree
+// of each module being released at its next version, each one is tidy as
+// a consumer sees it and builds and vets. Then, as configured, gorelease
+// and apidiff against the last tag, host programs (raised to the versions
+// being released), and `go install` of the command when it is being
+// released. A release of nothing passes; [Check] logs it.
 func Check(p *Plan, o CheckOptions) error {
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -75,28 +80,28 @@ func Check(p *Plan, o CheckOptions) error {
 	if errs := p.checkRequirements(tags); len(errs) > 0 {
 		return errors.Join(errs...)
 	}
+	releasing := p.Releasing(tags)
 	for _, m := range p.Modules {
-		if slices.Contains(tags[m.Dir], m.Next) {
-			return fmt.Errorf("%s: %s is already tagged; set its next version in versions.yaml", m.Dir, m.Next)
+		if !slices.Contains(releasing, m) {
+			fmt.Fprintf(o.Log, "release-check: %s %s is tagged: not in this release\n", m.Dir, m.Next)
 		}
 	}
-	c := &checker{p: p, o: o, px: &proxy{dir: filepath.Join(o.Work, "proxy")}, tags: tags, built: map[string]string{}}
+	if len(releasing) == 0 {
+		fmt.Fprintln(o.Log, "release-check: nothing to release: every version in versions.yaml is tagged")
+		return nil
+	}
+	if err := os.MkdirAll(o.Work, 0o755); err != nil {
+		return err
+	}
+	c := &checker{p: p, o: o, px: &proxy{dir: filepath.Join(o.Work, "proxy")}, tags: tags, built: map[string]string{}, releasing: releasing}
 	if err := c.setEnv(); err != nil {
 		return err
 	}
-	for _, m := range p.Modules {
-		for _, v := range tags[m.Dir] {
-			src, err := extractTag(p, m, v, filepath.Join(o.Work, "tags", m.Dir+"@"+v))
-			if err != nil {
-				return err
-			}
-			if err := c.px.add(m.Path, v, src); err != nil {
-				return err
-			}
-		}
+	if err := c.serveTags(); err != nil {
+		return err
 	}
 	var errs []error
-	for _, m := range p.Modules {
+	for _, m := range releasing {
 		fmt.Fprintf(o.Log, "release-check: %s@%s as a consumer sees it\n", m.Path, m.Next)
 		if err := c.consumer(m); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", m.Dir, err))
@@ -106,7 +111,7 @@ func Check(p *Plan, o CheckOptions) error {
 		return errors.Join(errs...)
 	}
 	if o.Tools != "" {
-		for _, m := range p.Modules {
+		for _, m := range releasing {
 			if err := c.compare(m); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", m.Dir, err))
 			}
@@ -124,6 +129,23 @@ func Check(p *Plan, o CheckOptions) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// serveTags puts every tagged version of every module of the plan in the
+// proxy, as git history holds it.
+func (c *checker) serveTags() error {
+	for _, m := range c.p.Modules {
+		for _, v := range c.tags[m.Dir] {
+			src, err := extractTag(c.p, m, v, filepath.Join(c.o.Work, "tags", m.Dir+"@"+v))
+			if err != nil {
+				return err
+			}
+			if err := c.px.add(m.Path, v, src); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // setEnv makes the environment every consumer command runs in: no
@@ -233,6 +255,11 @@ func (c *checker) compare(m *Module) error {
 		return nil
 	}
 	old := filepath.Join(c.o.Work, "tags", m.Dir+"@"+base, filepath.FromSlash(m.Dir))
+	// The tag's development replaces point outside the extracted module;
+	// a consumer of the tag never sees them.
+	if err := dropReplaces(filepath.Join(old, "go.mod"), c.p.Prefix); err != nil {
+		return err
+	}
 	apidiff := filepath.Join(c.o.Tools, "apidiff")
 	oldExport, newExport := filepath.Join(c.o.Work, "old.export"), filepath.Join(c.o.Work, "new.export")
 	if _, err := c.run(old, nil, apidiff, "-m", "-w", oldExport, m.Path); err != nil {
@@ -267,6 +294,22 @@ func (c *checker) host(h Host) error {
 	mods, err := c.run(dest, nil, "go", "list", "-m", "all")
 	if err != nil {
 		return err
+	}
+	// A stranger upgrading: every module of this release the host uses,
+	// raised to the version being released.
+	var upgrade []string
+	for _, m := range c.releasing {
+		if slices.ContainsFunc(strings.Split(mods, "\n"), func(line string) bool { return strings.HasPrefix(line, m.Path+" ") }) {
+			upgrade = append(upgrade, m.Path+"@"+m.Next)
+		}
+	}
+	if len(upgrade) > 0 {
+		if _, err := c.run(dest, nil, "go", append([]string{"get"}, upgrade...)...); err != nil {
+			return err
+		}
+		if mods, err = c.run(dest, nil, "go", "list", "-m", "all"); err != nil {
+			return err
+		}
 	}
 	pkgs, err := c.run(dest, nil, "go", "list", "-deps", "./...")
 	if err != nil {
@@ -306,6 +349,10 @@ func (c *checker) install() error {
 	m := c.p.byPath[c.o.Install]
 	if m == nil {
 		return fmt.Errorf("install: %s is not in versions.yaml", c.o.Install)
+	}
+	if !slices.Contains(c.releasing, m) {
+		fmt.Fprintf(c.o.Log, "release-check: %s is not in this release: no go install\n", m.Dir)
+		return nil
 	}
 	bin := filepath.Join(c.o.Work, "bin")
 	outside := filepath.Join(c.o.Work, "outside")

@@ -156,12 +156,28 @@ func mapsKeys(m map[string]string) func(func(string) bool) {
 // Tag is the git tag of module m at version v: "<dir>/<v>".
 func (m *Module) Tag(v string) string { return m.Dir + "/" + v }
 
-// checkRequirements reports every sibling requirement no consumer could
-// fetch: a pseudo-version, a module the plan does not release, or a
-// version that is neither tagged nor the sibling's next release.
+// Releasing lists, in dependency order, the modules this release makes:
+// those whose next version in versions.yaml is not tagged yet. A module
+// whose listed version is tagged is not part of the release; consumers get
+// its tag.
+func (p *Plan) Releasing(tags map[string][]string) []*Module {
+	var out []*Module
+	for _, m := range p.Modules {
+		if !slices.Contains(tags[m.Dir], m.Next) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkRequirements reports every sibling requirement of a module being
+// released that no consumer could fetch: a pseudo-version, a module the
+// plan does not release, or a version that is neither tagged nor the
+// sibling's next version in this release.
 func (p *Plan) checkRequirements(tags map[string][]string) []error {
 	var errs []error
-	for _, m := range p.Modules {
+	releasing := p.Releasing(tags)
+	for _, m := range releasing {
 		for _, path := range slices.Sorted(mapsKeys(m.Requires)) {
 			v := m.Requires[path]
 			dep := p.byPath[path]
@@ -170,12 +186,22 @@ func (p *Plan) checkRequirements(tags map[string][]string) []error {
 				errs = append(errs, fmt.Errorf("%s: requires %s at the pseudo-version %s, which no release can serve; require a tagged version (%s)", m.Dir, path, v, p.nextOf(path)))
 			case dep == nil:
 				errs = append(errs, fmt.Errorf("%s: requires %s, which versions.yaml does not release", m.Dir, path))
-			case v != dep.Next && !slices.Contains(tags[dep.Dir], v):
-				errs = append(errs, fmt.Errorf("%s: requires %s %s, which is neither tagged nor its next release (%s)", m.Dir, path, v, dep.Next))
+			case slices.Contains(tags[dep.Dir], v):
+			case v == dep.Next && slices.Contains(releasing, dep):
+			default:
+				errs = append(errs, fmt.Errorf("%s: requires %s %s, which is neither tagged nor being released now (%s); release it too (%s: %s in versions.yaml) or require a tagged version", m.Dir, path, v, p.releaseOf(dep, tags), dep.Dir, v))
 			}
 		}
 	}
 	return errs
+}
+
+// releaseOf says what this release does with dep, for error messages.
+func (p *Plan) releaseOf(dep *Module, tags map[string][]string) string {
+	if slices.Contains(tags[dep.Dir], dep.Next) {
+		return fmt.Sprintf("versions.yaml lists %s, already tagged", dep.Next)
+	}
+	return "this release makes " + dep.Next
 }
 
 func (p *Plan) nextOf(path string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +12,12 @@ import (
 )
 
 // Release tags, in dependency order, every module of the plan whose next
-// version is not tagged yet. Sibling requirements are not raised: each
-// module already requires the lowest version whose API it uses, and
-// release-check proved that against the versions this release creates. A
+// version is not tagged yet (see [Plan.Releasing]); a module whose listed
+// version is tagged is left as it is, and a plan with nothing untagged
+// releases nothing. Sibling requirements are not raised: each module
+// already requires the lowest version whose API it uses, and release-check
+// proved that against the tags and the versions this release creates; a
+// requirement no consumer could fetch is refused before any tag is made. A
 // module users `go install` is tagged on a commit of its own whose go.mod
 // has no replace line (tidied against the tags just made), and the next
 // commit puts the development replaces back. With dryRun it only prints
@@ -23,13 +27,21 @@ func Release(p *Plan, dryRun bool, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if errs := p.checkRequirements(tags); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
 	step := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 	if dryRun {
 		step("# release plan (dry run): nothing is changed")
 	}
+	releasing := p.Releasing(tags)
+	if len(releasing) == 0 {
+		step("# nothing to release: every version in versions.yaml is tagged")
+		return nil
+	}
 	for _, m := range p.Modules {
-		if slices.Contains(tags[m.Dir], m.Next) {
-			step("# %s %s is already tagged", m.Dir, m.Next)
+		if !slices.Contains(releasing, m) {
+			step("# %s %s is already tagged: not in this release", m.Dir, m.Next)
 			continue
 		}
 		if !slices.Contains(p.Install, m.Dir) || len(m.Replaces) == 0 {
@@ -58,7 +70,11 @@ func Release(p *Plan, dryRun bool, w io.Writer) error {
 		}
 	}
 	if !dryRun {
-		step("# push the tags: git push origin %s", strings.Join(newTags(p, tags), " "))
+		var pushed []string
+		for _, m := range releasing {
+			pushed = append(pushed, m.Tag(m.Next))
+		}
+		step("# push the tags: git push origin %s", strings.Join(pushed, " "))
 	}
 	return nil
 }
@@ -73,20 +89,11 @@ func releaseInstallable(p *Plan, m *Module) error {
 	if err := c.setEnv(); err != nil {
 		return err
 	}
-	tags, err := releaseTags(p)
-	if err != nil {
+	if c.tags, err = releaseTags(p); err != nil {
 		return err
 	}
-	for _, dep := range p.Modules {
-		for _, v := range tags[dep.Dir] {
-			src, err := extractTag(p, dep, v, filepath.Join(work, "tags", dep.Dir+"@"+v))
-			if err != nil {
-				return err
-			}
-			if err := c.px.add(dep.Path, v, src); err != nil {
-				return err
-			}
-		}
+	if err := c.serveTags(); err != nil {
+		return err
 	}
 	dir := filepath.Join(p.Root, filepath.FromSlash(m.Dir))
 	if err := dropReplaces(filepath.Join(dir, "go.mod"), p.Prefix); err != nil {
@@ -123,16 +130,6 @@ func releaseInstallable(p *Plan, m *Module) error {
 		}
 	}
 	return nil
-}
-
-func newTags(p *Plan, before map[string][]string) []string {
-	var out []string
-	for _, m := range p.Modules {
-		if !slices.Contains(before[m.Dir], m.Next) {
-			out = append(out, m.Tag(m.Next))
-		}
-	}
-	return out
 }
 
 func git(root string, args ...string) error {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,9 +179,266 @@ func TestRelease(t *testing.T) {
 	if diff := cmp.Diff("a/v0.1.0\nb/v0.1.0\n", string(tags)); diff != "" {
 		t.Errorf("tags (-want +got):\n%s", diff)
 	}
-	// Released once, the same versions are refused by the check until
-	// versions.yaml moves on.
-	if err := check(t, root); err == nil || !strings.Contains(err.Error(), "already tagged") {
-		t.Errorf("check after the release = %v; want the tagged version refused", err)
+	// Released once, the same versions are a release of nothing: the
+	// check and the release say so and succeed.
+	var log bytes.Buffer
+	if err := Check(plan(t, root), CheckOptions{Work: t.TempDir(), Log: &log}); err != nil || !strings.Contains(log.String(), "nothing to release") {
+		t.Errorf("check after the release = %v, logged:\n%s\nwant nothing to release", err, log.String())
+	}
+	var again bytes.Buffer
+	if err := Release(plan(t, root), false, &again); err != nil || !strings.Contains(again.String(), "nothing to release") {
+		t.Errorf("release after the release = %v, printed:\n%s\nwant nothing to release", err, again.String())
+	}
+	if tags, _ := exec.Command("git", "-C", root, "tag", "--list").Output(); string(tags) != "a/v0.1.0\nb/v0.1.0\n" {
+		t.Errorf("a release of nothing made tags:\n%s", tags)
+	}
+}
+
+// threeModules is contract, declared (requiring contract) and cmd/basis (a
+// command requiring declared), under a prefix of their own.
+func threeModules() map[string]string {
+	return map[string]string{
+		"versions.yaml":     "prefix: example.com/fix\nmodules:\n  contract: v0.1.0\n  declared: v0.1.0\n  cmd/basis: v0.1.0\ninstall:\n  - cmd/basis\n",
+		"contract/go.mod":   "module example.com/fix/contract\n\ngo 1.26.0\n",
+		"contract/c.go":     "package contract\n\n// Name is in every version.\nfunc Name() string { return \"contract\" }\n",
+		"declared/go.mod":   "module example.com/fix/declared\n\ngo 1.26.0\n\nrequire example.com/fix/contract v0.1.0\n\nreplace example.com/fix/contract => ../contract\n",
+		"declared/d.go":     declaredAt("v0.1.0"),
+		"cmd/basis/go.mod":  basisGoMod("v0.1.0"),
+		"cmd/basis/main.go": "package main\n\nimport \"example.com/fix/declared\"\n\nfunc main() { println(declared.Describe()) }\n",
+	}
+}
+
+func declaredAt(v string) string {
+	return "package declared\n\nimport \"example.com/fix/contract\"\n\n// Describe names the version.\nfunc Describe() string { return contract.Name() + \" declared " + v + "\" }\n"
+}
+
+func basisGoMod(declared string) string {
+	return "module example.com/fix/cmd/basis\n\ngo 1.26.0\n\nrequire example.com/fix/declared " + declared + "\n\nrequire example.com/fix/contract v0.1.0 // indirect\n\nreplace (\n\texample.com/fix/contract => ../../contract\n\texample.com/fix/declared => ../../declared\n)\n"
+}
+
+func setVersions(t *testing.T, root string, versions map[string]string) {
+	t.Helper()
+	text := "prefix: example.com/fix\nmodules:\n"
+	for _, dir := range []string{"contract", "declared", "cmd/basis"} {
+		text += "  " + dir + ": " + versions[dir] + "\n"
+	}
+	write(t, root, map[string]string{"versions.yaml": text + "install:\n  - cmd/basis\n"})
+}
+
+func commitAll(t *testing.T, root, msg string) {
+	t.Helper()
+	gitT(t, root, "add", "-A")
+	gitT(t, root, "commit", "-q", "-m", msg)
+}
+
+func output(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}
+
+// stranger is the environment of someone outside the repository: no
+// workspace, a module cache of their own, and a proxy that serves exactly
+// the repository's tags (as a public proxy would after the push), nothing
+// else and no network.
+func stranger(t *testing.T, root string) []string {
+	t.Helper()
+	work := t.TempDir()
+	p, px := plan(t, root), &proxy{dir: filepath.Join(work, "proxy")}
+	tags, err := releaseTags(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range p.Modules {
+		for _, v := range tags[m.Dir] {
+			src, err := extractTag(p, m, v, filepath.Join(work, "tags", m.Dir+"@"+v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := px.add(m.Path, v, src); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "GO") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"GOWORK=off", "GOPROXY="+px.url(), "GOSUMDB=off", "GOTOOLCHAIN=local",
+		"GOMODCACHE="+filepath.Join(work, "modcache"), "GOFLAGS=-mod=mod -modcacherw",
+		"GOCACHE="+filepath.Join(work, "gocache"), "GOPATH="+filepath.Join(work, "gopath"))
+}
+
+// Two releases, the second of one module: everything at v0.1.0, then a
+// patch to declared alone at v0.1.1 while cmd/basis, not released again,
+// still requires declared v0.1.0. A stranger then gets both.
+func TestReleaseOneModuleAfterAll(t *testing.T) {
+	root := repo(t, threeModules())
+	gitT(t, root, "config", "user.name", "t")
+	gitT(t, root, "config", "user.email", "t@example.com")
+	if err := check(t, root); err != nil {
+		t.Fatalf("first check: %v", err)
+	}
+	if err := Release(plan(t, root), false, &bytes.Buffer{}); err != nil {
+		t.Fatalf("first release: %v", err)
+	}
+
+	write(t, root, map[string]string{"declared/d.go": declaredAt("v0.1.1")})
+	setVersions(t, root, map[string]string{"contract": "v0.1.0", "declared": "v0.1.1", "cmd/basis": "v0.1.0"})
+	commitAll(t, root, "declared: a patch")
+	// A host that requires declared v0.1.0 is checked with the version
+	// being released, as a stranger upgrading would build it.
+	write(t, root, map[string]string{
+		"hosts/h/go.mod":  "module example.com/host\n\ngo 1.26.0\n\nrequire example.com/fix/declared v0.1.0\n",
+		"hosts/h/main.go": "package main\n\nimport \"example.com/fix/declared\"\n\nfunc main() { println(declared.Describe()) }\n",
+	})
+	commitAll(t, root, "a host")
+	var log bytes.Buffer
+	host := Host{Dir: "hosts/h", Output: "contract declared v0.1.1", Forbidden: []string{"example.com/fix/cmd/basis"}}
+	if err := Check(plan(t, root), CheckOptions{Work: t.TempDir(), Log: &log, Hosts: []Host{host}}); err != nil {
+		t.Fatalf("check of declared alone: %v\n%s", err, log.String())
+	}
+	for _, want := range []string{"contract v0.1.0 is tagged: not in this release", "cmd/basis v0.1.0 is tagged: not in this release", "example.com/fix/declared@v0.1.1 as a consumer sees it"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the check's log lacks %q:\n%s", want, log.String())
+		}
+	}
+	var dry bytes.Buffer
+	if err := Release(plan(t, root), true, &dry); err != nil {
+		t.Fatal(err)
+	}
+	wantDry := `# release plan (dry run): nothing is changed
+# contract v0.1.0 is already tagged: not in this release
+git tag -a declared/v0.1.1 -m 'example.com/fix/declared v0.1.1'
+# cmd/basis v0.1.0 is already tagged: not in this release
+`
+	if diff := cmp.Diff(wantDry, dry.String()); diff != "" {
+		t.Errorf("dry run of declared alone (-want +got):\n%s", diff)
+	}
+	head := output(t, root, nil, "git", "-C", root, "rev-parse", "HEAD")
+	if err := Release(plan(t, root), false, &bytes.Buffer{}); err != nil {
+		t.Fatalf("release of declared alone: %v", err)
+	}
+	if after := output(t, root, nil, "git", "-C", root, "rev-parse", "HEAD"); after != head {
+		t.Errorf("releasing declared alone made commits; cmd/basis is not in the release")
+	}
+	wantTags := "cmd/basis/v0.1.0\ncontract/v0.1.0\ndeclared/v0.1.0\ndeclared/v0.1.1\n"
+	if diff := cmp.Diff(wantTags, output(t, root, nil, "git", "-C", root, "tag", "--list")); diff != "" {
+		t.Errorf("tags (-want +got):\n%s", diff)
+	}
+	if got := output(t, root, nil, "git", "-C", root, "rev-parse", "declared/v0.1.1^{commit}"); got != head {
+		t.Errorf("declared/v0.1.1 is on %s, want the patch %s", got, head)
+	}
+
+	// A stranger: go get the new declared, and go install the command at
+	// the version that still requires the old one.
+	env := stranger(t, root)
+	prog := t.TempDir()
+	write(t, prog, map[string]string{
+		"go.mod":  "module example.com/stranger\n\ngo 1.26.0\n",
+		"main.go": "package main\n\nimport \"example.com/fix/declared\"\n\nfunc main() { println(declared.Describe()) }\n",
+	})
+	output(t, prog, env, "go", "get", "example.com/fix/declared@v0.1.1")
+	if out := output(t, prog, env, "go", "run", "."); !strings.Contains(out, "contract declared v0.1.1") {
+		t.Errorf("the stranger's program printed %q, want declared v0.1.1", out)
+	}
+	bin := t.TempDir()
+	installEnv := append(slices.Clone(env), "GOBIN="+bin, "GOFLAGS=-modcacherw")
+	output(t, t.TempDir(), installEnv, "go", "install", "example.com/fix/cmd/basis@v0.1.0")
+	if out := output(t, t.TempDir(), env, filepath.Join(bin, "basis")); !strings.Contains(out, "contract declared v0.1.0") {
+		t.Errorf("the installed cmd/basis v0.1.0 printed %q, want declared v0.1.0", out)
+	}
+
+	// A third release, cmd/basis alone, moving to declared v0.1.1: the
+	// installable module's own commit without replaces still happens.
+	write(t, root, map[string]string{"cmd/basis/go.mod": basisGoMod("v0.1.1")})
+	setVersions(t, root, map[string]string{"contract": "v0.1.0", "declared": "v0.1.1", "cmd/basis": "v0.1.1"})
+	commitAll(t, root, "cmd/basis: the patched declared")
+	if err := check(t, root); err != nil {
+		t.Fatalf("check of cmd/basis alone: %v", err)
+	}
+	if err := Release(plan(t, root), false, &bytes.Buffer{}); err != nil {
+		t.Fatalf("release of cmd/basis alone: %v", err)
+	}
+	tagged := output(t, root, nil, "git", "-C", root, "show", "cmd/basis/v0.1.1:cmd/basis/go.mod")
+	if strings.Contains(tagged, "replace") || !strings.Contains(tagged, "example.com/fix/declared v0.1.1") {
+		t.Errorf("tagged cmd/basis/go.mod:\n%s", tagged)
+	}
+	if now, _ := os.ReadFile(filepath.Join(root, "cmd", "basis", "go.mod")); string(now) != basisGoMod("v0.1.1") {
+		t.Errorf("the branch's cmd/basis/go.mod after the release:\n%s", now)
+	}
+	env = stranger(t, root)
+	output(t, t.TempDir(), append(slices.Clone(env), "GOBIN="+bin, "GOFLAGS=-modcacherw"), "go", "install", "example.com/fix/cmd/basis@v0.1.1")
+	if out := output(t, t.TempDir(), env, filepath.Join(bin, "basis")); !strings.Contains(out, "contract declared v0.1.1") {
+		t.Errorf("the installed cmd/basis v0.1.1 printed %q, want declared v0.1.1", out)
+	}
+}
+
+// A module being released may require a sibling only at a tagged version
+// or at the version this release makes.
+func TestReleaseRefusesRequirementNeitherTaggedNorReleased(t *testing.T) {
+	root := repo(t, threeModules())
+	gitT(t, root, "config", "user.name", "t")
+	gitT(t, root, "config", "user.email", "t@example.com")
+	if err := Release(plan(t, root), false, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	// cmd/basis moves to a declared v0.1.1 that this release does not make.
+	write(t, root, map[string]string{"cmd/basis/go.mod": basisGoMod("v0.1.1")})
+	setVersions(t, root, map[string]string{"contract": "v0.1.0", "declared": "v0.1.0", "cmd/basis": "v0.1.1"})
+	commitAll(t, root, "cmd/basis: ahead of declared")
+	want := "cmd/basis: requires example.com/fix/declared v0.1.1, which is neither tagged nor being released now (versions.yaml lists v0.1.0, already tagged)"
+	if err := check(t, root); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Check = %v; want %q", err, want)
+	}
+	if err := Release(plan(t, root), true, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Release = %v; want %q", err, want)
+	}
+	// Releasing declared v0.1.1 with it is the fix.
+	setVersions(t, root, map[string]string{"contract": "v0.1.0", "declared": "v0.1.1", "cmd/basis": "v0.1.1"})
+	if err := check(t, root); err != nil {
+		t.Errorf("with declared v0.1.1 in the release the check fails: %v", err)
+	}
+}
+
+// -work names a directory that need not exist yet.
+func TestCheckCreatesWorkDir(t *testing.T) {
+	root := repo(t, twoModules("v0.1.0", "v0.1.0", "A"))
+	work := filepath.Join(t.TempDir(), "new", "work")
+	if err := runCheck([]string{"-root", root, "-work", work, "-keep", "-no-compare", "-no-hosts", "-no-install"}); err != nil {
+		t.Fatalf("check -work %s: %v", work, err)
+	}
+}
+
+// gorelease and apidiff compare a module being released with its last tag,
+// whose go.mod still holds the development replaces.
+func TestCheckComparesWithTheLastTag(t *testing.T) {
+	root := repo(t, threeModules())
+	gitT(t, root, "config", "user.name", "t")
+	gitT(t, root, "config", "user.email", "t@example.com")
+	if err := Release(plan(t, root), false, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, map[string]string{"declared/d.go": declaredAt("v0.1.1")})
+	setVersions(t, root, map[string]string{"contract": "v0.1.0", "declared": "v0.1.1", "cmd/basis": "v0.1.0"})
+	commitAll(t, root, "declared: a patch")
+	tools := t.TempDir()
+	if err := buildTools(tools); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	if err := Check(plan(t, root), CheckOptions{Work: t.TempDir(), Tools: tools, Log: &log}); err != nil {
+		t.Fatalf("check with gorelease and apidiff: %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "gorelease declared (base v0.1.0)") {
+		t.Errorf("declared was not compared with its last tag:\n%s", log.String())
 	}
 }
