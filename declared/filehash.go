@@ -4,9 +4,6 @@ package declared
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
 	"os"
 	"sync"
 	"syscall"
@@ -34,10 +31,6 @@ const racyWindow = 2 * time.Second
 
 // maxHashes bounds the cache: when full, it starts again.
 const maxHashes = 4096
-
-// readBuffers are the buffers files are hashed through: a call must not
-// cost a fresh one.
-var readBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 type hashCache struct {
 	mu   sync.Mutex
@@ -77,24 +70,10 @@ func (c *hashCache) hash(ctx context.Context, path string) (string, error) {
 		}
 	}
 	began := c.now()
-	h := sha256.New()
-	bp := readBuffers.Get().(*[]byte)
-	defer readBuffers.Put(bp)
-	buf := *bp
-	for {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		n, err := f.Read(buf)
-		h.Write(buf[:n])
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
+	sum, err := configfile.Hash(ctx, f)
+	if err != nil {
+		return "", err
 	}
-	sum := configfile.HashPrefix + hex.EncodeToString(h.Sum(nil))
 	if !keyed || time.Unix(0, key.ctime).After(began.Add(-racyWindow)) {
 		return sum, nil
 	}

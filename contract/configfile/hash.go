@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -34,13 +35,26 @@ func HashFile(ctx context.Context, path string) (string, error) {
 	if !info.Mode().IsRegular() {
 		return "", &NotRegularError{Path: path, Mode: info.Mode()}
 	}
+	return Hash(ctx, f)
+}
+
+// hashBuffers are the buffers content is hashed through: a call must not
+// allocate a large buffer each time it pins a file.
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, chunk); return &b }}
+
+// Hash returns "sha256:" and the hex SHA-256 of what r holds, read to its
+// end, stopping when ctx is done: the digest [HashFile] gives, for a
+// caller that opened and checked the file itself.
+func Hash(ctx context.Context, r io.Reader) (string, error) {
 	h := sha256.New()
-	buf := make([]byte, chunk)
+	bp := hashBuffers.Get().(*[]byte)
+	defer hashBuffers.Put(bp)
+	buf := *bp
 	for {
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		n, err := f.Read(buf)
+		n, err := r.Read(buf)
 		h.Write(buf[:n])
 		if err == io.EOF {
 			break
