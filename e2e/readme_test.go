@@ -10,7 +10,8 @@ import (
 	"testing"
 )
 
-// TestREADMECodeIsCompiled holds every Go code block of every README to
+// TestREADMECodeIsCompiled holds every Go code block of every Markdown
+// file in the repository — the READMEs and the guides under docs/ — to
 // the code the tests compile: each block's lines (indentation aside) must
 // appear, in order and together, in a Go file of the repository — a
 // runnable Example for code that shows how to use something, the source
