@@ -77,6 +77,9 @@ func runCheck(args []string) error {
 		if *work, err = os.MkdirTemp("", "basis-release-check-"); err != nil {
 			return err
 		}
+	} else if *work, err = workDir(*work); err != nil {
+		// Made here, not only by Check: the tools are built into it first.
+		return err
 	}
 	if !*keep {
 		defer os.RemoveAll(*work)
