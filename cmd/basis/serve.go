@@ -29,8 +29,11 @@ import (
 // it, a token is made for the run.
 const envServeToken = "BASIS_SERVE_TOKEN"
 
-// reloadInterval is how often basis serve looks at its config files.
-const reloadInterval = time.Second
+// reloadInterval is how often basis serve looks at its config files. A
+// variable only so that the tests' build of basis (serve_testinterval.go)
+// looks often: a test that edits a file then waits for the reload, not
+// for the interval.
+var reloadInterval = time.Second
 
 const serveHelp = `Serves every tool of this workspace — spawn, the declared tools and the tools
 of every trusted MCP server — as an MCP server, over stdio (the default) or
