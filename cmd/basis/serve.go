@@ -263,15 +263,24 @@ func (s *serving) mcpToolsChanged(c *mcpClient, source string, tools []contract.
 func (s *serving) watch(ctx context.Context) {
 	tick := time.NewTicker(reloadInterval)
 	defer tick.Stop()
+	changed := s.roster.rt.Load().Changed()
 	for {
-		changed := s.roster.rt.Load().Changed()
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			s.srv.Refresh()
 		case <-tick.C:
 			s.reloadIfChanged(ctx)
+		}
+		// The channel is taken again only here, after a change or a
+		// reload: taken afresh on every turn, it would miss a change made
+		// while a tick was handled (the roster's channel closed and
+		// replaced before it was waited on), and the client would not
+		// hear of it. Taken before the refresh, a change after it closes
+		// the channel the next turn waits on.
+		if now := s.roster.rt.Load().Changed(); now != changed {
+			changed = now
+			s.srv.Refresh()
 		}
 	}
 }
