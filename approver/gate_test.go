@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/basis-go/basis/approver"
@@ -376,21 +377,28 @@ func TestGateFailsClosed(t *testing.T) {
 		{"slow", slowApprover(5 * time.Second), context.Background(), 50 * time.Millisecond, "tool deploy denied: the approver did not answer within 50ms", context.DeadlineExceeded},
 	}
 	for _, tt := range tests {
+		// In a bubble, the slow approver is slower than the timeout
+		// however loaded the machine.
 		t.Run(tt.name, func(t *testing.T) {
-			g, err := approver.NewGate(tt.approver, &approver.GateOptions{Timeout: tt.timeout})
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := g.Authorize(tt.ctx, request("deploy", contract.Call{ID: "c"}, preview(t, contract.SideEffectExternal, jenkinsTrigger)))
-			if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != tt.reason {
-				t.Errorf("verdict = %+v\nwant a fail-closed denial with reason %q", v, tt.reason)
-			}
-			if !errors.Is(v.Err, tt.err) {
-				t.Errorf("Err = %v, want %v", v.Err, tt.err)
-			}
-			if len(g.SessionRules()) != 0 {
-				t.Errorf("a failed question was remembered: %v", g.SessionRules())
-			}
+			synctest.Test(t, func(t *testing.T) {
+				g, err := approver.NewGate(tt.approver, &approver.GateOptions{Timeout: tt.timeout})
+				if err != nil {
+					t.Fatal(err)
+				}
+				v := g.Authorize(tt.ctx, request("deploy", contract.Call{ID: "c"}, preview(t, contract.SideEffectExternal, jenkinsTrigger)))
+				if v.Allow || v.Source != approver.SourceFailClosed || v.Reason != tt.reason {
+					t.Errorf("verdict = %+v\nwant a fail-closed denial with reason %q", v, tt.reason)
+				}
+				if !errors.Is(v.Err, tt.err) {
+					t.Errorf("Err = %v, want %v", v.Err, tt.err)
+				}
+				// Whatever the approver answers late is not taken either.
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				if len(g.SessionRules()) != 0 {
+					t.Errorf("a failed question was remembered: %v", g.SessionRules())
+				}
+			})
 		})
 	}
 }
@@ -403,41 +411,50 @@ func slowApprover(d time.Duration) approver.Approver {
 	})
 }
 
+// In a synctest bubble the clock moves only when every goroutine waits,
+// so the timeout is measured exactly, however loaded the machine.
 func TestGateSlowApproverDeniesWithinTheTimeout(t *testing.T) {
-	g, err := approver.NewGate(slowApprover(10*time.Second), &approver.GateOptions{Timeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	v := authorize(t, g, "spawn", cargoTest)
-	elapsed := time.Since(start)
-	if v.Allow || v.Source != approver.SourceFailClosed {
-		t.Errorf("verdict = %+v", v)
-	}
-	if elapsed < 100*time.Millisecond || elapsed > 200*time.Millisecond {
-		t.Errorf("a 100ms timeout denied after %v, want between 100ms and 200ms", elapsed)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		g, err := approver.NewGate(slowApprover(10*time.Second), &approver.GateOptions{Timeout: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		v := authorize(t, g, "spawn", cargoTest)
+		elapsed := time.Since(start)
+		if v.Allow || v.Source != approver.SourceFailClosed || !errors.Is(v.Err, context.DeadlineExceeded) {
+			t.Errorf("verdict = %+v", v)
+		}
+		if elapsed != 100*time.Millisecond {
+			t.Errorf("a 100ms timeout denied after %v, want 100ms: the gate waited for an approver that ignores its context", elapsed)
+		}
+		// The approver, which ignores its context, ends before the bubble
+		// may.
+		time.Sleep(10 * time.Second)
+	})
 }
 
 func TestGateLateAnswerIsNotRemembered(t *testing.T) {
-	answered := make(chan struct{})
-	late := approver.ApproverFunc(func(context.Context, approver.Request) (approver.Answer, error) {
-		defer close(answered)
-		time.Sleep(150 * time.Millisecond)
-		return approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Tool: true}}, nil
+	synctest.Test(t, func(t *testing.T) {
+		late := approver.ApproverFunc(func(context.Context, approver.Request) (approver.Answer, error) {
+			time.Sleep(150 * time.Millisecond)
+			return approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Tool: true}}, nil
+		})
+		g, err := approver.NewGate(late, &approver.GateOptions{Timeout: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := authorize(t, g, "spawn", cargoTest); v.Allow {
+			t.Fatalf("verdict = %+v", v)
+		}
+		// Let the approver answer, and whatever would take its answer
+		// finish with it.
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if rules := g.SessionRules(); len(rules) != 0 {
+			t.Errorf("an answer that came after the timeout was remembered: %v", rules)
+		}
 	})
-	g, err := approver.NewGate(late, &approver.GateOptions{Timeout: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := authorize(t, g, "spawn", cargoTest); v.Allow {
-		t.Fatalf("verdict = %+v", v)
-	}
-	<-answered
-	time.Sleep(10 * time.Millisecond)
-	if rules := g.SessionRules(); len(rules) != 0 {
-		t.Errorf("an answer that came after the timeout was remembered: %v", rules)
-	}
 }
 
 func TestGateCancelWhileAsking(t *testing.T) {

@@ -99,9 +99,6 @@ func (d RuleDecision) String() string {
 
 func (d RuleDecision) valid() bool { return d >= RuleDeny && d <= RuleAllow }
 
-// strictness orders decisions: deny > ask > allow.
-func (d RuleDecision) strictness() int { return int(RuleAllow - d) }
-
 // MarshalText implements [encoding.TextMarshaler].
 func (d RuleDecision) MarshalText() ([]byte, error) {
 	if !d.valid() {

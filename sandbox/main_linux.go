@@ -197,22 +197,22 @@ func restrict(sp spec) error {
 	if err != nil || abi < 1 {
 		return (&UnavailableError{Reason: "this kernel has no Landlock"})
 	}
-	args := []any{landlock.V5.HandledAccessFS}
-	scoped := landlock.ScopedSet(ll.ScopeSignal)
+	// A struct literal, not the deprecated NewConfig: NewRulesetFD
+	// rejects access rights this go-landlock does not know, as NewConfig
+	// did, before best effort could drop them silently.
+	cfg := landlock.Config{
+		HandledAccessFS: landlock.V5.HandledAccessFS,
+		Scoped:          landlock.ScopedSet(ll.ScopeSignal),
+	}
 	switch sp.Net {
 	case CutLandlockTCP:
 		if abi < 4 {
 			return &UnavailableError{Reason: "Landlock is older than ABI 4 and cannot cut the network"}
 		}
-		args = append(args, landlock.AccessNetSet(ll.AccessNetBindTCP|ll.AccessNetConnectTCP))
-		scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
+		cfg.HandledAccessNet = landlock.AccessNetSet(ll.AccessNetBindTCP | ll.AccessNetConnectTCP)
+		cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 	case CutNamespace:
-		scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
-	}
-	args = append(args, scoped)
-	cfg, err := landlock.NewConfig(args...)
-	if err != nil {
-		return fmt.Errorf("building the Landlock config: %w; the program did not run", err)
+		cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 	}
 	rules := append(readable(),
 		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),

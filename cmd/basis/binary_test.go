@@ -55,15 +55,18 @@ func TestMain(m *testing.M) {
 		builds := []struct {
 			out                  *string
 			name, dir, pkg, what string
+			flags                []string
 		}{
-			{&basisBinary, "basis", ".", ".", "basis"},
-			{&mcpServerBinary, "mcpserver", filepath.Join("..", "..", "examples"), "./mcpserver", "the example MCP server"},
-			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server"},
-			{&ttyProbeBinary, "ttyprobe", ".", "./testdata/ttyprobe", "the terminal probe"},
+			// The tests' basis reloads its config files often
+			// (serve_testinterval.go).
+			{&basisBinary, "basis", ".", ".", "basis", []string{"-tags", "basis_testinterval"}},
+			{&mcpServerBinary, "mcpserver", filepath.Join("..", "..", "examples"), "./mcpserver", "the example MCP server", nil},
+			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server", nil},
+			{&ttyProbeBinary, "ttyprobe", ".", "./testdata/ttyprobe", "the terminal probe", nil},
 		}
 		for _, b := range builds {
 			*b.out = filepath.Join(dir, b.name)
-			build := exec.Command("go", "build", "-o", *b.out, b.pkg)
+			build := exec.Command("go", append(append([]string{"build", "-o", *b.out}, b.flags...), b.pkg)...)
 			build.Dir = b.dir
 			build.Stderr = os.Stderr
 			if err := build.Run(); err != nil {

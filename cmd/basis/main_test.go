@@ -476,10 +476,64 @@ var (
 	// A rule's digest hashes its definition, which holds the case's
 	// temporary paths.
 	ruleDigest = regexp.MustCompile(`"digest": "sha256:[0-9a-f]{64}"`)
+	// How the sandbox cuts the network depends on the machine: a network
+	// namespace where one can be made, else Landlock. Both are shown as
+	// $NETCUT: in a description's JSON, in a change to it, and in its
+	// summary. A machine that can cut neither still shows "unavailable":
+	// its runs fail, and the transcripts with them.
+	netCutJSON   = regexp.MustCompile(`("network_cut": ?)"(?:namespace|landlock-tcp)"`)
+	netCutChange = regexp.MustCompile(`(network_cut (?:added:|removed \(was|was)) "(?:namespace|landlock-tcp)"`)
+	netCutWords  = func() *strings.Replacer {
+		var pairs []string
+		for _, cut := range []sandbox.NetworkCut{sandbox.CutNamespace, sandbox.CutLandlockTCP} {
+			summary := sandbox.Description{Mode: sandbox.WorkspaceWrite, Network: "none", NetworkCut: cut}.Summary()
+			_, words, ok := strings.Cut(summary, "; no network")
+			if !ok {
+				panic("a sandbox summary without its network: " + summary)
+			}
+			pairs = append(pairs, "; no network"+words, "; no network ($NETCUT)")
+		}
+		return strings.NewReplacer(pairs...)
+	}()
 )
 
-// normalize replaces what differs between runs: temporary paths, the Go
-// version, call ids, durations, rules' digests; and shows the terminal's erase-line
+// The transcripts are the same whichever way this machine cuts the
+// network.
+func TestNormalizeHidesTheNetworkCut(t *testing.T) {
+	for _, cut := range []sandbox.NetworkCut{sandbox.CutNamespace, sandbox.CutLandlockTCP} {
+		t.Run(string(cut), func(t *testing.T) {
+			d := sandbox.Description{Mode: sandbox.WorkspaceWrite, Network: "none", NetworkCut: cut, Write: []string{"/w"}}
+			compact, err := json.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			indented, err := json.MarshalIndent(d, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tests := []struct{ in, want string }{
+				{string(compact), `{"mode":"workspace-write","network":"none","network_cut":"$NETCUT","write":["/w"]}`},
+				{string(indented), "{\n  \"mode\": \"workspace-write\",\n  \"network\": \"none\",\n  \"network_cut\": \"$NETCUT\",\n  \"write\": [\n    \"/w\"\n  ]\n}"},
+				{"would: run x; " + d.Summary(), "would: run x; sandbox workspace-write: writes only to /w; no network ($NETCUT)"},
+				{`sandbox network_cut removed (was "` + string(cut) + `"); side_effect was "process"`, `sandbox network_cut removed (was "$NETCUT"); side_effect was "process"`},
+				{`sandbox network_cut added: "` + string(cut) + `"`, `sandbox network_cut added: "$NETCUT"`},
+				// A cut that is no cut is not hidden: runs fail there.
+				{`"network_cut":"unavailable"`, `"network_cut":"unavailable"`},
+				// Only the network cut's value is hidden.
+				{`"name":"namespace"`, `"name":"namespace"`},
+			}
+			for _, tt := range tests {
+				if diff := cmp.Diff(tt.want, normalize(tt.in, "/nonexistent/ws", "/nonexistent/home")); diff != "" {
+					t.Errorf("normalize(%q) (-want +got):\n%s", tt.in, diff)
+				}
+			}
+		})
+	}
+}
+
+// normalize replaces what differs between runs and machines: temporary
+// paths, the Go version, call ids, durations, rules' digests, how the
+// sandbox cuts the network; and shows the terminal's erase-line
 // sequence as <erase>.
 func normalize(s, ws, home string) string {
 	s = strings.ReplaceAll(s, ws, "$WORK")
@@ -494,6 +548,9 @@ func normalize(s, ws, home string) string {
 	s = anyCallID.ReplaceAllString(s, "cli-$$CALLID")
 	s = durationMS.ReplaceAllString(s, `"duration_ms":$$MS`)
 	s = ruleDigest.ReplaceAllString(s, `"digest": "sha256:$$DIGEST"`)
+	s = netCutJSON.ReplaceAllString(s, `$1"$$NETCUT"`)
+	s = netCutChange.ReplaceAllString(s, `$1 "$$NETCUT"`)
+	s = netCutWords.Replace(s)
 	s = strings.ReplaceAll(s, eraseLine, "<erase>")
 	return goVersion.ReplaceAllString(s, "$$GOVERSION")
 }

@@ -21,6 +21,17 @@ import (
 // built with -tags nomcp holds no MCP code at all.
 const mcpInBuild = true
 
+// mcpState is a workspace's MCP client and who hears of its changes.
+type mcpState struct {
+	// mcp is this invocation's MCP client, made by the first build that
+	// needs it and kept by later ones; closeMCP stops its servers.
+	mcp *mcpClient
+	// onMCPChange, when set, is told that the tools of a server of client
+	// changed, and what their source is (basis serve replaces them in its
+	// roster).
+	onMCPChange func(client *mcpClient, source string, tools []contract.ExecutableTool)
+}
+
 // mcpClient is one invocation's MCP client: the layered config files and
 // the manager that runs their servers.
 type mcpClient struct {

@@ -16,8 +16,10 @@ import (
 // -tags nomcp, it holds no MCP code at all.
 const mcpInBuild = false
 
-// mcpClient is empty in a build without MCP.
-type mcpClient struct{}
+// mcpState is empty in a build without MCP: a workspace has no client.
+//
+//lint:ignore U1000 the workspace embeds it in every build; only the MCP build has fields to use.
+type mcpState struct{}
 
 // mcpConfigFiles are the MCP config files present here, which this build
 // cannot load.
@@ -34,8 +36,6 @@ func (w *workspace) mcpConfigFiles() []string {
 func (w *workspace) addMCP(context.Context, *runtime.Builder) []error { return nil }
 
 func (w *workspace) closeMCP() {}
-
-func (c *mcpClient) close() {}
 
 func (w *workspace) mcpStartError() (error, bool) { return nil, false }
 

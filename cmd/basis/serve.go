@@ -29,8 +29,11 @@ import (
 // it, a token is made for the run.
 const envServeToken = "BASIS_SERVE_TOKEN"
 
-// reloadInterval is how often basis serve looks at its config files.
-const reloadInterval = time.Second
+// reloadInterval is how often basis serve looks at its config files. A
+// variable only so that the tests' build of basis (serve_testinterval.go)
+// looks often: a test that edits a file then waits for the reload, not
+// for the interval.
+var reloadInterval = time.Second
 
 const serveHelp = `Serves every tool of this workspace — spawn, the declared tools and the tools
 of every trusted MCP server — as an MCP server, over stdio (the default) or
@@ -260,15 +263,24 @@ func (s *serving) mcpToolsChanged(c *mcpClient, source string, tools []contract.
 func (s *serving) watch(ctx context.Context) {
 	tick := time.NewTicker(reloadInterval)
 	defer tick.Stop()
+	changed := s.roster.rt.Load().Changed()
 	for {
-		changed := s.roster.rt.Load().Changed()
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			s.srv.Refresh()
 		case <-tick.C:
 			s.reloadIfChanged(ctx)
+		}
+		// The channel is taken again only here, after a change or a
+		// reload: taken afresh on every turn, it would miss a change made
+		// while a tick was handled (the roster's channel closed and
+		// replaced before it was waited on), and the client would not
+		// hear of it. Taken before the refresh, a change after it closes
+		// the channel the next turn waits on.
+		if now := s.roster.rt.Load().Changed(); now != changed {
+			changed = now
+			s.srv.Refresh()
 		}
 	}
 }

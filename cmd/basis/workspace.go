@@ -44,14 +44,9 @@ type workspace struct {
 	// is the tool whose server mcpForTool starts.
 	mcpStart mcpStart
 	mcpTool  string
-	// mcp is this invocation's MCP client, made by the first build that
-	// needs it and kept by later ones; closeMCP stops its servers. Its
-	// type depends on the build: with -tags nomcp it holds nothing.
-	mcp *mcpClient
-	// onMCPChange, when set, is told that the tools of a server of client
-	// changed, and what their source is (basis serve replaces them in its
-	// roster).
-	onMCPChange func(client *mcpClient, source string, tools []contract.ExecutableTool)
+	// mcpState is this invocation's MCP client; with -tags nomcp it is
+	// empty.
+	mcpState
 }
 
 // mcpStart says which MCP servers a command starts.

@@ -19,7 +19,8 @@ import (
 
 // CheckOptions says which steps of [Check] run beyond the first two.
 type CheckOptions struct {
-	// Work is a scratch directory; it must be empty or absent.
+	// Work is a scratch directory; it must be empty or absent (Check
+	// makes it).
 	Work string
 	// Tools is a directory holding gorelease and apidiff; empty skips
 	// both.
@@ -90,7 +91,7 @@ func Check(p *Plan, o CheckOptions) error {
 		fmt.Fprintln(o.Log, "release-check: nothing to release: every version in versions.yaml is tagged")
 		return nil
 	}
-	if err := os.MkdirAll(o.Work, 0o755); err != nil {
+	if o.Work, err = workDir(o.Work); err != nil {
 		return err
 	}
 	c := &checker{p: p, o: o, px: &proxy{dir: filepath.Join(o.Work, "proxy")}, tags: tags, built: map[string]string{}, releasing: releasing}
@@ -146,6 +147,23 @@ func (c *checker) serveTags() error {
 		}
 	}
 	return nil
+}
+
+// workDir makes the scratch directory dir if it is absent and returns it
+// absolute: the go commands Check starts run in other directories, and go
+// refuses a relative GOMODCACHE.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no work directory given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("work directory: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("making the work directory: %w", err)
+	}
+	return abs, nil
 }
 
 // setEnv makes the environment every consumer command runs in: no

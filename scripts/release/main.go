@@ -87,7 +87,8 @@ func runCheck(args []string) error {
 		if *work, err = os.MkdirTemp("", "basis-release-check-"); err != nil {
 			return err
 		}
-	} else if err := os.MkdirAll(*work, 0o755); err != nil {
+	} else if *work, err = workDir(*work); err != nil {
+		// Made here, not only by Check: the tools are built into it first.
 		return err
 	}
 	if !*keep {

@@ -90,6 +90,36 @@ func TestCheckPasses(t *testing.T) {
 	}
 }
 
+// The scratch directory -work names need not exist, and may be relative
+// to where the tool runs (the go commands it starts run elsewhere).
+func TestCheckMakesItsWorkDirectory(t *testing.T) {
+	root := repo(t, twoModules("v0.1.0", "v0.1.0", "A"))
+	tests := []struct {
+		name string
+		work func(t *testing.T) string
+	}{
+		{"absent", func(t *testing.T) string { return filepath.Join(t.TempDir(), "not", "yet") }},
+		{"relative and absent", func(t *testing.T) string {
+			t.Chdir(t.TempDir())
+			return filepath.Join("not", "yet")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			work := tt.work(t)
+			var log bytes.Buffer
+			err := Check(plan(t, root), CheckOptions{Work: work, Log: &log})
+			t.Logf("check log:\n%s", log.String())
+			if err != nil {
+				t.Fatalf("Check with Work %q = %v; want the directory made", work, err)
+			}
+			if _, err := os.Stat(filepath.Join(work, "modcache")); err != nil {
+				t.Errorf("no module cache in the work directory: %v", err)
+			}
+		})
+	}
+}
+
 func TestCheckRefusesPseudoVersion(t *testing.T) {
 	root := repo(t, twoModules("v0.1.0", "v0.0.0-00010101000000-000000000000", "A"))
 	err := check(t, root)

@@ -42,10 +42,6 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %v", e.Line,
 // Unwrap returns [ErrSyntax].
 func (e *SyntaxError) Unwrap() error { return ErrSyntax }
 
-// eof stands for the end of the data, as git's get_next_char returns a
-// newline with its eof flag set.
-const eof = -1
-
 type parser struct {
 	data []byte
 	pos  int
