@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 )
 
 // A tool's definition (see [contract.Definer]) is what an allow rule

@@ -11,8 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract/childenv"
-	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 

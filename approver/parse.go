@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 )
 
 // RulesSchema is the version of the rules file format this package

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 )
 
 // File names, relative to the directory that holds them.

@@ -16,8 +16,8 @@ import (
 	"testing"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 	"github.com/google/go-cmp/cmp"
 )
 

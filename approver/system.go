@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // The system layer: rules an administrator sets for every user of a

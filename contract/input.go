@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/basis-go/basis/contract/configfile"
 )
 
 // Bounds on a call's input, applied before any parser of a binding sees it.
@@ -53,8 +51,8 @@ func CanonicalInput(input json.RawMessage) (json.RawMessage, error) {
 	// Valid JSON: the keys are checked on the raw text, whose walk
 	// allocates nothing per token, then one decode and one encode give the
 	// canonical bytes. This runs for every call, so it is kept cheap.
-	doc, _ := configfile.Parse(input)
-	if doc.Kind() != "object" {
+	doc := bytes.TrimSpace(input)
+	if doc[0] != '{' {
 		return nil, fmt.Errorf("%w: the input must be a JSON object", ErrInvalidInput)
 	}
 	if err := checkKeys(doc, ""); err != nil {
@@ -78,28 +76,28 @@ func CanonicalInput(input json.RawMessage) (json.RawMessage, error) {
 // checkKeys refuses a key written twice in one object, or two keys equal
 // under case folding, at any depth of v. Keys are decoded as encoding/json
 // decodes them, so escapes cannot hide a duplicate.
-func checkKeys(v configfile.Value, at string) error {
-	switch v.Kind() {
-	case "object":
-		members := v.Members()
+func checkKeys(v []byte, at string) error {
+	switch v[0] {
+	case '{':
+		members := jsonMembers(v)
 		seen := make(map[string]bool, len(members))
 		folded := make(map[string]bool, len(members))
 		for _, m := range members {
-			ptr := at + "/" + pointerToken(m.Key)
-			if seen[m.Key] {
+			ptr := at + "/" + pointerToken(m.key)
+			if seen[m.key] {
 				return fmt.Errorf("%w: %s: the key is written twice; programs disagree on which one counts, so write it once", ErrInvalidInput, ptr)
 			}
-			fk := foldKey(m.Key)
+			fk := foldKey(m.key)
 			if folded[fk] {
 				return fmt.Errorf("%w: %s: another key of this object differs from it only in letter case; programs may read them as one, so use one spelling", ErrInvalidInput, ptr)
 			}
-			seen[m.Key], folded[fk] = true, true
-			if err := checkKeys(m.Value, ptr); err != nil {
+			seen[m.key], folded[fk] = true, true
+			if err := checkKeys(m.value, ptr); err != nil {
 				return err
 			}
 		}
-	case "array":
-		for i, e := range v.Elements() {
+	case '[':
+		for i, e := range jsonElements(v) {
 			if err := checkKeys(e, at+"/"+strconv.Itoa(i)); err != nil {
 				return err
 			}

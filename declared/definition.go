@@ -11,8 +11,8 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 )
 
 var _ contract.Definer = (*Tool)(nil)

@@ -14,7 +14,7 @@
 // [Load]). A workspace tool shadows a global one of the same name. A
 // missing manifest means no tools; a manifest that exists and cannot be
 // used is an error, never a shorter list. Manifests are read the way
-// every basis config file is (contract/configfile): a named pipe, a link
+// every basis config file is (module configfile): a named pipe, a link
 // to a device or a file over [MaxManifestSize] is refused unread, and a
 // load honours its context.
 //

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 

@@ -5,7 +5,7 @@ package declared
 import (
 	"errors"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // Placeholders are expanded by configfile, the one grammar for every

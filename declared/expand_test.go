@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // fileHashes remembers the hashes of the files tools run, so that a large

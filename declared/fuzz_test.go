@@ -13,8 +13,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 )
 
 // marker frames every value a fuzz target plants; no message may show it.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
 )

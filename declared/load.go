@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract/childenv"
-	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 

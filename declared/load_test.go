@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
 )

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
-	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/inputschema"
 )
 

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 

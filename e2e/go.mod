@@ -14,6 +14,7 @@ require (
 )
 
 require (
+	github.com/basis-go/basis/configfile v0.1.0 // indirect
 	github.com/basis-go/basis/inputschema v0.1.0 // indirect
 	github.com/basis-go/basis/subprocess v0.1.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
@@ -30,6 +31,7 @@ require (
 replace (
 	github.com/basis-go/basis/approver => ../approver
 	github.com/basis-go/basis/cmd/basis/runtime => ../cmd/basis/runtime
+	github.com/basis-go/basis/configfile => ../configfile
 	github.com/basis-go/basis/contract => ../contract
 	github.com/basis-go/basis/declared => ../declared
 	github.com/basis-go/basis/inputschema => ../inputschema

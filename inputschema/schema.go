@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/basis-go/basis/contract/configfile"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -123,8 +122,8 @@ func compileSchema(raw json.RawMessage, prepare func(*jsonschema.Compiler)) (*js
 	fail := func(kind error, text string) []SchemaProblem {
 		return []SchemaProblem{{Err: newProblem(kind, text)}}
 	}
-	if doc := (configfile.Value{Raw: bytes.TrimSpace(raw)}); doc.Kind() != "object" {
-		return nil, fail(ErrNotObject, "must be a JSON object (a JSON Schema whose type is \"object\"), not "+doc.KindPhrase())
+	if kind := jsonKind(bytes.TrimSpace(raw)); kind != "an object" {
+		return nil, fail(ErrNotObject, "must be a JSON object (a JSON Schema whose type is \"object\"), not "+kind)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
@@ -469,4 +468,26 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// jsonKind names the kind of the JSON value raw starts, as a message puts
+// it after "not": "an object", "an array", "a string", "a number", "a
+// boolean", "null", or "nothing" when raw is empty.
+func jsonKind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
-	"github.com/basis-go/basis/contract/configfile"
 )
 
 // Default timeouts, used when a server does not set its own.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/mcpbind"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"

@@ -3,6 +3,7 @@ module github.com/basis-go/basis/mcpbind
 go 1.26.0
 
 require (
+	github.com/basis-go/basis/configfile v0.1.0
 	github.com/basis-go/basis/contract v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -19,4 +20,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/basis-go/basis/contract => ../contract
+replace (
+	github.com/basis-go/basis/configfile => ../configfile
+	github.com/basis-go/basis/contract => ../contract
+)

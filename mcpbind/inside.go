@@ -5,7 +5,7 @@ package mcpbind
 import (
 	"errors"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // inWorkspace refuses the workspace's .mcp.json at file when its real

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/mcpbind"
 )
 

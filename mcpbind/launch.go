@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // launch is a server's configuration with every placeholder expanded: what

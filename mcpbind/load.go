@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // File names of the two config files basis reads.

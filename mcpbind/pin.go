@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // symlinkPrefix begins the pin of a file in the workspace that is a link

@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // TrustFileName is the trust store's file name in the operator config dir.

@@ -10,10 +10,14 @@ require (
 	golang.org/x/term v0.45.0
 )
 
-require github.com/basis-go/basis/subprocess v0.1.0 // indirect
+require (
+	github.com/basis-go/basis/configfile v0.1.0 // indirect
+	github.com/basis-go/basis/subprocess v0.1.0 // indirect
+)
 
 replace (
 	github.com/basis-go/basis/approver => ../
+	github.com/basis-go/basis/configfile => ../../configfile
 	github.com/basis-go/basis/contract => ../../contract
 	github.com/basis-go/basis/subprocess => ../../subprocess
 )

@@ -6,6 +6,7 @@ require (
 	github.com/basis-go/basis/approver v0.1.0
 	github.com/basis-go/basis/approver/terminal v0.1.0
 	github.com/basis-go/basis/cmd/basis/runtime v0.1.0
+	github.com/basis-go/basis/configfile v0.1.0
 	github.com/basis-go/basis/contract v0.1.0
 	github.com/basis-go/basis/declared v0.1.0
 	github.com/basis-go/basis/mcpbind v0.1.0
@@ -38,6 +39,7 @@ replace (
 	github.com/basis-go/basis/approver => ../../approver
 	github.com/basis-go/basis/approver/terminal => ../../approver/terminal
 	github.com/basis-go/basis/cmd/basis/runtime => ./runtime
+	github.com/basis-go/basis/configfile => ../../configfile
 	github.com/basis-go/basis/contract => ../../contract
 	github.com/basis-go/basis/declared => ../../declared
 	github.com/basis-go/basis/inputschema => ../../inputschema

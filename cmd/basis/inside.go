@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // outsideWorkspace refuses a workspace config file (.basis/rules.json,

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/contract/configfile"
 	"github.com/basis-go/basis/sandbox"
 	"github.com/basis-go/basis/subprocess"
 )

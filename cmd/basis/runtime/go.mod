@@ -12,12 +12,14 @@ require (
 )
 
 require (
+	github.com/basis-go/basis/configfile v0.1.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
 
 replace (
 	github.com/basis-go/basis/approver => ../../../approver
+	github.com/basis-go/basis/configfile => ../../../configfile
 	github.com/basis-go/basis/contract => ../../../contract
 	github.com/basis-go/basis/inputschema => ../../../inputschema
 	github.com/basis-go/basis/subprocess => ../../../subprocess

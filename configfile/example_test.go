@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 func ExampleParse() {

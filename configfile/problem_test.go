@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 // ReadProblem words every way Read fails, naming what was found and never

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 func TestHashFile(t *testing.T) {

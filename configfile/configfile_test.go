@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/basis-go/basis/contract/configfile"
+	"github.com/basis-go/basis/configfile"
 )
 
 func TestReadRefuses(t *testing.T) {

@@ -1,0 +1,3 @@
+module github.com/basis-go/basis/configfile
+
+go 1.26.0
