@@ -10,7 +10,9 @@
 // overrides; a workspace's .basis/sandbox.json ([ParseWorkspaceConfig],
 // [Config.Tighten], [Tighten]) may only make it stricter.
 //
-// On Linux the policy is enforced with Landlock (reads everywhere but terminals and input devices, writes
+// On Linux the policy is enforced with Landlock (reads everywhere outside /dev
+// and, in /dev, of the ordinary devices only — no terminal, console, input
+// device or disk —; writes
 // only beneath the workspace root, the tool's working directory, a
 // per-call TMPDIR that the sandbox creates and removes, a cache of the
 // sandbox's own for the workspace and the paths the policy names; no ioctl

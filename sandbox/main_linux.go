@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -189,7 +187,7 @@ func confineThread(sp spec) error {
 }
 
 // restrict applies Landlock to the calling thread, which must be locked
-// and must execute the program next: read everywhere but terminals and input devices (see readable), write beneath sp.Write and
+// and must execute the program next: read everywhere but /dev (see readable), write beneath sp.Write and
 // to the usual device files; with Net "landlock-tcp", no TCP bind or
 // connect; no signals to processes outside the sandbox.
 func restrict(sp spec) error {
@@ -243,26 +241,22 @@ func restrict(sp spec) error {
 }
 
 // readable is what a sandboxed program may read: every directory listed,
-// and every file but the devices through which it could watch the
-// operator — terminals (/dev/pts/N: keystrokes typed there), consoles and
-// input devices. Landlock grants a right on a whole hierarchy, so "/" is
-// granted for listing only, and reading for each entry of "/" and of
-// /dev but those. Made once per process: an entry of "/" made later is
-// not readable, which nothing basis starts should need.
+// every file outside /dev, and of /dev only what ordinary programs read —
+// the deviceFiles and the shared-memory directories. Terminals
+// (/dev/pts/N: keystrokes typed there), consoles, input devices and raw
+// disks stay closed. Landlock grants a right on a whole hierarchy, so "/"
+// is granted for listing only, and reading for each entry of "/" but
+// /dev. Made once per process: an entry of "/" made later is not
+// readable, which nothing basis starts should need.
 func readable() []landlock.Rule {
 	readableOnce.Do(func() {
 		readableRules = []landlock.Rule{landlock.PathAccess(ll.AccessFSReadDir, "/")}
-		for _, path := range topLevel("/", false) {
-			if path == "/dev" {
-				continue
-			}
-			readableRules = append(readableRules, readRule(path))
-		}
-		for _, path := range topLevel("/dev", true) {
-			if !watchesTheOperator(filepath.Base(path)) {
+		for _, path := range topLevel("/") {
+			if path != "/dev" {
 				readableRules = append(readableRules, readRule(path))
 			}
 		}
+		readableRules = append(readableRules, landlock.RODirs(deviceDirs...).IgnoreIfMissing())
 	})
 	return slices.Clone(readableRules)
 }
@@ -272,19 +266,18 @@ var (
 	readableRules []landlock.Rule
 )
 
-// topLevel lists dir's entries as paths. With noLinks it leaves symbolic
-// links out: /dev/stdin leads to whatever this process's stdin is, which
-// may be the operator's terminal.
-func topLevel(dir string, noLinks bool) []string {
+// deviceDirs are the directories of /dev a program may read: POSIX
+// shared memory and message queues.
+var deviceDirs = []string{"/dev/shm", "/dev/mqueue"}
+
+// topLevel lists dir's entries as paths.
+func topLevel(dir string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
-	var paths []string
+	paths := make([]string, 0, len(entries))
 	for _, e := range entries {
-		if noLinks && e.Type()&fs.ModeSymlink != 0 {
-			continue
-		}
 		paths = append(paths, filepath.Join(dir, e.Name()))
 	}
 	return paths
@@ -297,22 +290,6 @@ func readRule(path string) landlock.Rule {
 		return landlock.RODirs(path).IgnoreIfMissing()
 	}
 	return landlock.ROFiles(path).IgnoreIfMissing()
-}
-
-// watchesTheOperator reports whether a /dev entry is a terminal, a
-// console or an input device, which a sandboxed program may not even
-// read.
-func watchesTheOperator(name string) bool {
-	switch name {
-	case "pts", "ptmx", "console", "input", "uinput":
-		return true
-	}
-	for _, prefix := range []string{"tty", "vcs", "hidraw"} {
-		if strings.HasPrefix(name, prefix) {
-			return true
-		}
-	}
-	return false
 }
 
 // deviceFiles are written by ordinary programs (`> /dev/null`) and are
