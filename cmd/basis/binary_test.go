@@ -304,6 +304,20 @@ func TestSignalStopsAWaitForInput(t *testing.T) {
 const treePIDs = "read -r self _ < /proc/self/stat; read -r kids < /proc/$self/task/$self/children\n" +
 	"echo \"$self $kids\" > pids.tmp && mv pids.tmp pids\n"
 
+// waitUntil polls done until it holds or timeout passes and reports
+// whether it held: the one bounded wait these tests use for what another
+// process does in its own time (a line on stderr, a process ending).
+func waitUntil(timeout time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for !done() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
 func waitForPIDs(t *testing.T, path string, exited <-chan error) []int {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)

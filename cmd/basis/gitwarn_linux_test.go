@@ -80,17 +80,16 @@ func TestTerminalQuestionShowsGitConfigPrograms(t *testing.T) {
 	e.tty = tty
 	exited := make(chan int, 1)
 	go func() { exited <- run(context.Background(), []string{"call", "spawn", `{"input": "!git status"}`}, e) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(shown(), "[d] deny always: ") {
+	asked := waitUntil(30*time.Second, func() bool {
 		select {
 		case code := <-exited:
 			t.Fatalf("basis exited %d before asking; terminal:\n%s\nstderr:\n%s", code, shown(), stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no question on the terminal; it shows:\n%q", shown())
-		}
-		time.Sleep(5 * time.Millisecond)
+		return strings.Contains(shown(), "[d] deny always: ")
+	})
+	if !asked {
+		t.Fatalf("no question on the terminal; it shows:\n%q", shown())
 	}
 	if _, err := master.WriteString("n"); err != nil {
 		t.Fatal(err)

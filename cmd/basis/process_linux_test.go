@@ -136,20 +136,14 @@ func markedProcesses(t *testing.T, marker string) []int {
 // (boundedly) only for the kernel to finish ending what was killed.
 func requireNoneMarked(t *testing.T, marker string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		pids := markedProcesses(t, marker)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range pids {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			t.Fatalf("processes a call started outlived it: %v", pids)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var pids []int
+	if waitUntil(5*time.Second, func() bool { pids = markedProcesses(t, marker); return len(pids) == 0 }) {
+		return
 	}
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	t.Fatalf("processes a call started outlived it: %v", pids)
 }
 
 // A spawn command that leaves a process in a session of its own leaves
@@ -189,13 +183,9 @@ func TestProgramDiesWithBasis(t *testing.T) {
 	if err != nil || convErr != nil {
 		t.Fatalf("the program's pid: %q (%v, %v)", line, err, convErr)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the program (pid %d) outlived basis", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitUntil(5*time.Second, func() bool { return !alive(pid) }) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the program (pid %d) outlived basis", pid)
 	}
 }
 

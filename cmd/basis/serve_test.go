@@ -153,13 +153,12 @@ func (r *serveRig) serve(t testing.TB, copts *mcp.ClientOptions, args ...string)
 			cmd.Process.Signal(syscall.SIGTERM)
 			cmd.Wait()
 		})
-		deadline := time.Now().Add(20 * time.Second)
-		for s.url == "" && time.Now().Before(deadline) {
+		waitUntil(20*time.Second, func() bool {
 			if m := servingAt.FindStringSubmatch(s.stderr.String()); m != nil {
 				s.url = m[1]
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return s.url != ""
+		})
 		if s.url == "" {
 			t.Fatalf("basis serve --http never said where it listens; stderr:\n%s", s.stderr.String())
 		}
@@ -287,10 +286,7 @@ func testServeListsAndCalls(t *testing.T, overHTTP bool) {
 	}
 	// One log line per call goes to stderr, written as the result goes
 	// out.
-	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(s.stderr.String(), "basis serve: call ") < len(tests) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(5*time.Second, func() bool { return strings.Count(s.stderr.String(), "basis serve: call ") >= len(tests) })
 	if n := strings.Count(s.stderr.String(), "basis serve: call "); n != len(tests) {
 		t.Errorf("%d call lines on stderr, want %d:\n%s", n, len(tests), s.stderr.String())
 	}
@@ -315,16 +311,11 @@ func testServeProgressNotifications(t *testing.T, overHTTP bool) {
 		t.Fatalf("call: %v %v", err, res)
 	}
 	// Notifications may trail the result by a moment.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	waitUntil(5*time.Second, func() bool {
 		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n >= 3 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(got) >= 3
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if diff := cmp.Diff([]string{"step 1", "step 2", "step 3"}, got); diff != "" {
@@ -473,12 +464,8 @@ func testServeClientCancellationKillsTheProcessGroup(t *testing.T, overHTTP bool
 // requireGone waits a while for every pid to end.
 func requireGone(t *testing.T, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
 	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if alive(pid) {
+		if !waitUntil(10*time.Second, func() bool { return !alive(pid) }) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Errorf("process %d of the tool's tree is still running", pid)
 		}
@@ -499,11 +486,7 @@ func testServeSIGTERMMidCall(t *testing.T, overHTTP bool) {
 	}
 	// The client's transport reaps basis only when it closes; until then
 	// an exited basis is a zombie, which alive counts as ended.
-	deadline := time.Now().Add(20 * time.Second)
-	for alive(s.cmd.Process.Pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(s.cmd.Process.Pid) {
+	if !waitUntil(20*time.Second, func() bool { return !alive(s.cmd.Process.Pid) }) {
 		t.Fatalf("basis serve did not exit after SIGTERM; stderr:\n%s", s.stderr.String())
 	}
 	requireGone(t, pids)
@@ -545,11 +528,7 @@ func testServeReloadsAnEditedManifest(t *testing.T, overHTTP bool) {
 	const kept = "still serving the tools from before the edit"
 	before := strings.Count(s.stderr.String(), kept)
 	write(t, manifest, `{"schema": 1, "tools": {"shout": {`)
-	deadline := time.Now().Add(15 * time.Second)
-	for strings.Count(s.stderr.String(), kept) == before && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if strings.Count(s.stderr.String(), kept) == before {
+	if !waitUntil(15*time.Second, func() bool { return strings.Count(s.stderr.String(), kept) != before }) {
 		t.Fatalf("the broken edit was not reported; stderr:\n%s", s.stderr.String())
 	}
 	if text, isErr := s.call(t, "shout", map[string]any{}); isErr {
