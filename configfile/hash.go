@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 )
@@ -64,15 +62,4 @@ func Hash(ctx context.Context, r io.Reader) (string, error) {
 		}
 	}
 	return HashPrefix + hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// Within reports whether path is dir or lies beneath it, comparing the
-// cleaned paths as written (no symlink is followed): both should be
-// absolute.
-func Within(path, dir string) bool {
-	path, dir = filepath.Clean(path), filepath.Clean(dir)
-	if path == dir || dir == "/" {
-		return true
-	}
-	return strings.HasPrefix(path, dir+"/")
 }

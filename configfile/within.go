@@ -52,7 +52,7 @@ func WithinRoot(root, dir string) (string, error) {
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err == nil {
-		if !beneath(realRoot, real) {
+		if !Within(real, realRoot) {
 			return "", ErrOutsideRoot
 		}
 		return real, nil
@@ -65,17 +65,21 @@ func WithinRoot(root, dir string) (string, error) {
 	if perr != nil {
 		return "", err
 	}
-	if !beneath(realRoot, filepath.Join(realExisting, rest)) {
+	if !Within(filepath.Join(realExisting, rest), realRoot) {
 		return "", ErrOutsideRoot
 	}
 	return "", err
 }
 
-// beneath reports whether path is root or lies beneath it; both are
-// clean and absolute.
-func beneath(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && (rel == "." || filepath.IsLocal(rel))
+// Within reports whether path is dir or lies beneath it, comparing the
+// cleaned paths as written (no symlink is followed): both should be
+// absolute.
+func Within(path, dir string) bool {
+	path, dir = filepath.Clean(path), filepath.Clean(dir)
+	if path == dir || dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(path, dir+"/")
 }
 
 // existingPrefix splits an absolute path into the longest leading part
