@@ -32,3 +32,12 @@ type Confinement struct {
 	// means Subject.
 	Profile json.RawMessage
 }
+
+// A Confiner is how a host confines the programs of its tools, the one hook
+// type every binding takes (declared tools, spawn, stdio MCP servers): it
+// returns the confinement of the program tool is about to start in dir.
+// tool is the tool's name (a stdio MCP server's program goes by
+// "mcp__<server>"); network is whether the tool declared it needs the
+// network. An error refuses the start: a binding never runs a program
+// unconfined because its confinement could not be had.
+type Confiner func(tool string, network bool, dir string) (*Confinement, error)
