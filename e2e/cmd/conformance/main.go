@@ -358,13 +358,13 @@ type process struct {
 	err    error
 }
 
-// startProcess starts cmd in a process group of its own and waits until
-// addr accepts connections, polling, for at most startBound; it fails at
-// once if the process exits first.
+// startProcess starts cmd and waits until addr accepts connections,
+// polling, for at most startBound; it fails at once if the process exits
+// first. The process stays in this one's process group, so a Ctrl-C
+// stops it too (basis then stops the servers it started).
 func startProcess(cmd *exec.Cmd, addr string) (*process, error) {
 	p := &process{cmd: cmd, output: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.output, p.output
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -389,8 +389,8 @@ func startProcess(cmd *exec.Cmd, addr string) (*process, error) {
 }
 
 // stop asks the process to end (SIGTERM, which basis answers by stopping
-// the servers it started) and kills its group if it has not within
-// stopBound. It returns an error only when the kill was needed.
+// the servers it started) and kills it if it has not within stopBound. It
+// returns an error only when the kill was needed.
 func (p *process) stop() error {
 	select {
 	case <-p.exited:
@@ -402,7 +402,7 @@ func (p *process) stop() error {
 	case <-p.exited:
 		return nil
 	case <-time.After(stopBound):
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.cmd.Process.Kill()
 		<-p.exited
 		return fmt.Errorf("%s did not stop within %v of SIGTERM; killed", filepath.Base(p.cmd.Path), stopBound)
 	}
