@@ -48,7 +48,7 @@ var (
 	// ErrWrongType: a field holds the wrong kind of JSON value.
 	ErrWrongType = errors.New("wrong JSON type")
 	// ErrReservedName: a tool name begins with the MCP prefix or is one
-	// the host reserves ([Config.Reserved]).
+	// the host reserves ([Options.Reserved]).
 	ErrReservedName = errors.New("reserved tool name")
 	// ErrInvalidSchema: a tool's input_schema is not an object schema or
 	// does not compile as a JSON Schema.
@@ -83,7 +83,7 @@ var (
 	// start: it is missing, not executable, a directory, its #!
 	// interpreter is missing, or its working directory cannot be entered.
 	ErrCannotStart = errors.New("program cannot start")
-	// ErrNotConfined: the host's sandbox ([Config.Sandbox]) could not
+	// ErrNotConfined: the host's sandbox ([Options.Sandbox]) could not
 	// confine the tool's program, so the call is refused (the error also
 	// wraps [contract.ErrRefused] and the sandbox's own error). The
 	// program never runs unconfined instead.

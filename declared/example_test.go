@@ -33,8 +33,7 @@ func Example() {
 	  }
 	}`), 0o644)
 
-	tools, err := declared.Load(context.Background(), &declared.Config{
-		Root:    root,
+	tools, err := declared.Load(context.Background(), root, &declared.Options{
 		Environ: []string{"PATH=/usr/bin:/bin", "SHOUT_TOKEN=s3cret"},
 	})
 	if err != nil {
@@ -83,7 +82,7 @@ func ExampleLoad_problems() {
   }
 }`), 0o644)
 
-	_, err := declared.Load(context.Background(), &declared.Config{Root: root, Environ: []string{}})
+	_, err := declared.Load(context.Background(), root, &declared.Options{Environ: []string{}})
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
 		var p *declared.Error
 		if errors.As(e, &p) {
@@ -121,7 +120,7 @@ func ExampleTool_Unavailable() {
   }
 }`), 0o644)
 
-	tools, err := declared.Load(context.Background(), &declared.Config{Root: root, Environ: []string{"PATH=/usr/bin:/bin"}})
+	tools, err := declared.Load(context.Background(), root, &declared.Options{Environ: []string{"PATH=/usr/bin:/bin"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -143,10 +142,10 @@ func ExampleTool_Unavailable() {
 	// true true
 }
 
-// A host confines the programs through Config.Sandbox: here a stand-in
+// A host confines the programs through Options.Sandbox: here a stand-in
 // that refuses, as a host's sandbox does on a machine that cannot
 // enforce it. The preview refuses and the program never runs.
-func ExampleConfig_sandbox() {
+func ExampleOptions_sandbox() {
 	root, _ := os.MkdirTemp("", "declared-example")
 	defer os.RemoveAll(root)
 	_ = os.MkdirAll(filepath.Join(root, ".basis"), 0o755)
@@ -155,8 +154,7 @@ func ExampleConfig_sandbox() {
 	  "command": ["/bin/true"], "network": true, "side_effect": "external"}}}`), 0o644)
 
 	unavailable := errors.New(`sandbox unavailable: this kernel has no Landlock; to run programs without a sandbox, the operator sets "mode": "off"`)
-	tools, err := declared.Load(context.Background(), &declared.Config{
-		Root:    root,
+	tools, err := declared.Load(context.Background(), root, &declared.Options{
 		Environ: []string{"PATH=/usr/bin:/bin"},
 		Sandbox: func(tool string, network bool, dir string) (*subprocess.Confinement, error) {
 			fmt.Println("asked for", tool, "network", network)
@@ -223,8 +221,7 @@ func ExampleLoad() {
 	defer log.SetFlags(log.LstdFlags)
 	ctx := context.Background()
 
-	tools, err := declared.Load(ctx, &declared.Config{
-		Root:       root,                           // workspace: <root>/.basis/tools.json
+	tools, err := declared.Load(ctx, root, &declared.Options{ // workspace: <root>/.basis/tools.json
 		ConfigDir:  configDir,                      // global: <configDir>/tools.json
 		CommandEnv: []string{"CI_URL=https://ci"},  // the runtime's command environment
 		Environ:    []string{"PATH=/usr/bin:/bin"}, // basis's environment; nil is os.Environ()

@@ -22,8 +22,7 @@ import (
 const marker = "#~qzx~#"
 
 func fuzzLoader(t testing.TB) *loader {
-	l, err := newLoader(&Config{
-		Root:     "/ws",
+	l, err := newLoader("/ws", &Options{
 		Environ:  []string{"PATH=/usr/bin:/bin", "SET=env-" + marker, "EMPTY="},
 		Reserved: []string{"spawn"},
 	})

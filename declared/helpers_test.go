@@ -68,20 +68,22 @@ func objectSchema(props map[string]string) map[string]any {
 	return map[string]any{"type": "object", "properties": properties, "required": required}
 }
 
-// loadTools loads cfg and fails the test on any problem.
-func loadTools(t testing.TB, cfg *declared.Config) []*declared.Tool {
+// loadTools loads the workspace at root with opts and fails the test on
+// any problem.
+func loadTools(t testing.TB, root string, opts *declared.Options) []*declared.Tool {
 	t.Helper()
-	tools, err := declared.Load(context.Background(), cfg)
+	tools, err := declared.Load(context.Background(), root, opts)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	return tools
 }
 
-// loadTool loads cfg and returns the tool called name.
-func loadTool(t testing.TB, cfg *declared.Config, name string) *declared.Tool {
+// loadTool loads the workspace at root with opts and returns the tool
+// called name.
+func loadTool(t testing.TB, root string, opts *declared.Options, name string) *declared.Tool {
 	t.Helper()
-	for _, tool := range loadTools(t, cfg) {
+	for _, tool := range loadTools(t, root, opts) {
 		if tool.Descriptor().Name == name {
 			return tool
 		}

@@ -42,7 +42,7 @@ func TestManifestProblemsGolden(t *testing.T) {
 	var out strings.Builder
 	for _, file := range files {
 		out.WriteString("== " + filepath.Base(file) + "\n")
-		tools, err := declared.LoadFile(t.Context(), file, &declared.Config{Root: abs, Environ: goldenEnv(), Reserved: []string{"spawn"}})
+		tools, err := declared.LoadFile(t.Context(), abs, file, &declared.Options{Environ: goldenEnv(), Reserved: []string{"spawn"}})
 		if err == nil {
 			out.WriteString("ok: " + strings.Join(names(tools), ", ") + "\n")
 			for _, tool := range tools {
@@ -144,7 +144,7 @@ func TestManifestProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := workspace(t, tt.manifest)
-			_, err := declared.Load(t.Context(), &declared.Config{Root: root, Environ: []string{"HOME=/home/x"}})
+			_, err := declared.Load(t.Context(), root, &declared.Options{Environ: []string{"HOME=/home/x"}})
 			problems := problemsOf(t, err)
 			if len(problems) != 1 {
 				t.Fatalf("want one problem, got %d:\n%v", len(problems), err)
@@ -172,7 +172,7 @@ func TestManifestProblems(t *testing.T) {
 // Every missing required field is named, all at once.
 func TestEveryMissingFieldNamed(t *testing.T) {
 	root := workspace(t, `{"schema": 1, "tools": {"x": {"description": ""}}}`)
-	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), root, nil)
 	var fields []string
 	for _, p := range problemsOf(t, err) {
 		if !errors.Is(p, declared.ErrMissingField) {
@@ -207,7 +207,7 @@ func TestDescriptorAsDeclared(t *testing.T) {
 	}`
 	root := workspace(t, manifest)
 	source := filepath.Join(root, declared.WorkspaceFile)
-	tools := loadTools(t, &declared.Config{Root: root, Environ: []string{"JENKINS_TOKEN=t0k3n"}})
+	tools := loadTools(t, root, &declared.Options{Environ: []string{"JENKINS_TOKEN=t0k3n"}})
 	var got []contract.Descriptor
 	for _, tool := range tools {
 		got = append(got, tool.Descriptor())
@@ -298,7 +298,7 @@ func TestSchemaDraftFollowsDollarSchema(t *testing.T) {
 				schema["$schema"] = tt.dollarSchema
 			}
 			root := workspace(t, manifestOf(t, map[string]any{"x": map[string]any{"description": "d", "input_schema": schema, "command": []string{"/bin/cat"}}}))
-			tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "x")
+			tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "x")
 			_, err := tool.AuthorizationPreview(t.Context(), callWith(`{"when": "not a date"}`))
 			if refused := errors.Is(err, declared.ErrInvalidInput); refused != tt.refused {
 				t.Fatalf("refused = %v (%v), want %v", refused, err, tt.refused)

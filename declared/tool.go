@@ -39,7 +39,7 @@ type toolState struct {
 	// CheckStart's messages (cwdAt is nil when no cwd is given).
 	programAt, cwdAt *Error
 	timeoutSet       bool // timeout_ms was given
-	sandbox          SandboxFunc
+	sandbox          subprocess.Confiner
 	// envDigests are the SHA-256 of each env value as written, by name,
 	// for the tool's Definition; realRoot is the workspace root after
 	// symlinks, for telling which files lie in it.
@@ -174,7 +174,7 @@ type subject struct {
 // call's input — the very bytes the program will read; program is the
 // absolute path command[0] resolves to in the program's own environment,
 // so a PATH set in the manifest's env cannot change what runs unseen;
-// sandbox, present only when [Config.Sandbox] is set, is what the sandbox
+// sandbox, present only when [Options.Sandbox] is set, is what the sandbox
 // allows the program (its [subprocess.Confinement] Subject, whose Summary
 // ends the preview's Summary).
 //

@@ -34,7 +34,7 @@ func TestUnsetVariableMakesOnlyItsToolUnavailable(t *testing.T) {
 	script(t, root, ".basis/tools/vet", "echo vetted")
 	source := filepath.Join(root, declared.WorkspaceFile)
 
-	tools, err := declared.Load(t.Context(), &declared.Config{Root: root, Environ: pathEnv()})
+	tools, err := declared.Load(t.Context(), root, &declared.Options{Environ: pathEnv()})
 	if err != nil {
 		t.Fatalf("Load = %v; an unset variable must not fail the load", err)
 	}
@@ -75,7 +75,7 @@ func TestUnsetVariableMakesOnlyItsToolUnavailable(t *testing.T) {
 	}
 
 	// Once the variable is set, the same manifest gives a working tool.
-	tool := loadTool(t, &declared.Config{Root: root, Environ: append(pathEnv(), "GITHUB_TOKEN=x")}, "issues")
+	tool := loadTool(t, root, &declared.Options{Environ: append(pathEnv(), "GITHUB_TOKEN=x")}, "issues")
 	if _, err := tool.Execute(t.Context(), callWith(`{}`)); err != nil || !fileExists(marker) {
 		t.Errorf("with the variable set: %v", err)
 	}
@@ -88,7 +88,7 @@ func TestOtherProblemsStillFailTheLoad(t *testing.T) {
 		"unset": map[string]any{"description": "d", "input_schema": map[string]any{}, "command": []string{"./x", "${UNSET}"}},
 		"bad":   map[string]any{"description": "d", "input_schema": map[string]any{}, "command": []string{"./x"}, "timeout_ms": 0},
 	}))
-	tools, err := declared.Load(t.Context(), &declared.Config{Root: root, Environ: pathEnv()})
+	tools, err := declared.Load(t.Context(), root, &declared.Options{Environ: pathEnv()})
 	problems := problemsOf(t, err)
 	if tools != nil || len(problems) != 1 || problems[0].Field != "timeout_ms" {
 		t.Errorf("Load = %v, %v; want only the timeout_ms problem and no tools", names(tools), err)
@@ -109,7 +109,7 @@ func TestCredentialInArgumentWarns(t *testing.T) {
     }
   }
 }`)
-	tool := loadTool(t, &declared.Config{Root: root, Environ: append(pathEnv(), "GITHUB_TOKEN=x", "GITHUB_Token=y", "db_password=p", "MONKEY_ID=1", "API_SECRET_FILE=f", "HOME=/h")}, "t")
+	tool := loadTool(t, root, &declared.Options{Environ: append(pathEnv(), "GITHUB_TOKEN=x", "GITHUB_Token=y", "db_password=p", "MONKEY_ID=1", "API_SECRET_FILE=f", "HOME=/h")}, "t")
 	type warned struct {
 		Field, Variable string
 		Line, Column    int
@@ -150,7 +150,7 @@ func TestNetworkFlag(t *testing.T) {
 		InPreview    []contract.Capability
 	}
 	got := map[string]shown{}
-	for _, tool := range loadTools(t, &declared.Config{Root: root, Environ: pathEnv()}) {
+	for _, tool := range loadTools(t, root, &declared.Options{Environ: pathEnv()}) {
 		preview, err := tool.AuthorizationPreview(t.Context(), callWith(`{}`))
 		if err != nil {
 			t.Fatal(err)
@@ -167,7 +167,7 @@ func TestNetworkFlag(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("network (-want +got):\n%s", diff)
 	}
-	if s := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "online").Spec(); !strings.Contains(s.String(), ", network") || !strings.Contains(mustJSON(t, s), `"network":true`) {
+	if s := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "online").Spec(); !strings.Contains(s.String(), ", network") || !strings.Contains(mustJSON(t, s), `"network":true`) {
 		t.Errorf("the spec's forms do not show network: %s", s)
 	}
 }
@@ -212,7 +212,7 @@ func TestCheckStart(t *testing.T) {
 				tt.setup(t, root)
 			}
 			source := filepath.Join(root, declared.WorkspaceFile)
-			err := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "t").CheckStart()
+			err := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "t").CheckStart()
 			if tt.want == "" {
 				if err != nil {
 					t.Errorf("CheckStart = %v, want nil", err)
