@@ -79,7 +79,7 @@ func checkOutside(t *testing.T, what string, err error, w *cwdWorkspace) {
 			t.Errorf("%s: message %q quotes the value (%s)", what, msg, value)
 		}
 	}
-	if len(ue.Problems) != 1 || ue.Problems[0].Field != "cwd" || ue.Problems[0].Tool != "t" || ue.Problems[0].File != manifest || ue.Problems[0].Line == 0 {
+	if len(ue.Problems) != 1 || ue.Problems[0].Field != "cwd" || toolOf(ue.Problems[0]) != "t" || ue.Problems[0].File != manifest || ue.Problems[0].Line == 0 {
 		t.Errorf("%s: problems = %+v", what, ue.Problems)
 	}
 }

@@ -34,9 +34,10 @@
 //
 // The format is strict: unknown keys are errors at every level, so a
 // misspelled timeout_ms cannot silently default. Every problem in every
-// manifest is reported, each as an [*Error] naming the file, line and
-// column, tool, field and variable — never a value read from the file,
-// since values may be credentials. A manifest's env may not set the
+// manifest is reported, each as a [*configfile.Error] naming the file,
+// line and column, the tool (Subject "tool NAME") and the field, and for a
+// placeholder the variable (a [*configfile.ExpandError] in its chain) —
+// never a value read from the file, since values may be credentials. A manifest's env may not set the
 // dynamic loader's variables (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT,
 // DYLD_*). "network": true (only with "side_effect": "external") says the
 // program may reach the network when it runs sandboxed ([Spec.Network]).

@@ -138,8 +138,8 @@ func TestBasisVariablePlaceholderRefused(t *testing.T) {
 		environ := append(basisEnviron(), "basis_config_dir=canary-lower")
 		_, err := declared.Load(t.Context(), root, &declared.Options{Environ: environ})
 		problems := problemsOf(t, err)
-		if len(problems) != 1 || !errors.Is(problems[0], declared.ErrInvalidValue) || problems[0].Tool != "t" ||
-			!strings.HasPrefix(strings.ToUpper(problems[0].Variable), "BASIS_") {
+		if len(problems) != 1 || !errors.Is(problems[0], declared.ErrInvalidValue) || toolOf(problems[0]) != "t" ||
+			!strings.Contains(problems[0].Error(), "names one of basis's own variables (BASIS_*)") {
 			t.Errorf("%v: problems = %v", field, err)
 			continue
 		}

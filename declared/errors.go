@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/inputschema"
 )
 
-// Sentinels for [errors.Is]. Every [*Error] wraps exactly one of them (or
-// [contract.ErrInvalidName] for a name that breaks the shared naming
+// Sentinels for [errors.Is]. Every [*configfile.Error] of a load wraps
+// exactly one of them, [configfile.ErrPlaceholder] (a malformed ${...}),
+// or [contract.ErrInvalidName] (a name that breaks the shared naming
 // rules), and every error from a tool's preview or Execute that refuses
 // its input wraps [ErrInvalidInput].
 var (
@@ -31,7 +33,7 @@ var (
 	// finds it so. Only the operator's own manifest may name a directory
 	// outside.
 	ErrOutsideWorkspace = errors.New("outside the workspace")
-	// ErrSyntax: a manifest is not valid JSON. The [*Error] carries the
+	// ErrSyntax: a manifest is not valid JSON. The [*configfile.Error] carries the
 	// line and column; the offending text is never quoted.
 	ErrSyntax = errors.New("not valid JSON")
 	// ErrSchemaVersion: the manifest's "schema" is not 1.
@@ -60,14 +62,6 @@ var (
 	// of range, an unknown side_effect, an empty cwd, an env name that is
 	// not a variable name, a NUL byte.
 	ErrInvalidValue = errors.New("invalid value")
-	// ErrUnsetVariable: a ${VAR} without a default names a variable that
-	// is not set. It is not a load error: it makes its tool unavailable,
-	// and the [*UnavailableError] a call to it gets wraps it.
-	ErrUnsetVariable = errors.New("unset variable")
-	// ErrPlaceholder: a malformed placeholder: an empty ${}, an unclosed
-	// ${, a bad variable name, or a form other than ${VAR} and
-	// ${VAR:-default}.
-	ErrPlaceholder = errors.New("malformed placeholder")
 	// ErrLoaderVariable: a manifest's env sets a variable the dynamic
 	// loader reads to run other code inside the program (LD_PRELOAD,
 	// LD_LIBRARY_PATH, LD_AUDIT, DYLD_*).
@@ -76,8 +70,8 @@ var (
 	// names a variable that is not set, or because it is a workspace
 	// tool whose cwd leads outside the workspace. The tool is still
 	// listed; its calls are refused with an [*UnavailableError], which
-	// also wraps [contract.ErrRefused] and [ErrUnsetVariable] or
-	// [ErrOutsideWorkspace].
+	// also wraps [contract.ErrRefused] and [configfile.ErrUnsetVariable]
+	// or [ErrOutsideWorkspace].
 	ErrUnavailable = errors.New("tool unavailable")
 	// ErrCannotStart: [Tool.CheckStart] found that the program cannot
 	// start: it is missing, not executable, a directory, its #!
@@ -94,58 +88,7 @@ var (
 	ErrInvalidInput = contract.ErrInvalidInput
 )
 
-// Error is one problem with a manifest. Its message is one line naming
-// the file, the position when known, the tool, the field and the
-// variable — never a value read from the file, since values may be
-// credentials. [Load] and [LoadFile] return every problem they find as an
-// [errors.Join] of *Error values; [UnavailableError.Problems] and
-// [Tool.CheckStart] use the same type for one tool's problems.
-type Error struct {
-	// File is the manifest's path.
-	File string
-	// Line and Column locate the problem in the file, both 1-based; 0 when
-	// the problem has no position (the file could not be read).
-	Line, Column int
-	// Tool is the tool's name; empty for problems of the file as a whole
-	// and when the name itself is the problem and is not printable.
-	Tool string
-	// Field is the field at fault, as the manifest spells it:
-	// "description", "command[2]", "env.JENKINS_TOKEN", "timeout_ms";
-	// empty when the problem is not about one field.
-	Field string
-	// Variable is the variable a ${VAR} placeholder names, when the
-	// problem is about one.
-	Variable string
-	// Err says what is wrong and what to do; it wraps one of the
-	// package's sentinels.
-	Err error
-}
-
-// Error returns the one-line message, such as
-//
-//	/repo/.basis/tools.json:9:7: tool deploy: timout_ms: unknown key; did you mean timeout_ms? (a tool may have description, ...)
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column))
-	}
-	if e.Tool != "" {
-		b.WriteString(": tool " + e.Tool)
-	}
-	if e.Field != "" {
-		b.WriteString(": " + e.Field)
-	}
-	if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the cause, which wraps one of the package's sentinels.
-func (e *Error) Unwrap() error { return e.Err }
-
-// problem is the cause inside an [*Error]: a message that reads naturally
+// problem is the cause inside an [*configfile.Error]: a message that reads naturally
 // and a sentinel for errors.Is.
 type problem struct {
 	kind  error
@@ -178,8 +121,9 @@ type InputProblem = inputschema.Problem
 // the workspace. [Tool.AuthorizationPreview] and [Tool.Execute] return it,
 // and [Tool.Unavailable] reports it ahead of any call. It wraps
 // [contract.ErrRefused], [ErrUnavailable] and, through Problems,
-// [ErrUnsetVariable] or [ErrOutsideWorkspace]. It names variables and
-// fields, never a value.
+// [configfile.ErrUnsetVariable] (the variable is the
+// [*configfile.ExpandError]'s, reached with [errors.As]) or
+// [ErrOutsideWorkspace]. It names variables and fields, never a value.
 type UnavailableError struct {
 	// Tool is the tool's name.
 	Tool string
@@ -187,7 +131,7 @@ type UnavailableError struct {
 	Source string
 	// Problems lists each placeholder naming an unset variable, and a cwd
 	// outside the workspace, located in the manifest, in file order.
-	Problems []*Error
+	Problems []*configfile.Error
 }
 
 // Error returns one line naming the variables and fields and what to do,
@@ -202,19 +146,20 @@ func (e *UnavailableError) Error() string {
 		if p.Line > 0 {
 			at = p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
 		}
-		if !errors.Is(p, ErrUnsetVariable) {
+		var xe *configfile.ExpandError
+		if !errors.As(p, &xe) || !errors.Is(xe, configfile.ErrUnsetVariable) {
 			if at == "" {
 				at = p.File
 			}
 			others = append(others, "its "+p.Field+" ("+at+") "+p.Err.Error())
 			continue
 		}
-		vars = append(vars, p.Variable)
+		vars = append(vars, xe.Variable)
 		if at != "" {
 			at = ", " + at
 		}
-		where = append(where, p.Variable+" ("+p.Field+at+")")
-		defaults = append(defaults, "${"+p.Variable+":-default}")
+		where = append(where, xe.Variable+" ("+p.Field+at+")")
+		defaults = append(defaults, "${"+xe.Variable+":-default}")
 	}
 	var clauses []string
 	if len(vars) > 0 {

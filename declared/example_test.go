@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/subprocess"
@@ -84,15 +85,15 @@ func ExampleLoad_problems() {
 
 	_, err := declared.Load(context.Background(), root, &declared.Options{Environ: []string{}})
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var p *declared.Error
+		var p *configfile.Error
 		if errors.As(e, &p) {
-			fmt.Printf("line %d, tool %s, field %s, variable %q: %v\n", p.Line, p.Tool, p.Field, p.Variable, p.Err)
+			fmt.Printf("line %d, %s, field %s: %v\n", p.Line, p.Subject, p.Field, p.Err)
 		}
 	}
 	fmt.Println(errors.Is(err, declared.ErrLoaderVariable), errors.Is(err, declared.ErrUnknownKey))
 	// Output:
-	// line 8, tool deploy, field env.LD_PRELOAD, variable "": sets a variable that makes the dynamic loader run other code inside the program, unseen by any preview; a manifest may not set LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT or DYLD_*
-	// line 9, tool deploy, field timout_ms, variable "": unknown key; did you mean timeout_ms? (a tool may have description, input_schema, command, cwd, env, side_effect, timeout_ms, network)
+	// line 8, tool deploy, field env.LD_PRELOAD: sets a variable that makes the dynamic loader run other code inside the program, unseen by any preview; a manifest may not set LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT or DYLD_*
+	// line 9, tool deploy, field timout_ms: unknown key; did you mean timeout_ms? (a tool may have description, input_schema, command, cwd, env, side_effect, timeout_ms, network)
 	// true true
 }
 
@@ -133,7 +134,7 @@ func ExampleTool_Unavailable() {
 	}
 	_, err = tools[0].AuthorizationPreview(context.Background(), contract.Call{Input: json.RawMessage(`{}`)})
 	fmt.Println(strings.ReplaceAll(err.Error(), root, "$ROOT"))
-	fmt.Println(errors.Is(err, contract.ErrRefused), errors.Is(err, declared.ErrUnsetVariable))
+	fmt.Println(errors.Is(err, contract.ErrRefused), errors.Is(err, configfile.ErrUnsetVariable))
 	// Output:
 	// issues unavailable: true
 	// warning: command[2] GITHUB_TOKEN
@@ -229,7 +230,7 @@ func ExampleLoad() {
 		Reserved:   []string{"read_file"},          // names the host has taken ("spawn" always is)
 	})
 	if err != nil {
-		log.Print(err) // every problem in every manifest, one *declared.Error per line
+		log.Print(err) // every problem in every manifest, one *configfile.Error per line
 		return
 	}
 	var roster []contract.ExecutableTool

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 )
@@ -97,7 +98,7 @@ func callWith(input string) contract.Call {
 }
 
 // problemsOf unwraps the joined *Error values of a load error.
-func problemsOf(t testing.TB, err error) []*declared.Error {
+func problemsOf(t testing.TB, err error) []*configfile.Error {
 	t.Helper()
 	if err == nil {
 		t.Fatal("want load problems, got none")
@@ -106,11 +107,11 @@ func problemsOf(t testing.TB, err error) []*declared.Error {
 	if !ok {
 		t.Fatalf("load error %T is not a join of problems", err)
 	}
-	var out []*declared.Error
+	var out []*configfile.Error
 	for _, e := range joined.Unwrap() {
-		var de *declared.Error
+		var de *configfile.Error
 		if !errors.As(e, &de) {
-			t.Fatalf("problem %T (%v) is not a *declared.Error", e, e)
+			t.Fatalf("problem %T (%v) is not a *configfile.Error", e, e)
 		}
 		if strings.Contains(de.Error(), "\n") {
 			t.Errorf("problem is not one line: %q", de.Error())
@@ -131,4 +132,17 @@ func names(tools []*declared.Tool) []string {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// toolOf is the tool a problem is about, from its Subject ("tool NAME").
+func toolOf(e *configfile.Error) string { return strings.TrimPrefix(e.Subject, "tool ") }
+
+// variableOf is the variable a placeholder problem names, reached as a
+// host reaches it: errors.As to configfile's *ExpandError.
+func variableOf(err error) string {
+	var xe *configfile.ExpandError
+	if errors.As(err, &xe) {
+		return xe.Variable
+	}
+	return ""
 }

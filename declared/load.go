@@ -108,7 +108,7 @@ func newLoader(root string, opts *Options) (*loader, error) {
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, &Error{File: root, Err: &problem{kind: ErrUnreadable, cause: err,
+		return nil, &configfile.Error{File: root, Err: &problem{kind: ErrUnreadable, cause: err,
 			text: "the workspace root cannot be made absolute: " + configfile.Reason(err)}}
 	}
 	environ := opts.Environ
@@ -217,12 +217,12 @@ func discover(candidates []string) ([]string, []error) {
 		info, err := os.Stat(path)
 		if err != nil {
 			if _, lerr := os.Lstat(path); lerr == nil && errors.Is(err, fs.ErrNotExist) {
-				problems = append(problems, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
+				problems = append(problems, &configfile.Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
 					text: "is a symbolic link to nothing; fix or remove it"}})
 				continue
 			}
 			if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
-				problems = append(problems, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
+				problems = append(problems, &configfile.Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
 					text: "cannot be examined: " + configfile.Reason(err)}})
 			}
 			continue
@@ -245,7 +245,7 @@ func discover(candidates []string) ([]string, []error) {
 // directory), then the global one (opts.ConfigDir), name-ordered within
 // each manifest. A global tool with the name of a workspace tool is
 // dropped: the more specific declaration wins. Every manifest is read and every
-// problem in any of them is reported, as an [errors.Join] of [*Error]
+// problem in any of them is reported, as an [errors.Join] of [*configfile.Error]
 // values; any problem means no tools at all, never a shorter list.
 //
 // A ${VAR} naming an unset variable is not such a problem: it breaks only
@@ -289,7 +289,7 @@ func Load(ctx context.Context, root string, opts *Options) ([]*Tool, error) {
 // opts' environment and reserved names, and returns its tools in name order, unavailable ones
 // included, as [Load] does. Unlike Load, a missing file is an error
 // (wrapping [fs.ErrNotExist]). Every problem is reported, as an
-// [errors.Join] of [*Error] values. The file is held to a workspace
+// [errors.Join] of [*configfile.Error] values. The file is held to a workspace
 // manifest's rules (a cwd inside root) unless it is the global manifest,
 // opts.ConfigDir/tools.json.
 func LoadFile(ctx context.Context, root, path string, opts *Options) ([]*Tool, error) {
@@ -346,7 +346,7 @@ func readManifest(ctx context.Context, path string) ([]byte, error) {
 	if errors.Is(err, configfile.ErrTooLarge) {
 		text += ", far more than any manifest; is it the right file?"
 	}
-	return nil, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+	return nil, &configfile.Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
 }
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

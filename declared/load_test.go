@@ -184,7 +184,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 	type where struct{ File, Tool, Field string }
 	var got []where
 	for _, p := range problemsOf(t, err) {
-		got = append(got, where{filepath.Base(filepath.Dir(p.File)) + "/" + filepath.Base(p.File), p.Tool, p.Field})
+		got = append(got, where{filepath.Base(filepath.Dir(p.File)) + "/" + filepath.Base(p.File), toolOf(p), p.Field})
 	}
 	want := []where{
 		{".basis/tools.json", "bad", "command"},
@@ -341,7 +341,7 @@ func TestReservedNames(t *testing.T) {
 		if !errors.Is(p, declared.ErrReservedName) || p.File != filepath.Join(root, declared.WorkspaceFile) {
 			t.Errorf("problem %v: want ErrReservedName naming the file", p)
 		}
-		got = append(got, p.Tool)
+		got = append(got, toolOf(p))
 	}
 	if diff := cmp.Diff([]string{"mcp__github__pr", "read_file", "spawn"}, got); diff != "" {
 		t.Errorf("reserved tools refused (-want +got):\n%s", diff)
@@ -397,7 +397,7 @@ func TestLoadManyTools(t *testing.T) {
 			t.Errorf("unexpected or out-of-order problem: %v", p)
 		}
 		lastLine = p.Line
-		got = append(got, p.Tool)
+		got = append(got, toolOf(p))
 	}
 	var want []string
 	for i := 0; i < 300; i += 25 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
@@ -138,8 +139,8 @@ func TestManifestProblems(t *testing.T) {
 		{"unknown key that may be a token", `{"schema": 1, "tools": {"x": {` + good + `, "ghp_0123456789abcdefghij0123456789abcdef": 1}}}`, declared.ErrUnknownKey, "x", "", "", 1, 107, "not shown"},
 		{"unknown word key", `{"schema": 1, "tools": {"x": {` + good + `, "enabled": true}}}`, declared.ErrUnknownKey, "x", "enabled", "", 1, 107, "unknown key (a tool may have"},
 		{"reserved name in another case", `{"schema": 1, "tools": {"Spawn": {` + good + `}}}`, declared.ErrReservedName, "Spawn", "", "", 1, 25, "taken"},
-		{"empty placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "${}"}}}`, declared.ErrPlaceholder, "x", "cwd", "", 1, 114, "names no variable"},
-		{"unclosed placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "a${HOME"}}}`, declared.ErrPlaceholder, "x", "cwd", "HOME", 1, 114, "at character 2 is never closed"},
+		{"empty placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "${}"}}}`, configfile.ErrPlaceholder, "x", "cwd", "", 1, 114, "names no variable"},
+		{"unclosed placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "a${HOME"}}}`, configfile.ErrPlaceholder, "x", "cwd", "HOME", 1, 114, "at character 2 is never closed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,7 +159,7 @@ func TestManifestProblems(t *testing.T) {
 				Line, Column                int
 			}
 			want := where{filepath.Join(root, declared.WorkspaceFile), tt.tool, tt.field, tt.variable, tt.line, tt.column}
-			got := where{p.File, p.Tool, p.Field, p.Variable, p.Line, p.Column}
+			got := where{p.File, toolOf(p), p.Field, variableOf(p), p.Line, p.Column}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("problem located wrongly (-want +got):\n%s\n%v", diff, p)
 			}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/inputschema"
 	"github.com/basis-go/basis/subprocess"
@@ -37,7 +38,7 @@ type toolState struct {
 	warnings    []Warning
 	// programAt and cwdAt locate command[0] and cwd in the manifest, for
 	// CheckStart's messages (cwdAt is nil when no cwd is given).
-	programAt, cwdAt *Error
+	programAt, cwdAt *configfile.Error
 	timeoutSet       bool // timeout_ms was given
 	sandbox          subprocess.Confiner
 	// envDigests are the SHA-256 of each env value as written, by name,

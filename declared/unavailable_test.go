@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
@@ -62,11 +63,11 @@ func TestUnsetVariableMakesOnlyItsToolUnavailable(t *testing.T) {
 			continue
 		}
 		var ue *declared.UnavailableError
-		if !errors.As(err, &ue) || !errors.Is(err, contract.ErrRefused) || !errors.Is(err, declared.ErrUnavailable) || !errors.Is(err, declared.ErrUnsetVariable) {
+		if !errors.As(err, &ue) || !errors.Is(err, contract.ErrRefused) || !errors.Is(err, declared.ErrUnavailable) || !errors.Is(err, configfile.ErrUnsetVariable) {
 			t.Errorf("%v does not wrap what it promises", err)
 			continue
 		}
-		if len(ue.Problems) != 1 || ue.Problems[0].Variable != "GITHUB_TOKEN" || ue.Problems[0].Field != "env.GITHUB_TOKEN" || ue.Problems[0].Line != 19 {
+		if len(ue.Problems) != 1 || variableOf(ue.Problems[0]) != "GITHUB_TOKEN" || ue.Problems[0].Field != "env.GITHUB_TOKEN" || ue.Problems[0].Line != 19 {
 			t.Errorf("problems = %v", ue.Problems)
 		}
 	}
@@ -222,11 +223,11 @@ func TestCheckStart(t *testing.T) {
 			if os.Geteuid() == 0 && tt.name == "not executable" {
 				t.Skip("root may execute anything")
 			}
-			var de *declared.Error
+			var de *configfile.Error
 			if !errors.As(err, &de) || !errors.Is(err, declared.ErrCannotStart) {
 				t.Fatalf("CheckStart = %v, want an *Error wrapping ErrCannotStart", err)
 			}
-			if de.File != source || de.Line < 1 || de.Tool != "t" {
+			if de.File != source || de.Line < 1 || toolOf(de) != "t" {
 				t.Errorf("not located in the manifest: %#v", de)
 			}
 			want := strings.ReplaceAll(tt.want, "$SOURCE", source)
