@@ -61,7 +61,7 @@ func (t *Tool) Definition(ctx context.Context) (json.RawMessage, error) {
 	if err != nil {
 		return nil, &refusedError{
 			msg:    t.spec.Name + " cannot run: " + t.programFault(err),
-			causes: []error{contract.ErrRefused, ErrCannotStart, err},
+			causes: []error{contract.ErrRefused, errCannotStart, err},
 		}
 	}
 	files, err := t.workspaceFiles(ctx, program)

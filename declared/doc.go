@@ -97,6 +97,6 @@
 // the subject then gains "sandbox", the confinement's description, and
 // Execute runs the program through its Confine hook — still the path the
 // subject's "program" names. A hook that cannot confine the program
-// refuses the call ([ErrNotConfined]); nothing runs unconfined in its
-// place.
+// refuses the call ([contract.ErrRefused], and the hook's own error);
+// nothing runs unconfined in its place.
 package declared

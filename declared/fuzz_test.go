@@ -248,7 +248,7 @@ func FuzzPreviewInput(f *testing.F) {
 			t.Fatalf("preview and Execute disagree: %v / %v", err, checkErr)
 		}
 		if err != nil {
-			if !errors.Is(err, ErrInvalidInput) || strings.Contains(err.Error(), marker) || strings.Contains(err.Error(), "\n") {
+			if !errors.Is(err, contract.ErrInvalidInput) || strings.Contains(err.Error(), marker) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("refusal %q is not a clean invalid-input error", err)
 			}
 			return

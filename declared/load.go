@@ -108,7 +108,7 @@ func newLoader(root string, opts *Options) (*loader, error) {
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, &configfile.Error{File: root, Err: &problem{kind: ErrUnreadable, cause: err,
+		return nil, &configfile.Error{File: root, Err: &problem{kind: errUnreadable, cause: err,
 			text: "the workspace root cannot be made absolute: " + configfile.Reason(err)}}
 	}
 	environ := opts.Environ
@@ -217,12 +217,12 @@ func discover(candidates []string) ([]string, []error) {
 		info, err := os.Stat(path)
 		if err != nil {
 			if _, lerr := os.Lstat(path); lerr == nil && errors.Is(err, fs.ErrNotExist) {
-				problems = append(problems, &configfile.Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
+				problems = append(problems, &configfile.Error{File: path, Err: &problem{kind: errUnreadable, cause: err,
 					text: "is a symbolic link to nothing; fix or remove it"}})
 				continue
 			}
 			if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
-				problems = append(problems, &configfile.Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
+				problems = append(problems, &configfile.Error{File: path, Err: &problem{kind: errUnreadable, cause: err,
 					text: "cannot be examined: " + configfile.Reason(err)}})
 			}
 			continue
@@ -346,7 +346,7 @@ func readManifest(ctx context.Context, path string) ([]byte, error) {
 	if errors.Is(err, configfile.ErrTooLarge) {
 		text += ", far more than any manifest; is it the right file?"
 	}
-	return nil, &configfile.Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+	return nil, &configfile.Error{File: path, Err: &problem{kind: errUnreadable, cause: err, text: text}}
 }
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

@@ -301,7 +301,7 @@ func TestSchemaDraftFollowsDollarSchema(t *testing.T) {
 			root := workspace(t, manifestOf(t, map[string]any{"x": map[string]any{"description": "d", "input_schema": schema, "command": []string{"/bin/cat"}}}))
 			tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "x")
 			_, err := tool.AuthorizationPreview(t.Context(), callWith(`{"when": "not a date"}`))
-			if refused := errors.Is(err, declared.ErrInvalidInput); refused != tt.refused {
+			if refused := errors.Is(err, contract.ErrInvalidInput); refused != tt.refused {
 				t.Fatalf("refused = %v (%v), want %v", refused, err, tt.refused)
 			}
 			if tt.refused && err.Error() != "the input for x does not match its schema: /when: is not a valid date-time (format)" {

@@ -198,7 +198,7 @@ func TestInputRefused(t *testing.T) {
 			_, execErr := tool.Execute(t.Context(), callWith(tt.input))
 			for _, err := range []error{previewErr, execErr} {
 				var ie *declared.InputError
-				if !errors.As(err, &ie) || !errors.Is(err, declared.ErrInvalidInput) {
+				if !errors.As(err, &ie) || !errors.Is(err, contract.ErrInvalidInput) {
 					t.Fatalf("error = %v, want an *InputError wrapping ErrInvalidInput", err)
 				}
 				if diff := cmp.Diff(tt.want, ie.Problems); diff != "" {
@@ -257,7 +257,7 @@ func TestAmbiguousInputRefused(t *testing.T) {
 			_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(tt.input))
 			_, execErr := tool.Execute(t.Context(), callWith(tt.input))
 			for _, err := range []error{previewErr, execErr} {
-				if !errors.Is(err, declared.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
+				if !errors.Is(err, contract.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
 					t.Fatalf("error = %v, want one wrapping ErrInvalidInput", err)
 				}
 				if !strings.HasPrefix(err.Error(), "the input for t is refused: ") || !strings.Contains(err.Error(), tt.says) {
@@ -296,7 +296,7 @@ func TestExplodingSchemaIsRefusedNotRun(t *testing.T) {
 	_, execErr := tool.Execute(t.Context(), callWith(input))
 	for _, err := range []error{previewErr, execErr} {
 		var be *inputschema.BudgetError
-		if !errors.As(err, &be) || !errors.Is(err, declared.ErrInvalidInput) || be.Tool != "deep" {
+		if !errors.As(err, &be) || !errors.Is(err, contract.ErrInvalidInput) || be.Tool != "deep" {
 			t.Errorf("error = %v, want a *BudgetError for deep wrapping ErrInvalidInput", err)
 		}
 	}

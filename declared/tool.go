@@ -180,15 +180,14 @@ type subject struct {
 // ends the preview's Summary).
 //
 // It refuses, and no approver is asked: input that cannot be read
-// unambiguously or does not match the schema (wrapping [ErrInvalidInput];
-// an [*InputError] for the schema); an unavailable tool (an
-// [*UnavailableError], wrapping [contract.ErrRefused]), which includes a
-// workspace tool whose cwd resolves outside the workspace now; a
-// workspace tool whose cwd does not exist (wrapping [contract.ErrRefused]
-// and [ErrCannotStart]); a program that cannot be found (wrapping
-// [contract.ErrRefused] and [ErrCannotStart]);
-// a sandbox that cannot confine the program (wrapping
-// [contract.ErrRefused], [ErrNotConfined] and the sandbox's error).
+// unambiguously or does not match the schema (wrapping
+// [contract.ErrInvalidInput]; an [*InputError] for the schema); an
+// unavailable tool (an [*UnavailableError], wrapping
+// [contract.ErrRefused]), which includes a workspace tool whose cwd
+// resolves outside the workspace now; a workspace tool whose cwd does not
+// exist and a program that cannot be found (wrapping [contract.ErrRefused]
+// and the operating system's reason); a sandbox that cannot confine the
+// program (wrapping [contract.ErrRefused] and the sandbox's error).
 func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
 	if u := t.state.unavailable; u != nil {
 		return contract.Preview{}, u
@@ -204,7 +203,7 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 	if err != nil {
 		return contract.Preview{}, &refusedError{
 			msg:    t.spec.Name + " cannot run: " + t.programFault(err),
-			causes: []error{contract.ErrRefused, ErrCannotStart, err},
+			causes: []error{contract.ErrRefused, errCannotStart, err},
 		}
 	}
 	confinement, err := t.confinement()
@@ -225,7 +224,7 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 	}
 	subj, err := contract.CanonicalJSON(s)
 	if err != nil {
-		return contract.Preview{}, fmt.Errorf("the input for %s cannot be described as JSON: %w", t.spec.Name, ErrInvalidInput)
+		return contract.Preview{}, fmt.Errorf("the input for %s cannot be described as JSON: %w", t.spec.Name, contract.ErrInvalidInput)
 	}
 	return contract.Preview{
 		SideEffect:   t.spec.SideEffect,
@@ -250,7 +249,7 @@ func (t *Tool) confinement() (*subprocess.Confinement, error) {
 	if err != nil {
 		return nil, &refusedError{
 			msg:    t.spec.Name + " cannot run here: " + err.Error(),
-			causes: []error{contract.ErrRefused, ErrNotConfined, err},
+			causes: []error{contract.ErrRefused, errNotConfined, err},
 		}
 	}
 	return c, nil
