@@ -21,13 +21,13 @@ var (
 
 	// ErrUnknownTarget: a command named a target nothing registered.
 	ErrUnknownTarget = errors.New("unknown target")
-	// ErrCommandsOff: commands are switched off ([Config.NoShell]).
+	// ErrCommandsOff: commands are switched off ([Options.NoShell]).
 	ErrCommandsOff = errors.New("commands are switched off")
 	// ErrNoDelegator: a task arrived and there is no [Delegator].
 	ErrNoDelegator = errors.New("no subagent to delegate to")
 	// ErrDepthExceeded: a task arrived at the delegation depth bound.
 	ErrDepthExceeded = errors.New("delegation depth bound reached")
-	// ErrNotConfined: the host's sandbox ([Config.Sandbox]) could not
+	// ErrNotConfined: the host's sandbox ([Options.Sandbox]) could not
 	// confine a command; the [Refusal]'s Cause is the sandbox's error.
 	ErrNotConfined = errors.New("command cannot be confined")
 
@@ -35,9 +35,9 @@ var (
 	// see [UnanalysableError].
 	ErrUnanalysable = errors.New("not analysable")
 
-	// ErrInvalidConfig: [New] was given a [Config] it cannot use.
+	// ErrInvalidConfig: [New] was given a [Options] it cannot use.
 	ErrInvalidConfig = errors.New("invalid spawn configuration")
-	// ErrInvalidTarget: [Config.Targets] holds a name or executor that
+	// ErrInvalidTarget: [Options.Targets] holds a name or executor that
 	// cannot be registered.
 	ErrInvalidTarget = errors.New("invalid target")
 )

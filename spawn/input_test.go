@@ -133,7 +133,8 @@ func TestInputString(t *testing.T) {
 			t.Errorf("%+v.String() = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := spawn.ModeCommand.String() + " " + spawn.ModeAgent.String() + " " + spawn.Mode(0).String(); got != "command agent Mode(0)" {
+	// The modes are the words a preview's subject carries.
+	if got := string(spawn.ModeCommand) + " " + string(spawn.ModeAgent); got != "command agent" {
 		t.Errorf("mode words = %q", got)
 	}
 }

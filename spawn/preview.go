@@ -24,7 +24,7 @@ type plan struct {
 	dir      string   // where it runs; "" on a target
 	depth    int      // agent mode: the caller's delegation depth
 	// confinement is the sandbox of a command that runs here; nil
-	// without Config.Sandbox, on a target and for a task.
+	// without Options.Sandbox, on a target and for a task.
 	confinement *subprocess.Confinement
 }
 
@@ -135,9 +135,9 @@ type subject struct {
 	Body     string     `json:"body"`
 	Commands [][]string `json:"commands"`
 	Cwd      string     `json:"cwd"`
-	Mode     string     `json:"mode"`
+	Mode     Mode       `json:"mode"`
 	// Sandbox is the confinement's description for a command that runs
-	// here under Config.Sandbox; absent otherwise.
+	// here under Options.Sandbox; absent otherwise.
 	Sandbox json.RawMessage `json:"sandbox,omitempty"`
 	Target  string          `json:"target"`
 	// Unanalysable is why a command's Commands is null, so a rule, an
@@ -147,7 +147,7 @@ type subject struct {
 }
 
 func (p plan) preview() (contract.Preview, error) {
-	s := subject{Body: p.in.Body, Cwd: p.dir, Mode: p.in.Mode.String(), Target: cmp.Or(p.in.Target, LocalTarget)}
+	s := subject{Body: p.in.Body, Cwd: p.dir, Mode: p.in.Mode, Target: cmp.Or(p.in.Target, LocalTarget)}
 	var preview contract.Preview
 	switch p.in.Mode {
 	case ModeCommand:

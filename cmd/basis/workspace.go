@@ -140,14 +140,14 @@ func (w *workspace) workspaceRulesPath() string {
 
 // spawnTool builds the spawn tool this invocation offers.
 func (w *workspace) spawnTool() (*spawn.Tool, error) {
-	cfg := spawn.Config{Root: w.root, Environ: w.e.environ, NoShell: w.g.noShell}
+	cfg := spawn.Options{Environ: w.e.environ, NoShell: w.g.noShell}
 	if w.sandboxes != nil {
 		cfg.Sandbox = w.sandboxes.confine
 	}
 	if len(w.delegate) > 0 {
 		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
 	}
-	return spawn.New(&cfg)
+	return spawn.New(w.root, &cfg)
 }
 
 // declaredOptions says where the global manifest is and what the
