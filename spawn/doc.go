@@ -26,7 +26,7 @@
 // entries only, so no program in the workspace is found by a bare name.
 // With [Options.Sandbox] set, a local command runs confined by the host's
 // sandbox, which its subject shows under "sandbox"; a sandbox that cannot
-// confine it refuses the command ([ErrNotConfined]).
+// confine it refuses the command (a [*Refusal]).
 //
 // Tasks are bounded in depth ([DefaultMaxDepth]); the depth travels in the
 // context and, for a delegate that is a process ([CommandDelegator]), in

@@ -103,7 +103,7 @@ func TestParseRefusalsShowTheWorkingForm(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := spawn.Parse(tt.input)
 			var ie *spawn.InputError
-			if !errors.Is(err, spawn.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) || !errors.As(err, &ie) {
+			if !errors.Is(err, contract.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) || !errors.As(err, &ie) {
 				t.Fatalf("Parse(%.80q) = %+v, %v; want an *InputError wrapping ErrInvalidInput and contract.ErrInvalidInput", tt.input, got, err)
 			}
 			if !strings.Contains(ie.Problem, tt.problem) {
@@ -152,8 +152,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		in, err := spawn.Parse(s)
 		if err != nil {
-			if !errors.Is(err, spawn.ErrInvalidInput) {
-				t.Fatalf("Parse(%q) error %v does not wrap ErrInvalidInput", s, err)
+			if !errors.Is(err, contract.ErrInvalidInput) {
+				t.Fatalf("Parse(%q) error %v does not wrap contract.ErrInvalidInput", s, err)
 			}
 			return
 		}

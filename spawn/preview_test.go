@@ -276,7 +276,7 @@ func TestArgumentsRefusedShowTheWorkingForm(t *testing.T) {
 		} {
 			err := run(t.Context(), contract.Call{Input: json.RawMessage(raw)})
 			var ie *spawn.InputError
-			if !errors.As(err, &ie) || !errors.Is(err, spawn.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
+			if !errors.As(err, &ie) || !errors.Is(err, contract.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
 				t.Errorf("arguments %s: error %v, want an *InputError wrapping contract.ErrInvalidInput", raw, err)
 				continue
 			}
@@ -304,10 +304,10 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 		{"empty name", spawn.Options{Targets: map[string]spawn.Executor{"": exec}}, spawn.ErrInvalidTarget, "A-Z a-z 0-9 _ -"},
 		{"nil executor", spawn.Options{Targets: map[string]spawn.Executor{"mac": nil}}, spawn.ErrInvalidTarget, "no executor"},
 		{"first bad name in order", spawn.Options{Targets: map[string]spawn.Executor{"z z": exec, "a a": exec}}, spawn.ErrInvalidTarget, `"a a"`},
-		{"negative depth", spawn.Options{MaxDepth: -1}, spawn.ErrInvalidConfig, "must not be negative"},
-		{"negative timeout", spawn.Options{CommandTimeout: -time.Second}, spawn.ErrInvalidConfig, "must not be negative"},
-		{"command env without =", spawn.Options{CommandEnv: []string{"A=1", "TOKEN-SECRET"}}, spawn.ErrInvalidConfig, "entry 1 is not NAME=value"},
-		{"command env with NUL", spawn.Options{CommandEnv: []string{"TOKEN=SECRET\x00"}}, spawn.ErrInvalidConfig, "entry 0 is not NAME=value"},
+		{"negative depth", spawn.Options{MaxDepth: -1}, spawn.ErrInvalidOptions, "must not be negative"},
+		{"negative timeout", spawn.Options{CommandTimeout: -time.Second}, spawn.ErrInvalidOptions, "must not be negative"},
+		{"command env without =", spawn.Options{CommandEnv: []string{"A=1", "TOKEN-SECRET"}}, spawn.ErrInvalidOptions, "entry 1 is not NAME=value"},
+		{"command env with NUL", spawn.Options{CommandEnv: []string{"TOKEN=SECRET\x00"}}, spawn.ErrInvalidOptions, "entry 0 is not NAME=value"},
 	}
 	for _, tt := range tests {
 		tool, err := spawn.New("", &tt.cfg)
@@ -426,7 +426,7 @@ func TestBoundsAreCheckedBeforeAnyParser(t *testing.T) {
 	// (a failure here is a crash of the test binary, not an error).
 	for _, unit := range []string{"( ')' ", "$( ')' ", `"$(echo ")" `, "{ '}' ", "$(( (", "`'`'"} {
 		body := strings.Repeat(unit, spawn.MaxBodyBytes/len(unit))
-		if got, err := spawn.AnalyzeCommands(body); !errors.Is(err, spawn.ErrUnanalysable) {
+		if got, err := spawn.AnalyzeCommands(body); !errors.As(err, new(*spawn.UnanalysableError)) {
 			t.Errorf("AnalyzeCommands(%q repeated) = %q, %v; want unanalysable", unit, got, err)
 		}
 	}

@@ -62,7 +62,7 @@ type Options struct {
 	// Targets are the executors "!@name cmd" runs on, by name. A name is 1
 	// to 64 of A-Z a-z 0-9 _ -, and not [LocalTarget] in any letter case
 	// (it always means here); such a name, or a nil executor, makes [New] fail with an error
-	// wrapping [ErrInvalidTarget]. The map is copied.
+	// wrapping [errInvalidTarget]. The map is copied.
 	Targets map[string]Executor
 	// Sandbox, when set, confines every command that runs here (not on a
 	// target, and not a task): it is asked, at each preview and each
@@ -71,9 +71,8 @@ type Options struct {
 	// network) started in the workspace root. Its Subject is shown in the
 	// preview's subject under "sandbox" and its Confine confines the run.
 	// An error, or no usable confinement, refuses the command with a
-	// *[Refusal] ([ErrNotConfined]) carrying the sandbox's own message:
-	// a command never runs unconfined because its sandbox could not be
-	// had. Nil runs commands unconfined, and subjects have no "sandbox".
+	// *[Refusal] carrying the sandbox's own message: a command never runs
+	// unconfined because its sandbox could not be had. Nil runs commands unconfined, and subjects have no "sandbox".
 	Sandbox subprocess.Confiner
 }
 
@@ -107,18 +106,18 @@ func New(root string, opts *Options) (*Tool, error) {
 		opts = &Options{}
 	}
 	if opts.MaxDepth < 0 || opts.CommandTimeout < 0 {
-		return nil, fmt.Errorf("%w: MaxDepth and CommandTimeout must not be negative", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: MaxDepth and CommandTimeout must not be negative", errInvalidOptions)
 	}
 	for i, entry := range opts.CommandEnv {
 		name, _, ok := strings.Cut(entry, "=")
 		if !ok || name == "" || strings.IndexByte(entry, 0) >= 0 {
 			// The position, never the value: it may be a credential.
-			return nil, fmt.Errorf("%w: CommandEnv entry %d is not NAME=value without NUL bytes", ErrInvalidConfig, i)
+			return nil, fmt.Errorf("%w: CommandEnv entry %d is not NAME=value without NUL bytes", errInvalidOptions, i)
 		}
 	}
 	root, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the workspace root cannot be made absolute: %w", ErrInvalidConfig, err)
+		return nil, fmt.Errorf("%w: the workspace root cannot be made absolute: %w", errInvalidOptions, err)
 	}
 	t := &Tool{
 		root:       root,
@@ -139,11 +138,11 @@ func New(root string, opts *Options) (*Tool, error) {
 		e := opts.Targets[name]
 		switch {
 		case !contract.ValidName(name):
-			return nil, fmt.Errorf("%w: %q: a target name is 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidTarget, name, contract.MaxNameLen)
+			return nil, fmt.Errorf("%w: %q: a target name is 1 to %d of A-Z a-z 0-9 _ -", errInvalidTarget, name, contract.MaxNameLen)
 		case strings.EqualFold(name, LocalTarget):
-			return nil, fmt.Errorf("%w: %q is the word for running here and cannot name a target, in any letter case", ErrInvalidTarget, LocalTarget)
+			return nil, fmt.Errorf("%w: %q is the word for running here and cannot name a target, in any letter case", errInvalidTarget, LocalTarget)
 		case e == nil:
-			return nil, fmt.Errorf("%w: target %q has no executor", ErrInvalidTarget, name)
+			return nil, fmt.Errorf("%w: target %q has no executor", errInvalidTarget, name)
 		}
 		t.targets[name] = e
 	}
