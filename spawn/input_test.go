@@ -103,8 +103,8 @@ func TestParseRefusalsShowTheWorkingForm(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := spawn.Parse(tt.input)
 			var ie *spawn.InputError
-			if !errors.Is(err, contract.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) || !errors.As(err, &ie) {
-				t.Fatalf("Parse(%.80q) = %+v, %v; want an *InputError wrapping ErrInvalidInput and contract.ErrInvalidInput", tt.input, got, err)
+			if !errors.Is(err, contract.ErrInvalidInput) || !errors.As(err, &ie) {
+				t.Fatalf("Parse(%.80q) = %+v, %v; want an *InputError wrapping contract.ErrInvalidInput", tt.input, got, err)
 			}
 			if !strings.Contains(ie.Problem, tt.problem) {
 				t.Errorf("problem %q does not say %q", ie.Problem, tt.problem)

@@ -276,7 +276,7 @@ func TestArgumentsRefusedShowTheWorkingForm(t *testing.T) {
 		} {
 			err := run(t.Context(), contract.Call{Input: json.RawMessage(raw)})
 			var ie *spawn.InputError
-			if !errors.As(err, &ie) || !errors.Is(err, contract.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
+			if !errors.As(err, &ie) || !errors.Is(err, contract.ErrInvalidInput) {
 				t.Errorf("arguments %s: error %v, want an *InputError wrapping contract.ErrInvalidInput", raw, err)
 				continue
 			}
