@@ -36,7 +36,7 @@ func benchCatTool(b *testing.B) *declared.Tool {
 	  "command": ["/bin/cat"]
 	}}}`)
 	// Environ nil: the inherited environment, as exec.Command's child gets.
-	return loadTool(b, &declared.Config{Root: root}, "cat")
+	return loadTool(b, root, nil, "cat")
 }
 
 func declaredCat(b *testing.B, tool *declared.Tool) {
@@ -158,10 +158,10 @@ func load1000Manifest() (manifest string, schemas []string) {
 // 100 ms).
 func BenchmarkLoad1000(b *testing.B) {
 	manifest, _ := load1000Manifest()
-	cfg := &declared.Config{Root: workspace(b, manifest)}
+	root := workspace(b, manifest)
 	cpuBefore := cpuTime(b)
 	for b.Loop() {
-		load1000(b, cfg)
+		load1000(b, root)
 	}
 	// Wall time depends on what else the machine runs; the process's CPU
 	// time says what loading itself costs.
@@ -175,11 +175,11 @@ func BenchmarkLoad1000(b *testing.B) {
 // beyond compiling the schemas it must compile.
 func BenchmarkLoad1000OverCompile(b *testing.B) {
 	manifest, schemas := load1000Manifest()
-	cfg := &declared.Config{Root: workspace(b, manifest)}
+	root := workspace(b, manifest)
 	var loads, compiles []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		load1000(b, cfg)
+		load1000(b, root)
 		t1 := time.Now()
 		for _, schema := range schemas {
 			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
@@ -203,8 +203,8 @@ func BenchmarkLoad1000OverCompile(b *testing.B) {
 	b.ReportMetric(100*(float64(ml)/float64(mc)-1), "overhead-%")
 }
 
-func load1000(b *testing.B, cfg *declared.Config) {
-	tools, err := declared.Load(context.Background(), cfg)
+func load1000(b *testing.B, root string) {
+	tools, err := declared.Load(context.Background(), root, nil)
 	if err != nil || len(tools) != 1000 {
 		b.Fatalf("Load: %d tools, %v", len(tools), err)
 	}
@@ -247,7 +247,7 @@ func BenchmarkDefinitionOverCall(b *testing.B) {
 			body := "#!/bin/sh\nexec /bin/cat\n"
 			body += "#" + strings.Repeat("x", max(0, size-len(body)-2)) + "\n"
 			writeFile(b, root, "cat.sh", body, 0o755)
-			tool := loadTool(b, &declared.Config{Root: root}, "cat")
+			tool := loadTool(b, root, nil, "cat")
 			var with, without []time.Duration
 			for b.Loop() {
 				t0 := time.Now()
@@ -275,7 +275,7 @@ func BenchmarkDefinition(b *testing.B) {
 	  "description": "Echo the input.", "input_schema": {"type": "object"},
 	  "command": ["./cat.sh", "--fast"], "env": {"LANG": "C"}}}}`)
 	writeFile(b, root, "cat.sh", "#!/bin/sh\nexec /bin/cat\n", 0o755)
-	tool := loadTool(b, &declared.Config{Root: root}, "cat")
+	tool := loadTool(b, root, nil, "cat")
 	for b.Loop() {
 		if _, err := tool.Definition(context.Background()); err != nil {
 			b.Fatal(err)

@@ -21,7 +21,7 @@ type cwdWorkspace struct {
 	base, root, outside, mark string
 }
 
-func newCWDWorkspace(t *testing.T, cwd string, global bool) (*cwdWorkspace, *declared.Config) {
+func newCWDWorkspace(t *testing.T, cwd string, global bool) (*cwdWorkspace, *declared.Options) {
 	t.Helper()
 	base := t.TempDir()
 	w := &cwdWorkspace{base: base, root: filepath.Join(base, "home", "repo"), outside: filepath.Join(base, "canary-outside"), mark: filepath.Join(base, "ran")}
@@ -36,7 +36,7 @@ func newCWDWorkspace(t *testing.T, cwd string, global bool) (*cwdWorkspace, *dec
 		tool["cwd"] = cwd
 	}
 	manifest := manifestOf(t, map[string]any{"t": tool})
-	cfg := &declared.Config{Root: w.root, Environ: append(pathEnv(), "HOME="+w.outside, "SUB=sub")}
+	cfg := &declared.Options{Environ: append(pathEnv(), "HOME="+w.outside, "SUB=sub")}
 	if global {
 		cfg.ConfigDir = filepath.Join(base, "config")
 		writeFile(t, cfg.ConfigDir, declared.GlobalFile, manifest, 0o644)
@@ -79,7 +79,7 @@ func checkOutside(t *testing.T, what string, err error, w *cwdWorkspace) {
 			t.Errorf("%s: message %q quotes the value (%s)", what, msg, value)
 		}
 	}
-	if len(ue.Problems) != 1 || ue.Problems[0].Field != "cwd" || ue.Problems[0].Tool != "t" || ue.Problems[0].File != manifest || ue.Problems[0].Line == 0 {
+	if len(ue.Problems) != 1 || ue.Problems[0].Field != "cwd" || toolOf(ue.Problems[0]) != "t" || ue.Problems[0].File != manifest || ue.Problems[0].Line == 0 {
 		t.Errorf("%s: problems = %+v", what, ue.Problems)
 	}
 }
@@ -113,7 +113,7 @@ func TestWorkspaceCwdOutsideIsUnavailable(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, w)
 			}
-			tool := loadTool(t, cfg, "t")
+			tool := loadTool(t, w.root, cfg, "t")
 			checkOutside(t, "Unavailable", tool.Unavailable(), w)
 			_, err := tool.AuthorizationPreview(t.Context(), callWith(`{}`))
 			checkOutside(t, "preview", err, w)
@@ -160,7 +160,7 @@ func TestCwdThatMayBeUsed(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, w)
 			}
-			tool := loadTool(t, cfg, "t")
+			tool := loadTool(t, w.root, cfg, "t")
 			if err := tool.Unavailable(); err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +200,7 @@ func TestWorkspaceCwdSwappedForALinkIsRefused(t *testing.T) {
 	t.Run("after load", func(t *testing.T) {
 		w, cfg := newCWDWorkspace(t, "work", false)
 		os.Mkdir(filepath.Join(w.root, "work"), 0o755)
-		tool := loadTool(t, cfg, "t")
+		tool := loadTool(t, w.root, cfg, "t")
 		if err := tool.Unavailable(); err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +217,7 @@ func TestWorkspaceCwdSwappedForALinkIsRefused(t *testing.T) {
 	t.Run("between the preview and the run", func(t *testing.T) {
 		w, cfg := newCWDWorkspace(t, "work", false)
 		os.Mkdir(filepath.Join(w.root, "work"), 0o755)
-		tool := loadTool(t, cfg, "t")
+		tool := loadTool(t, w.root, cfg, "t")
 		if _, err := tool.AuthorizationPreview(t.Context(), callWith(`{}`)); err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestWorkspaceCwdSwappedForALinkIsRefused(t *testing.T) {
 	})
 	t.Run("missing at load, then a link", func(t *testing.T) {
 		w, cfg := newCWDWorkspace(t, "work", false)
-		tool := loadTool(t, cfg, "t")
+		tool := loadTool(t, w.root, cfg, "t")
 		if err := tool.Unavailable(); err != nil {
 			t.Fatalf("a missing cwd inside the workspace may be made later: %v", err)
 		}
@@ -251,7 +251,7 @@ func TestWorkspaceCwdSwappedForALinkIsRefused(t *testing.T) {
 // path.
 func TestWorkspaceCwdMissing(t *testing.T) {
 	w, cfg := newCWDWorkspace(t, "build/${SUB}", false)
-	tool := loadTool(t, cfg, "t")
+	tool := loadTool(t, w.root, cfg, "t")
 	if err := tool.Unavailable(); err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestWorkspaceCwdMissing(t *testing.T) {
 func TestLoadFileCwdRule(t *testing.T) {
 	w, cfg := newCWDWorkspace(t, "../../canary-outside", true)
 	global := filepath.Join(cfg.ConfigDir, declared.GlobalFile)
-	tools, err := declared.LoadFile(t.Context(), global, cfg)
+	tools, err := declared.LoadFile(t.Context(), w.root, global, cfg)
 	if err != nil || len(tools) != 1 || tools[0].Unavailable() != nil {
 		t.Fatalf("the operator's file: %v, %v", tools, err)
 	}
@@ -298,7 +298,7 @@ func TestLoadFileCwdRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, w.base, "elsewhere.json", string(data), 0o644)
-	tools, err = declared.LoadFile(t.Context(), other, cfg)
+	tools, err = declared.LoadFile(t.Context(), w.root, other, cfg)
 	if err != nil || len(tools) != 1 || !errors.Is(tools[0].Unavailable(), declared.ErrOutsideWorkspace) {
 		t.Fatalf("another file: %v, %v", tools, err)
 	}

@@ -45,7 +45,7 @@ type definition struct {
 // file a sandboxed command could have rewritten), or "symlink:" and the
 // target for a link in the workspace to a file outside it (arguments with
 // placeholders, and relative arguments under a cwd with placeholders, are
-// not looked at); sandbox is the profile of the confinement ([Config.Sandbox]:
+// not looked at); sandbox is the profile of the confinement ([Options.Sandbox]:
 // its Profile, else its Subject), absent without one.
 //
 // The files are hashed at every call, so a program rewritten since the
@@ -61,7 +61,7 @@ func (t *Tool) Definition(ctx context.Context) (json.RawMessage, error) {
 	if err != nil {
 		return nil, &refusedError{
 			msg:    t.spec.Name + " cannot run: " + t.programFault(err),
-			causes: []error{contract.ErrRefused, ErrCannotStart, err},
+			causes: []error{contract.ErrRefused, errCannotStart, err},
 		}
 	}
 	files, err := t.workspaceFiles(ctx, program)

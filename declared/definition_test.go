@@ -66,7 +66,7 @@ func TestDefinitionPinsWhatRuns(t *testing.T) {
 		c.Profile = json.RawMessage(`{"mode":"workspace-write","network":"allowed","write":[]}`)
 		return c, err
 	}
-	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv(), Sandbox: profiled}, "fmt")
+	tool := loadTool(t, root, &declared.Options{Environ: pathEnv(), Sandbox: profiled}, "fmt")
 	got := definitionOf(t, tool)
 	want := map[string]any{
 		"command": []any{"./fmt.sh", "lib/fmt.py", "/etc/hostname", "--fix", "${TOKEN:-none}", "."},
@@ -91,11 +91,11 @@ func TestDefinitionPinsWhatRuns(t *testing.T) {
 
 	// Without a profile, the sandbox's subject stands in; without a
 	// sandbox, there is none.
-	tool = loadTool(t, &declared.Config{Root: root, Environ: pathEnv(), Sandbox: sb.hook}, "fmt")
+	tool = loadTool(t, root, &declared.Options{Environ: pathEnv(), Sandbox: sb.hook}, "fmt")
 	if got := definitionOf(t, tool)["sandbox"]; !cmp.Equal(got, map[string]any{"mode": "workspace-write", "network": "none", "write": []any{"${TMPDIR}"}}) {
 		t.Errorf("sandbox without a profile = %v", got)
 	}
-	tool = loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "fmt")
+	tool = loadTool(t, root, &declared.Options{Environ: pathEnv()}, "fmt")
 	if got, ok := definitionOf(t, tool)["sandbox"]; ok {
 		t.Errorf("sandbox without a sandbox = %v", got)
 	}
@@ -129,8 +129,8 @@ func TestDefinitionFollowsTheFilesAtEachCall(t *testing.T) {
 	if err := os.Symlink(trueProgram, link); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &declared.Config{Root: root, Environ: pathEnv()}
-	fmtTool, linked := loadTool(t, cfg, "fmt"), loadTool(t, cfg, "linked")
+	cfg := &declared.Options{Environ: pathEnv()}
+	fmtTool, linked := loadTool(t, root, cfg, "fmt"), loadTool(t, root, cfg, "linked")
 	files := func(tool *declared.Tool) any { return definitionOf(t, tool)["files"] }
 
 	before := files(fmtTool)
@@ -174,14 +174,14 @@ func TestDefinitionRefusesLikeThePreview(t *testing.T) {
 		"jail":  map[string]any{"description": "No sandbox.", "input_schema": map[string]any{"type": "object"}, "command": []string{"true"}},
 	}))
 	noSandbox := errors.New("no sandbox here")
-	cfg := &declared.Config{Root: root, Environ: pathEnv(), Sandbox: func(tool string, _ bool, _ string) (*subprocess.Confinement, error) {
+	cfg := &declared.Options{Environ: pathEnv(), Sandbox: func(tool string, _ bool, _ string) (*subprocess.Confinement, error) {
 		if tool == "jail" {
 			return nil, noSandbox
 		}
 		return (&fakeSandbox{}).hook(tool, false, "")
 	}}
 	for name, want := range map[string]error{"gone": declared.ErrCannotStart, "unset": contract.ErrRefused, "jail": noSandbox} {
-		_, err := loadTool(t, cfg, name).Definition(context.Background())
+		_, err := loadTool(t, root, cfg, name).Definition(context.Background())
 		if !errors.Is(err, want) || !errors.Is(err, contract.ErrRefused) {
 			t.Errorf("%s: Definition error %v, want one wrapping %v and ErrRefused", name, err, want)
 		}
@@ -193,7 +193,7 @@ func TestDefinitionRefusesLikeThePreview(t *testing.T) {
 	root = workspace(t, manifestOf(t, map[string]any{
 		"fmt": map[string]any{"description": "Formats.", "input_schema": map[string]any{"type": "object"}, "command": []string{"sh", "fmt.sh"}}}))
 	writeFile(t, root, "fmt.sh", "echo hi", 0o000)
-	if _, err := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "fmt").Definition(context.Background()); !errors.Is(err, contract.ErrRefused) {
+	if _, err := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "fmt").Definition(context.Background()); !errors.Is(err, contract.ErrRefused) {
 		t.Errorf("an unreadable file: Definition error %v", err)
 	}
 }

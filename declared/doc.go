@@ -34,9 +34,10 @@
 //
 // The format is strict: unknown keys are errors at every level, so a
 // misspelled timeout_ms cannot silently default. Every problem in every
-// manifest is reported, each as an [*Error] naming the file, line and
-// column, tool, field and variable — never a value read from the file,
-// since values may be credentials. A manifest's env may not set the
+// manifest is reported, each as a [*configfile.Error] naming the file,
+// line and column, the tool (Subject "tool NAME") and the field, and for a
+// placeholder the variable (a [*configfile.ExpandError] in its chain) —
+// never a value read from the file, since values may be credentials. A manifest's env may not set the
 // dynamic loader's variables (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT,
 // DYLD_*). "network": true (only with "side_effect": "external") says the
 // program may reach the network when it runs sandboxed ([Spec.Network]).
@@ -45,14 +46,14 @@
 //
 // ${VAR} and ${VAR:-default} expand in command, cwd and env when the
 // manifest is loaded, from the whole environment basis runs in and the
-// runtime's command environment ([Config]); a placeholder naming one of
+// runtime's command environment ([Options]); a placeholder naming one of
 // basis's own BASIS_* variables is a load error. The program's
 // environment is, outermost first: what it inherits of basis's
 // environment, the runtime's command environment, the manifest's env;
 // later wins. It inherits the ordinary environment but not basis's own
 // BASIS_* variables, nor names that look like credentials (TOKEN, SECRET,
 // PASSWORD, PASSWD, CREDENTIAL, KEY, SSH_AUTH_SOCK) unless the manifest's
-// env names them or the operator passes them ([Config.PassEnv],
+// env names them or the operator passes them ([Options.PassEnv],
 // contract/childenv): a deliberate departure from the seed's "nothing is
 // cleared". No value of it is ever printed: [Spec] and [Tool] redact env
 // values in every fmt verb, in slog and in JSON.
@@ -91,11 +92,11 @@
 //
 // # Sandbox
 //
-// A host confines the programs through [Config.Sandbox], a hook returning
+// A host confines the programs through [Options.Sandbox], a hook returning
 // a [subprocess.Confinement] (this package does not import the sandbox):
 // the subject then gains "sandbox", the confinement's description, and
 // Execute runs the program through its Confine hook — still the path the
 // subject's "program" names. A hook that cannot confine the program
-// refuses the call ([ErrNotConfined]); nothing runs unconfined in its
-// place.
+// refuses the call ([contract.ErrRefused], and the hook's own error);
+// nothing runs unconfined in its place.
 package declared

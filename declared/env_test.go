@@ -26,7 +26,7 @@ func basisEnviron() []string {
 
 // envOf runs /usr/bin/env as a declared tool and returns what it printed,
 // as a map.
-func envOf(t *testing.T, tool map[string]any, cfg declared.Config) map[string]string {
+func envOf(t *testing.T, tool map[string]any, cfg declared.Options) map[string]string {
 	t.Helper()
 	if _, err := os.Stat("/usr/bin/env"); err != nil {
 		t.Fatalf("this test runs /usr/bin/env: %v", err)
@@ -35,8 +35,8 @@ func envOf(t *testing.T, tool map[string]any, cfg declared.Config) map[string]st
 	for k, v := range tool {
 		body[k] = v
 	}
-	cfg.Root = workspace(t, manifestOf(t, map[string]any{"env": body}))
-	res, err := loadTool(t, &cfg, "env").Execute(t.Context(), callWith(`{}`))
+	root := workspace(t, manifestOf(t, map[string]any{"env": body}))
+	res, err := loadTool(t, root, &cfg, "env").Execute(t.Context(), callWith(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestProgramEnvironment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := envOf(t, tt.tool, declared.Config{Environ: basisEnviron(), PassEnv: tt.pass, CommandEnv: tt.command})
+			got := envOf(t, tt.tool, declared.Options{Environ: basisEnviron(), PassEnv: tt.pass, CommandEnv: tt.command})
 			for name, value := range tt.want {
 				if v, ok := got[name]; !ok || v != value {
 					t.Errorf("%s: got %q (set %t), want %q", name, v, ok, value)
@@ -136,10 +136,10 @@ func TestBasisVariablePlaceholderRefused(t *testing.T) {
 		}
 		root := workspace(t, manifestOf(t, map[string]any{"t": body}))
 		environ := append(basisEnviron(), "basis_config_dir=canary-lower")
-		_, err := declared.Load(t.Context(), &declared.Config{Root: root, Environ: environ})
+		_, err := declared.Load(t.Context(), root, &declared.Options{Environ: environ})
 		problems := problemsOf(t, err)
-		if len(problems) != 1 || !errors.Is(problems[0], declared.ErrInvalidValue) || problems[0].Tool != "t" ||
-			!strings.HasPrefix(strings.ToUpper(problems[0].Variable), "BASIS_") {
+		if len(problems) != 1 || !errors.Is(problems[0], declared.ErrInvalidValue) || toolOf(problems[0]) != "t" ||
+			!strings.Contains(problems[0].Error(), "names one of basis's own variables (BASIS_*)") {
 			t.Errorf("%v: problems = %v", field, err)
 			continue
 		}
@@ -153,7 +153,7 @@ func TestBasisVariablePlaceholderRefused(t *testing.T) {
 // command environment and over what is inherited.
 func TestManifestEnvWinsOverInherited(t *testing.T) {
 	got := envOf(t, map[string]any{"env": map[string]string{"FOO": "from-manifest", "GITHUB_TOKEN": "literal"}},
-		declared.Config{Environ: basisEnviron(), CommandEnv: []string{"FOO=from-host"}})
+		declared.Options{Environ: basisEnviron(), CommandEnv: []string{"FOO=from-host"}})
 	if diff := cmp.Diff(map[string]string{"FOO": "from-manifest", "GITHUB_TOKEN": "literal"},
 		map[string]string{"FOO": got["FOO"], "GITHUB_TOKEN": got["GITHUB_TOKEN"]}); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -7,146 +7,90 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/inputschema"
 )
 
-// Sentinels for [errors.Is]. Every [*Error] wraps exactly one of them (or
-// [contract.ErrInvalidName] for a name that breaks the shared naming
-// rules), and every error from a tool's preview or Execute that refuses
-// its input wraps [ErrInvalidInput].
+// ErrOutsideWorkspace: something the workspace's manifest relies on lies
+// outside the workspace. Either the manifest itself is a symbolic link (or
+// lies under one) whose real path is outside — a load error, also wrapping
+// [configfile.ErrOutsideRoot] — or a tool's cwd leads outside (after
+// expansion and symbolic links): the sandbox lets a program write in its
+// working directory, so a repository could otherwise make any directory
+// writable. A cwd is not a load error: it makes its tool unavailable, at
+// load and at any call that finds it so, and is one of the
+// [UnavailableError]'s Problems. Only the operator's own manifest may name
+// a directory outside.
+//
+// The basis command branches on it: its STATUS column says "cwd outside
+// the workspace" for such a problem and names the variable for an unset
+// one ([configfile.ErrUnsetVariable]).
+var ErrOutsideWorkspace = errors.New("outside the workspace")
+
+// The kinds of problem, for this package's own use (and its tests'): a
+// caller tells problems apart by their type ([*configfile.Error],
+// [*UnavailableError], [*RunError], [*InputError]) and the sentinels of
+// the packages beneath, [contract.ErrRefused] and
+// [contract.ErrInvalidInput] above all, never by these.
 var (
-	// ErrUnreadable: a manifest exists but cannot be read (permissions,
+	// errUnreadable: a manifest exists but cannot be read (permissions,
 	// not a regular file, larger than [MaxManifestSize], an I/O error, a
 	// cancelled load).
-	ErrUnreadable = errors.New("manifest cannot be read")
-	// ErrOutsideWorkspace: something the workspace's manifest relies on
-	// lies outside the workspace. Either the manifest itself is a
-	// symbolic link (or lies under one) whose real path is outside — a
-	// load error, also wrapping [configfile.ErrOutsideRoot] — or a tool's
-	// cwd leads outside (after expansion and symbolic links): the sandbox
-	// lets a program write in its working directory, so a repository
-	// could otherwise make any directory writable. A cwd is not a load
-	// error: it makes its tool unavailable, at load and at any call that
-	// finds it so. Only the operator's own manifest may name a directory
-	// outside.
-	ErrOutsideWorkspace = errors.New("outside the workspace")
-	// ErrSyntax: a manifest is not valid JSON. The [*Error] carries the
+	errUnreadable = errors.New("manifest cannot be read")
+	// errSyntax: a manifest is not valid JSON. The [*configfile.Error] carries the
 	// line and column; the offending text is never quoted.
-	ErrSyntax = errors.New("not valid JSON")
-	// ErrSchemaVersion: the manifest's "schema" is not 1.
-	ErrSchemaVersion = errors.New("unsupported manifest schema version")
-	// ErrUnknownKey: a key the format does not define, at any level.
-	ErrUnknownKey = errors.New("unknown key")
-	// ErrDuplicateKey: a key, tool name or env name written twice in one
+	errSyntax = errors.New("not valid JSON")
+	// errSchemaVersion: the manifest's "schema" is not 1.
+	errSchemaVersion = errors.New("unsupported manifest schema version")
+	// errUnknownKey: a key the format does not define, at any level.
+	errUnknownKey = errors.New("unknown key")
+	// errDuplicateKey: a key, tool name or env name written twice in one
 	// object.
-	ErrDuplicateKey = errors.New("duplicate key")
-	// ErrMissingField: "schema", "tools", or a tool's "description",
+	errDuplicateKey = errors.New("duplicate key")
+	// errMissingField: "schema", "tools", or a tool's "description",
 	// "input_schema" or "command" is missing (a blank description counts
 	// as missing).
-	ErrMissingField = errors.New("missing field")
-	// ErrWrongType: a field holds the wrong kind of JSON value.
-	ErrWrongType = errors.New("wrong JSON type")
-	// ErrReservedName: a tool name begins with the MCP prefix or is one
-	// the host reserves ([Config.Reserved]).
-	ErrReservedName = errors.New("reserved tool name")
-	// ErrInvalidSchema: a tool's input_schema is not an object schema or
+	errMissingField = errors.New("missing field")
+	// errWrongType: a field holds the wrong kind of JSON value.
+	errWrongType = errors.New("wrong JSON type")
+	// errReservedName: a tool name begins with the MCP prefix or is one
+	// the host reserves ([Options.Reserved]).
+	errReservedName = errors.New("reserved tool name")
+	// errInvalidSchema: a tool's input_schema is not an object schema or
 	// does not compile as a JSON Schema.
-	ErrInvalidSchema = errors.New("invalid input_schema")
-	// ErrInvalidCommand: a command that is empty, has a blank program, or
+	errInvalidSchema = errors.New("invalid input_schema")
+	// errInvalidCommand: a command that is empty, has a blank program, or
 	// holds a NUL byte.
-	ErrInvalidCommand = errors.New("invalid command")
-	// ErrInvalidValue: a field whose value is not allowed: timeout_ms out
+	errInvalidCommand = errors.New("invalid command")
+	// errInvalidValue: a field whose value is not allowed: timeout_ms out
 	// of range, an unknown side_effect, an empty cwd, an env name that is
 	// not a variable name, a NUL byte.
-	ErrInvalidValue = errors.New("invalid value")
-	// ErrUnsetVariable: a ${VAR} without a default names a variable that
-	// is not set. It is not a load error: it makes its tool unavailable,
-	// and the [*UnavailableError] a call to it gets wraps it.
-	ErrUnsetVariable = errors.New("unset variable")
-	// ErrPlaceholder: a malformed placeholder: an empty ${}, an unclosed
-	// ${, a bad variable name, or a form other than ${VAR} and
-	// ${VAR:-default}.
-	ErrPlaceholder = errors.New("malformed placeholder")
-	// ErrLoaderVariable: a manifest's env sets a variable the dynamic
+	errInvalidValue = errors.New("invalid value")
+	// errLoaderVariable: a manifest's env sets a variable the dynamic
 	// loader reads to run other code inside the program (LD_PRELOAD,
 	// LD_LIBRARY_PATH, LD_AUDIT, DYLD_*).
-	ErrLoaderVariable = errors.New("loader variable in env")
-	// ErrUnavailable: a tool cannot run here, because a ${VAR} it needs
+	errLoaderVariable = errors.New("loader variable in env")
+	// errUnavailable: a tool cannot run here, because a ${VAR} it needs
 	// names a variable that is not set, or because it is a workspace
 	// tool whose cwd leads outside the workspace. The tool is still
 	// listed; its calls are refused with an [*UnavailableError], which
-	// also wraps [contract.ErrRefused] and [ErrUnsetVariable] or
-	// [ErrOutsideWorkspace].
-	ErrUnavailable = errors.New("tool unavailable")
-	// ErrCannotStart: [Tool.CheckStart] found that the program cannot
+	// also wraps [contract.ErrRefused] and [configfile.ErrUnsetVariable]
+	// or [ErrOutsideWorkspace].
+	errUnavailable = errors.New("tool unavailable")
+	// errCannotStart: [Tool.CheckStart] found that the program cannot
 	// start: it is missing, not executable, a directory, its #!
 	// interpreter is missing, or its working directory cannot be entered.
-	ErrCannotStart = errors.New("program cannot start")
-	// ErrNotConfined: the host's sandbox ([Config.Sandbox]) could not
+	errCannotStart = errors.New("program cannot start")
+	// errNotConfined: the host's sandbox ([Options.Sandbox]) could not
 	// confine the tool's program, so the call is refused (the error also
 	// wraps [contract.ErrRefused] and the sandbox's own error). The
 	// program never runs unconfined instead.
-	ErrNotConfined = errors.New("program cannot be confined")
-	// ErrInvalidInput: a call's input is not a JSON object or does not
-	// match the tool's input_schema. The program was not started. It is
-	// [contract.ErrInvalidInput], which every binding wraps.
-	ErrInvalidInput = contract.ErrInvalidInput
+	errNotConfined = errors.New("program cannot be confined")
 )
 
-// Error is one problem with a manifest. Its message is one line naming
-// the file, the position when known, the tool, the field and the
-// variable — never a value read from the file, since values may be
-// credentials. [Load] and [LoadFile] return every problem they find as an
-// [errors.Join] of *Error values; [UnavailableError.Problems] and
-// [Tool.CheckStart] use the same type for one tool's problems.
-type Error struct {
-	// File is the manifest's path.
-	File string
-	// Line and Column locate the problem in the file, both 1-based; 0 when
-	// the problem has no position (the file could not be read).
-	Line, Column int
-	// Tool is the tool's name; empty for problems of the file as a whole
-	// and when the name itself is the problem and is not printable.
-	Tool string
-	// Field is the field at fault, as the manifest spells it:
-	// "description", "command[2]", "env.JENKINS_TOKEN", "timeout_ms";
-	// empty when the problem is not about one field.
-	Field string
-	// Variable is the variable a ${VAR} placeholder names, when the
-	// problem is about one.
-	Variable string
-	// Err says what is wrong and what to do; it wraps one of the
-	// package's sentinels.
-	Err error
-}
-
-// Error returns the one-line message, such as
-//
-//	/repo/.basis/tools.json:9:7: tool deploy: timout_ms: unknown key; did you mean timeout_ms? (a tool may have description, ...)
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column))
-	}
-	if e.Tool != "" {
-		b.WriteString(": tool " + e.Tool)
-	}
-	if e.Field != "" {
-		b.WriteString(": " + e.Field)
-	}
-	if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the cause, which wraps one of the package's sentinels.
-func (e *Error) Unwrap() error { return e.Err }
-
-// problem is the cause inside an [*Error]: a message that reads naturally
-// and a sentinel for errors.Is.
+// problem is the cause inside a [*configfile.Error]: a message that reads
+// naturally and a kind for errors.Is.
 type problem struct {
 	kind  error
 	cause error // the operating system's reason, when there is one
@@ -177,9 +121,10 @@ type InputProblem = inputschema.Problem
 // default, or the tool is a workspace manifest's and its cwd leads outside
 // the workspace. [Tool.AuthorizationPreview] and [Tool.Execute] return it,
 // and [Tool.Unavailable] reports it ahead of any call. It wraps
-// [contract.ErrRefused], [ErrUnavailable] and, through Problems,
-// [ErrUnsetVariable] or [ErrOutsideWorkspace]. It names variables and
-// fields, never a value.
+// [contract.ErrRefused] and, through Problems,
+// [configfile.ErrUnsetVariable] (the variable is the
+// [*configfile.ExpandError]'s, reached with [errors.As]) or
+// [ErrOutsideWorkspace]. It names variables and fields, never a value.
 type UnavailableError struct {
 	// Tool is the tool's name.
 	Tool string
@@ -187,7 +132,7 @@ type UnavailableError struct {
 	Source string
 	// Problems lists each placeholder naming an unset variable, and a cwd
 	// outside the workspace, located in the manifest, in file order.
-	Problems []*Error
+	Problems []*configfile.Error
 }
 
 // Error returns one line naming the variables and fields and what to do,
@@ -202,19 +147,20 @@ func (e *UnavailableError) Error() string {
 		if p.Line > 0 {
 			at = p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Column)
 		}
-		if !errors.Is(p, ErrUnsetVariable) {
+		var xe *configfile.ExpandError
+		if !errors.As(p, &xe) || !errors.Is(xe, configfile.ErrUnsetVariable) {
 			if at == "" {
 				at = p.File
 			}
 			others = append(others, "its "+p.Field+" ("+at+") "+p.Err.Error())
 			continue
 		}
-		vars = append(vars, p.Variable)
+		vars = append(vars, xe.Variable)
 		if at != "" {
 			at = ", " + at
 		}
-		where = append(where, p.Variable+" ("+p.Field+at+")")
-		defaults = append(defaults, "${"+p.Variable+":-default}")
+		where = append(where, xe.Variable+" ("+p.Field+at+")")
+		defaults = append(defaults, "${"+xe.Variable+":-default}")
 	}
 	var clauses []string
 	if len(vars) > 0 {
@@ -236,9 +182,9 @@ func outsideWorkspace(cause error) error {
 			"give a directory in it (only the operator's own tools.json may name one elsewhere)"}
 }
 
-// Unwrap returns [contract.ErrRefused], [ErrUnavailable] and each problem.
+// Unwrap returns [contract.ErrRefused] and each problem.
 func (e *UnavailableError) Unwrap() []error {
-	out := []error{contract.ErrRefused, ErrUnavailable}
+	out := []error{contract.ErrRefused, errUnavailable}
 	for _, p := range e.Problems {
 		out = append(out, p)
 	}

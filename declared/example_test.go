@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/subprocess"
@@ -33,8 +34,7 @@ func Example() {
 	  }
 	}`), 0o644)
 
-	tools, err := declared.Load(context.Background(), &declared.Config{
-		Root:    root,
+	tools, err := declared.Load(context.Background(), root, &declared.Options{
 		Environ: []string{"PATH=/usr/bin:/bin", "SHOUT_TOKEN=s3cret"},
 	})
 	if err != nil {
@@ -83,18 +83,16 @@ func ExampleLoad_problems() {
   }
 }`), 0o644)
 
-	_, err := declared.Load(context.Background(), &declared.Config{Root: root, Environ: []string{}})
+	_, err := declared.Load(context.Background(), root, &declared.Options{Environ: []string{}})
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var p *declared.Error
+		var p *configfile.Error
 		if errors.As(e, &p) {
-			fmt.Printf("line %d, tool %s, field %s, variable %q: %v\n", p.Line, p.Tool, p.Field, p.Variable, p.Err)
+			fmt.Printf("line %d, %s, field %s: %v\n", p.Line, p.Subject, p.Field, p.Err)
 		}
 	}
-	fmt.Println(errors.Is(err, declared.ErrLoaderVariable), errors.Is(err, declared.ErrUnknownKey))
 	// Output:
-	// line 8, tool deploy, field env.LD_PRELOAD, variable "": sets a variable that makes the dynamic loader run other code inside the program, unseen by any preview; a manifest may not set LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT or DYLD_*
-	// line 9, tool deploy, field timout_ms, variable "": unknown key; did you mean timeout_ms? (a tool may have description, input_schema, command, cwd, env, side_effect, timeout_ms, network)
-	// true true
+	// line 8, tool deploy, field env.LD_PRELOAD: sets a variable that makes the dynamic loader run other code inside the program, unseen by any preview; a manifest may not set LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT or DYLD_*
+	// line 9, tool deploy, field timout_ms: unknown key; did you mean timeout_ms? (a tool may have description, input_schema, command, cwd, env, side_effect, timeout_ms, network)
 }
 
 // A tool whose ${VAR} names an unset variable is listed but unavailable:
@@ -121,7 +119,7 @@ func ExampleTool_Unavailable() {
   }
 }`), 0o644)
 
-	tools, err := declared.Load(context.Background(), &declared.Config{Root: root, Environ: []string{"PATH=/usr/bin:/bin"}})
+	tools, err := declared.Load(context.Background(), root, &declared.Options{Environ: []string{"PATH=/usr/bin:/bin"}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -134,7 +132,7 @@ func ExampleTool_Unavailable() {
 	}
 	_, err = tools[0].AuthorizationPreview(context.Background(), contract.Call{Input: json.RawMessage(`{}`)})
 	fmt.Println(strings.ReplaceAll(err.Error(), root, "$ROOT"))
-	fmt.Println(errors.Is(err, contract.ErrRefused), errors.Is(err, declared.ErrUnsetVariable))
+	fmt.Println(errors.Is(err, contract.ErrRefused), errors.Is(err, configfile.ErrUnsetVariable))
 	// Output:
 	// issues unavailable: true
 	// warning: command[2] GITHUB_TOKEN
@@ -143,10 +141,10 @@ func ExampleTool_Unavailable() {
 	// true true
 }
 
-// A host confines the programs through Config.Sandbox: here a stand-in
+// A host confines the programs through Options.Sandbox: here a stand-in
 // that refuses, as a host's sandbox does on a machine that cannot
 // enforce it. The preview refuses and the program never runs.
-func ExampleConfig_sandbox() {
+func ExampleOptions_sandbox() {
 	root, _ := os.MkdirTemp("", "declared-example")
 	defer os.RemoveAll(root)
 	_ = os.MkdirAll(filepath.Join(root, ".basis"), 0o755)
@@ -155,8 +153,7 @@ func ExampleConfig_sandbox() {
 	  "command": ["/bin/true"], "network": true, "side_effect": "external"}}}`), 0o644)
 
 	unavailable := errors.New(`sandbox unavailable: this kernel has no Landlock; to run programs without a sandbox, the operator sets "mode": "off"`)
-	tools, err := declared.Load(context.Background(), &declared.Config{
-		Root:    root,
+	tools, err := declared.Load(context.Background(), root, &declared.Options{
 		Environ: []string{"PATH=/usr/bin:/bin"},
 		Sandbox: func(tool string, network bool, dir string) (*subprocess.Confinement, error) {
 			fmt.Println("asked for", tool, "network", network)
@@ -169,11 +166,11 @@ func ExampleConfig_sandbox() {
 	}
 	_, err = tools[0].AuthorizationPreview(context.Background(), contract.Call{ID: "call_1", Input: json.RawMessage(`{}`)})
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, contract.ErrRefused), errors.Is(err, declared.ErrNotConfined), errors.Is(err, unavailable))
+	fmt.Println(errors.Is(err, contract.ErrRefused), errors.Is(err, unavailable))
 	// Output:
 	// asked for fetch network true
 	// fetch cannot run here: sandbox unavailable: this kernel has no Landlock; to run programs without a sandbox, the operator sets "mode": "off"
-	// true true true
+	// true true
 }
 
 // pathsHidden writes to stdout with the example's temporary directories
@@ -223,8 +220,7 @@ func ExampleLoad() {
 	defer log.SetFlags(log.LstdFlags)
 	ctx := context.Background()
 
-	tools, err := declared.Load(ctx, &declared.Config{
-		Root:       root,                           // workspace: <root>/.basis/tools.json
+	tools, err := declared.Load(ctx, root, &declared.Options{ // workspace: <root>/.basis/tools.json
 		ConfigDir:  configDir,                      // global: <configDir>/tools.json
 		CommandEnv: []string{"CI_URL=https://ci"},  // the runtime's command environment
 		Environ:    []string{"PATH=/usr/bin:/bin"}, // basis's environment; nil is os.Environ()
@@ -232,7 +228,7 @@ func ExampleLoad() {
 		Reserved:   []string{"read_file"},          // names the host has taken ("spawn" always is)
 	})
 	if err != nil {
-		log.Print(err) // every problem in every manifest, one *declared.Error per line
+		log.Print(err) // every problem in every manifest, one *configfile.Error per line
 		return
 	}
 	var roster []contract.ExecutableTool

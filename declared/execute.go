@@ -27,7 +27,7 @@ import (
 // unavailable tool ([*UnavailableError]) — a workspace tool's cwd is
 // resolved once more, right before the run, and the program starts in
 // the real path found, inside the workspace — or one its sandbox cannot
-// confine ([ErrNotConfined]); nothing starts. With [Config.Sandbox] set
+// confine (wrapping the sandbox's error); nothing starts. With [Options.Sandbox] set
 // the program runs confined as the preview's "sandbox" said: the
 // sandbox may start it through a trampoline, but what it executes is
 // still the path the preview named. Every failure

@@ -23,7 +23,7 @@ import (
 
 // scriptTool declares one tool "t" running the script body at
 // .basis/tools/t, with extra fields merged in, and loads it.
-func scriptTool(t *testing.T, body string, extra map[string]any, cfg declared.Config) (*declared.Tool, string) {
+func scriptTool(t *testing.T, body string, extra map[string]any, cfg declared.Options) (*declared.Tool, string) {
 	t.Helper()
 	tool := map[string]any{
 		"description":  "test tool",
@@ -37,11 +37,10 @@ func scriptTool(t *testing.T, body string, extra map[string]any, cfg declared.Co
 	if body != "" {
 		script(t, root, ".basis/tools/t", body)
 	}
-	cfg.Root = root
 	if cfg.Environ == nil {
 		cfg.Environ = pathEnv()
 	}
-	return loadTool(t, &cfg, "t"), root
+	return loadTool(t, root, &cfg, "t"), root
 }
 
 // The program reads exactly the bytes the preview's Subject shows as
@@ -52,7 +51,7 @@ func TestStdinIsTheSubjectInput(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "stdin")
 	tool, root := scriptTool(t, `cat > "$OUT"; echo done`,
 		map[string]any{"env": map[string]string{"OUT": "${OUT_FILE}"}},
-		declared.Config{Environ: append(pathEnv(), "OUT_FILE="+out)})
+		declared.Options{Environ: append(pathEnv(), "OUT_FILE="+out)})
 	t.Chdir(root)
 	input := `{"q": "$(touch pwned1) ` + "`touch pwned2`" + ` 'single' \"double\" ; touch pwned3 && rm -rf / | x > y\n\ttab ${HOME} ünïcode ✓ \u0000 <&> \\",` +
 		"\n\t" + `"n": [1, 2.50, -0e3, 1E400], "nested": {"z": null, "a": true}}`
@@ -104,7 +103,7 @@ func TestSubjectProgramIsWhatRuns(t *testing.T) {
 		},
 	}))
 	repoGit := script(t, root, ".basis/bin/git", `echo "the repository's own git"`)
-	tool := loadTool(t, &declared.Config{Root: root, Environ: []string{"PATH=/usr/bin:/bin", "PWD=" + root}}, "status")
+	tool := loadTool(t, root, &declared.Options{Environ: []string{"PATH=/usr/bin:/bin", "PWD=" + root}}, "status")
 
 	preview, err := tool.AuthorizationPreview(t.Context(), callWith(`{}`))
 	if err != nil {
@@ -138,7 +137,7 @@ func TestSubjectProgramIsWhatRuns(t *testing.T) {
 // A bare program the PATH it gets cannot find is refused in the preview:
 // there is no program to show an approver.
 func TestPreviewRefusesProgramNotFound(t *testing.T) {
-	tool, _ := scriptTool(t, "", map[string]any{"command": []string{"no-such-program-anywhere"}}, declared.Config{})
+	tool, _ := scriptTool(t, "", map[string]any{"command": []string{"no-such-program-anywhere"}}, declared.Options{})
 	_, err := tool.AuthorizationPreview(t.Context(), callWith(`{}`))
 	if !errors.Is(err, contract.ErrRefused) || !errors.Is(err, declared.ErrCannotStart) || !errors.Is(err, subprocess.ErrNotFound) {
 		t.Fatalf("preview = %v, want a refusal wrapping ErrRefused, ErrCannotStart and subprocess.ErrNotFound", err)
@@ -153,7 +152,7 @@ func TestPreviewRefusesProgramNotFound(t *testing.T) {
 func TestEnvironmentLayers(t *testing.T) {
 	tool, _ := scriptTool(t, `printf '%s|%s|%s|%s|%s' "$ONLY_INHERITED" "$INHERITED_AND_COMMAND" "$ALL_THREE" "$ONLY_MANIFEST" "${PATH:+has-path}"`,
 		map[string]any{"env": map[string]string{"ALL_THREE": "manifest", "ONLY_MANIFEST": "manifest-${ONLY_INHERITED}"}},
-		declared.Config{
+		declared.Options{
 			Environ:    append(pathEnv(), "ONLY_INHERITED=inherited", "INHERITED_AND_COMMAND=inherited", "ALL_THREE=inherited"),
 			CommandEnv: []string{"INHERITED_AND_COMMAND=command", "ALL_THREE=command"},
 		})
@@ -172,7 +171,7 @@ func TestEnvironmentLayers(t *testing.T) {
 func TestPlaceholdersReachTheProgram(t *testing.T) {
 	tool, _ := scriptTool(t, `for a in "$@"; do echo "[$a]"; done`,
 		map[string]any{"command": []string{"./.basis/tools/t", "Bearer ${TOKEN}", "${UNSET:-fallback}", "${EMPTY:-was empty}", "$${LITERAL}", "${WHO}"}},
-		declared.Config{
+		declared.Options{
 			Environ:    append(pathEnv(), "TOKEN=t0k", "EMPTY=", "WHO=inherited"),
 			CommandEnv: []string{"WHO=command"},
 		})
@@ -200,7 +199,7 @@ func TestResolutionAgainstRoot(t *testing.T) {
 	}
 	binDir := t.TempDir()
 	script(t, binDir, "only-in-tool-path", "echo found")
-	tools := loadTools(t, &declared.Config{Root: root, Environ: []string{"PATH=" + binDir + ":/usr/bin:/bin"}})
+	tools := loadTools(t, root, &declared.Options{Environ: []string{"PATH=" + binDir + ":/usr/bin:/bin"}})
 	t.Chdir(t.TempDir())
 	for _, tc := range []struct{ tool, want string }{{"bare", "found"}, {"relative", filepath.Join(root, "sub")}} {
 		var tool *declared.Tool
@@ -231,7 +230,7 @@ func TestResults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool, _ := scriptTool(t, tt.body, nil, declared.Config{})
+			tool, _ := scriptTool(t, tt.body, nil, declared.Options{})
 			res, err := tool.Execute(t.Context(), callWith(`{}`))
 			if err != nil {
 				t.Fatal(err)
@@ -244,7 +243,7 @@ func TestResults(t *testing.T) {
 }
 
 func TestTruncatedOutputSaysSo(t *testing.T) {
-	tool, _ := scriptTool(t, `head -c 3000000 /dev/zero | tr '\0' a; echo; echo finished >&2`, nil, declared.Config{})
+	tool, _ := scriptTool(t, `head -c 3000000 /dev/zero | tr '\0' a; echo; echo finished >&2`, nil, declared.Options{})
 	var lines []string
 	ctx := contract.WithProgress(t.Context(), func(line string) { lines = append(lines, line) })
 	res, err := tool.Execute(ctx, callWith(`{}`))
@@ -265,7 +264,7 @@ func TestTruncatedOutputSaysSo(t *testing.T) {
 
 // stderr lines go to the context's progress hook as they arrive.
 func TestStderrStreamsToProgress(t *testing.T) {
-	tool, _ := scriptTool(t, `echo one >&2; echo result; printf 'two\nthree' >&2`, nil, declared.Config{})
+	tool, _ := scriptTool(t, `echo one >&2; echo result; printf 'two\nthree' >&2`, nil, declared.Options{})
 	var (
 		mu    sync.Mutex
 		lines []string
@@ -305,7 +304,7 @@ func TestRunFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool, root := scriptTool(t, tt.body, tt.extra, declared.Config{})
+			tool, root := scriptTool(t, tt.body, tt.extra, declared.Options{})
 			_, err := tool.Execute(t.Context(), callWith(`{}`))
 			want := strings.ReplaceAll(tt.want, "$MANIFEST", filepath.Join(root, declared.WorkspaceFile))
 			checkRunError(t, err, want, tt.kind, tt.code, tt.is)
@@ -315,7 +314,7 @@ func TestRunFailures(t *testing.T) {
 
 func TestCouldNotStartReasons(t *testing.T) {
 	t.Run("not executable", func(t *testing.T) {
-		tool, root := scriptTool(t, "", nil, declared.Config{})
+		tool, root := scriptTool(t, "", nil, declared.Options{})
 		writeFile(t, root, ".basis/tools/t", "#!/bin/sh\ntrue\n", 0o644)
 		_, err := tool.Execute(t.Context(), callWith(`{}`))
 		if os.Geteuid() == 0 {
@@ -327,7 +326,7 @@ func TestCouldNotStartReasons(t *testing.T) {
 		checkRunError(t, err, "t could not start ./.basis/tools/t: permission denied", subprocess.StartFailed, 0, fs.ErrPermission)
 	})
 	t.Run("bad interpreter", func(t *testing.T) {
-		tool, root := scriptTool(t, "", nil, declared.Config{})
+		tool, root := scriptTool(t, "", nil, declared.Options{})
 		writeFile(t, root, ".basis/tools/t", "#!/no/such/interpreter\n", 0o755)
 		_, err := tool.Execute(t.Context(), callWith(`{}`))
 		checkRunError(t, err, "t could not start ./.basis/tools/t: the interpreter its #! line names was not found", subprocess.StartFailed, 0, subprocess.ErrBadInterpreter)
@@ -336,7 +335,7 @@ func TestCouldNotStartReasons(t *testing.T) {
 
 // A timeout names the limit that fired and the setting that raises it.
 func TestTimeout(t *testing.T) {
-	tool, root := scriptTool(t, "sleep 30", map[string]any{"timeout_ms": 300}, declared.Config{})
+	tool, root := scriptTool(t, "sleep 30", map[string]any{"timeout_ms": 300}, declared.Options{})
 	source := filepath.Join(root, declared.WorkspaceFile)
 	start := time.Now()
 	_, err := tool.Execute(t.Context(), callWith(`{}`))
@@ -357,7 +356,7 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestCallerDeadlineAndCancel(t *testing.T) {
-	tool, _ := scriptTool(t, "sleep 30", nil, declared.Config{})
+	tool, _ := scriptTool(t, "sleep 30", nil, declared.Options{})
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	_, err := tool.Execute(ctx, callWith(`{}`))
@@ -405,7 +404,7 @@ func checkRunError(t *testing.T, err error, want string, kind subprocess.Kind, c
 
 // One tool serves concurrent calls, each with its own input and result.
 func TestConcurrentCalls(t *testing.T) {
-	tool, _ := scriptTool(t, "cat", nil, declared.Config{})
+	tool, _ := scriptTool(t, "cat", nil, declared.Options{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for i := range 16 {
@@ -432,7 +431,7 @@ func TestConcurrentCalls(t *testing.T) {
 // Entries of the given environments that no program can receive are left
 // out instead of failing every call.
 func TestUnusableEnvironmentEntriesLeftOut(t *testing.T) {
-	tool, _ := scriptTool(t, `printf '%s|%s' "$GOOD" "$ALSO_GOOD"`, nil, declared.Config{
+	tool, _ := scriptTool(t, `printf '%s|%s' "$GOOD" "$ALSO_GOOD"`, nil, declared.Options{
 		Environ:    append(pathEnv(), "NO_EQUALS_SIGN", "=nameless", "GOOD=yes"),
 		CommandEnv: []string{"NUL=a\x00b", "ALSO_GOOD=yes"},
 	})

@@ -11,7 +11,8 @@ import (
 )
 
 // The grammar itself is configfile's and tested there; these tests hold
-// what this package adds: its sentinels, its wording, the variable named.
+// that a manifest's placeholders get exactly it: configfile's sentinels,
+// wording and variable, nothing of this package's own.
 
 func lookupTest(name string) (string, bool) {
 	v, ok := map[string]string{"TOKEN": "tok-VALUE-1", "EMPTY": ""}[name]
@@ -40,29 +41,28 @@ func TestExpandErrors(t *testing.T) {
 		variable string
 		message  string
 	}{
-		{"x ${TOKEN} ${UNSET}", ErrUnsetVariable, configfile.PlaceholderUnset, "UNSET", "variable UNSET is not set and has no default; set it, or write ${UNSET:-default}"},
-		{"${UNSET:-${ALSO_UNSET}}", ErrUnsetVariable, configfile.PlaceholderUnset, "ALSO_UNSET", "variable ALSO_UNSET is not set and has no default; set it, or write ${ALSO_UNSET:-default}"},
-		{"ab${", ErrPlaceholder, configfile.PlaceholderUnclosed, "", "the ${ at character 3 is never closed with }"},
-		{"${TOKEN-x}", ErrPlaceholder, configfile.PlaceholderUnsupported, "TOKEN", "the placeholder at character 1 uses a form basis does not support; write ${TOKEN} or ${TOKEN:-default}"},
-		{"${1ABC}", ErrPlaceholder, configfile.PlaceholderBadName, "", "the placeholder at character 1 names no valid variable: a name starts with a letter or _"},
-		{"été ${}", ErrPlaceholder, configfile.PlaceholderEmpty, "", "the ${} at character 5 names no variable; write ${NAME}, or $${ for a literal ${"},
+		{"x ${TOKEN} ${UNSET}", configfile.ErrUnsetVariable, configfile.PlaceholderUnset, "UNSET", "variable UNSET is not set and has no default; set it, or write ${UNSET:-default}"},
+		{"${UNSET:-${ALSO_UNSET}}", configfile.ErrUnsetVariable, configfile.PlaceholderUnset, "ALSO_UNSET", "variable ALSO_UNSET is not set and has no default; set it, or write ${ALSO_UNSET:-default}"},
+		{"ab${", configfile.ErrPlaceholder, configfile.PlaceholderUnclosed, "", "the ${ at character 3 is never closed with }"},
+		{"${TOKEN-x}", configfile.ErrPlaceholder, configfile.PlaceholderUnsupported, "TOKEN", "the placeholder at character 1 uses a form basis does not support; write ${TOKEN} or ${TOKEN:-default}"},
+		{"${1ABC}", configfile.ErrPlaceholder, configfile.PlaceholderBadName, "", "the placeholder at character 1 names no valid variable: a name starts with a letter or _"},
+		{"été ${}", configfile.ErrPlaceholder, configfile.PlaceholderEmpty, "", "the ${} at character 5 names no variable; write ${NAME}, or $${ for a literal ${"},
 	}
 	for _, tt := range tests {
 		_, err := expand(tt.in, lookupTest)
-		var de *expandError
 		var xe *configfile.ExpandError
-		if !errors.As(err, &de) || !errors.As(err, &xe) {
-			t.Errorf("expand(%q) = %v, want an *expandError over a *configfile.ExpandError", tt.in, err)
+		if !errors.As(err, &xe) {
+			t.Errorf("expand(%q) = %v, want a *configfile.ExpandError", tt.in, err)
 			continue
 		}
-		other := ErrPlaceholder
-		if tt.is == ErrPlaceholder {
-			other = ErrUnsetVariable
+		other := configfile.ErrPlaceholder
+		if tt.is == configfile.ErrPlaceholder {
+			other = configfile.ErrUnsetVariable
 		}
 		if !errors.Is(err, tt.is) || errors.Is(err, other) {
 			t.Errorf("expand(%q) = %v, want errors.Is %v only", tt.in, err, tt.is)
 		}
-		if diff := cmp.Diff([3]any{tt.kind, tt.variable, tt.message}, [3]any{xe.Kind, de.variable, err.Error()}); diff != "" {
+		if diff := cmp.Diff([3]any{tt.kind, tt.variable, tt.message}, [3]any{xe.Kind, xe.Variable, err.Error()}); diff != "" {
 			t.Errorf("expand(%q) kind, variable and message (-want +got):\n%s", tt.in, diff)
 		}
 	}

@@ -19,3 +19,24 @@ func SettleFileHashes() (restore func()) {
 		fileHashes.now = old
 	}
 }
+
+// The kinds of problem, for the tests' errors.Is checks: a caller tells
+// problems apart by their types and contract's sentinels, but the tests
+// hold each problem to its exact kind.
+var (
+	ErrUnreadable     = errUnreadable
+	ErrSyntax         = errSyntax
+	ErrSchemaVersion  = errSchemaVersion
+	ErrUnknownKey     = errUnknownKey
+	ErrDuplicateKey   = errDuplicateKey
+	ErrMissingField   = errMissingField
+	ErrWrongType      = errWrongType
+	ErrReservedName   = errReservedName
+	ErrInvalidSchema  = errInvalidSchema
+	ErrInvalidCommand = errInvalidCommand
+	ErrInvalidValue   = errInvalidValue
+	ErrLoaderVariable = errLoaderVariable
+	ErrUnavailable    = errUnavailable
+	ErrCannotStart    = errCannotStart
+	ErrNotConfined    = errNotConfined
+)

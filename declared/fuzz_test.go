@@ -22,8 +22,7 @@ import (
 const marker = "#~qzx~#"
 
 func fuzzLoader(t testing.TB) *loader {
-	l, err := newLoader(&Config{
-		Root:     "/ws",
+	l, err := newLoader("/ws", &Options{
 		Environ:  []string{"PATH=/usr/bin:/bin", "SET=env-" + marker, "EMPTY="},
 		Reserved: []string{"spawn"},
 	})
@@ -34,14 +33,14 @@ func fuzzLoader(t testing.TB) *loader {
 }
 
 // checkProblems asserts what every load error promises: a join of
-// *Error values, each one clean line, located in the file, quoting no
+// *configfile.Error values, each one clean line, located in the file, quoting no
 // value.
 func checkProblems(t *testing.T, data []byte, problems []error) {
 	t.Helper()
 	for _, e := range problems {
-		var de *Error
+		var de *configfile.Error
 		if !errors.As(e, &de) {
-			t.Fatalf("problem %T is not an *Error", e)
+			t.Fatalf("problem %T is not a *configfile.Error", e)
 		}
 		msg := de.Error()
 		if strings.ContainsAny(msg, "\n\r") || !utf8.ValidString(msg) {
@@ -53,11 +52,11 @@ func checkProblems(t *testing.T, data []byte, problems []error) {
 		if de.File != "tools.json" || de.Line < 1 || de.Column < 1 {
 			t.Fatalf("problem not located in the file: %#v", de)
 		}
-		if de.Tool != "" && !contract.ValidName(de.Tool) {
-			t.Fatalf("tool %q in a problem is not a valid name", de.Tool)
+		if tool, ok := strings.CutPrefix(de.Subject, "tool "); de.Subject != "" && (!ok || !contract.ValidName(tool)) {
+			t.Fatalf("subject %q of a problem is not \"tool\" and a valid name", de.Subject)
 		}
-		if de.Variable != "" && !validVarName(de.Variable) {
-			t.Fatalf("variable %q in a problem is not a variable name", de.Variable)
+		if xe := (*configfile.ExpandError)(nil); errors.As(de, &xe) && xe.Variable != "" && !validVarName(xe.Variable) {
+			t.Fatalf("variable %q in a problem is not a variable name", xe.Variable)
 		}
 		if de.Err == nil {
 			t.Fatalf("problem without a cause: %s", msg)
@@ -105,7 +104,8 @@ func FuzzParseManifest(f *testing.F) {
 				// Unavailable: listed, located, naming only variables.
 				var problems []error
 				for _, p := range u.Problems {
-					if !errors.Is(p, ErrUnsetVariable) || p.Variable == "" {
+					var xe *configfile.ExpandError
+					if !errors.Is(p, configfile.ErrUnsetVariable) || !errors.As(p, &xe) || xe.Variable == "" {
 						t.Fatalf("an unavailable tool's problem is not an unset variable: %v", p)
 					}
 					problems = append(problems, p)
@@ -248,7 +248,7 @@ func FuzzPreviewInput(f *testing.F) {
 			t.Fatalf("preview and Execute disagree: %v / %v", err, checkErr)
 		}
 		if err != nil {
-			if !errors.Is(err, ErrInvalidInput) || strings.Contains(err.Error(), marker) || strings.Contains(err.Error(), "\n") {
+			if !errors.Is(err, contract.ErrInvalidInput) || strings.Contains(err.Error(), marker) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("refusal %q is not a clean invalid-input error", err)
 			}
 			return

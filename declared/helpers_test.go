@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 )
@@ -68,20 +69,22 @@ func objectSchema(props map[string]string) map[string]any {
 	return map[string]any{"type": "object", "properties": properties, "required": required}
 }
 
-// loadTools loads cfg and fails the test on any problem.
-func loadTools(t testing.TB, cfg *declared.Config) []*declared.Tool {
+// loadTools loads the workspace at root with opts and fails the test on
+// any problem.
+func loadTools(t testing.TB, root string, opts *declared.Options) []*declared.Tool {
 	t.Helper()
-	tools, err := declared.Load(context.Background(), cfg)
+	tools, err := declared.Load(context.Background(), root, opts)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	return tools
 }
 
-// loadTool loads cfg and returns the tool called name.
-func loadTool(t testing.TB, cfg *declared.Config, name string) *declared.Tool {
+// loadTool loads the workspace at root with opts and returns the tool
+// called name.
+func loadTool(t testing.TB, root string, opts *declared.Options, name string) *declared.Tool {
 	t.Helper()
-	for _, tool := range loadTools(t, cfg) {
+	for _, tool := range loadTools(t, root, opts) {
 		if tool.Descriptor().Name == name {
 			return tool
 		}
@@ -95,7 +98,7 @@ func callWith(input string) contract.Call {
 }
 
 // problemsOf unwraps the joined *Error values of a load error.
-func problemsOf(t testing.TB, err error) []*declared.Error {
+func problemsOf(t testing.TB, err error) []*configfile.Error {
 	t.Helper()
 	if err == nil {
 		t.Fatal("want load problems, got none")
@@ -104,11 +107,11 @@ func problemsOf(t testing.TB, err error) []*declared.Error {
 	if !ok {
 		t.Fatalf("load error %T is not a join of problems", err)
 	}
-	var out []*declared.Error
+	var out []*configfile.Error
 	for _, e := range joined.Unwrap() {
-		var de *declared.Error
+		var de *configfile.Error
 		if !errors.As(e, &de) {
-			t.Fatalf("problem %T (%v) is not a *declared.Error", e, e)
+			t.Fatalf("problem %T (%v) is not a *configfile.Error", e, e)
 		}
 		if strings.Contains(de.Error(), "\n") {
 			t.Errorf("problem is not one line: %q", de.Error())
@@ -129,4 +132,17 @@ func names(tools []*declared.Tool) []string {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// toolOf is the tool a problem is about, from its Subject ("tool NAME").
+func toolOf(e *configfile.Error) string { return strings.TrimPrefix(e.Subject, "tool ") }
+
+// variableOf is the variable a placeholder problem names, reached as a
+// host reaches it: errors.As to configfile's *ExpandError.
+func variableOf(err error) string {
+	var xe *configfile.ExpandError
+	if errors.As(err, &xe) {
+		return xe.Variable
+	}
+	return ""
 }

@@ -26,6 +26,6 @@ func (l *loader) inWorkspace(paths []string, problems []error) ([]string, []erro
 	if !errors.As(err, &outside) {
 		return paths, problems
 	}
-	problems = append(problems, &Error{File: manifest, Err: &problem{kind: ErrOutsideWorkspace, cause: err, text: outside.Reason()}})
+	problems = append(problems, &configfile.Error{File: manifest, Err: &problem{kind: ErrOutsideWorkspace, cause: err, text: outside.Reason()}})
 	return slices.Delete(slices.Clone(paths), i, i+1), problems
 }

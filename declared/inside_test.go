@@ -29,8 +29,8 @@ func TestWorkspaceManifestOutsideTheWorkspaceIsRefused(t *testing.T) {
 	if err := os.Symlink("../../good/.basis/tools.json", link); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &declared.Config{Root: hostile, Environ: pathEnv()}
-	tools, err := declared.Load(t.Context(), cfg)
+	cfg := &declared.Options{Environ: pathEnv()}
+	tools, err := declared.Load(t.Context(), hostile, cfg)
 	if tools != nil || !errors.Is(err, declared.ErrOutsideWorkspace) || !errors.Is(err, configfile.ErrOutsideRoot) {
 		t.Fatalf("Load = %v, %v; want ErrOutsideWorkspace", tools, err)
 	}
@@ -38,7 +38,7 @@ func TestWorkspaceManifestOutsideTheWorkspaceIsRefused(t *testing.T) {
 	if len(problems) != 1 || problems[0].File != link || !strings.Contains(err.Error(), link+": is a symbolic link to "+filepath.Join(good, declared.WorkspaceFile)+", outside the workspace") {
 		t.Errorf("the error does not name the link: %v", err)
 	}
-	if _, err := declared.Discover(cfg); !errors.Is(err, declared.ErrOutsideWorkspace) {
+	if _, err := declared.Discover(hostile, cfg); !errors.Is(err, declared.ErrOutsideWorkspace) {
 		t.Errorf("Discover = %v, want ErrOutsideWorkspace", err)
 	}
 	// The whole .basis directory a link elsewhere: refused the same way.
@@ -49,7 +49,7 @@ func TestWorkspaceManifestOutsideTheWorkspaceIsRefused(t *testing.T) {
 	if err := os.Symlink(filepath.Join(good, ".basis"), filepath.Join(other, ".basis")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := declared.Load(t.Context(), &declared.Config{Root: other, Environ: pathEnv()}); !errors.Is(err, declared.ErrOutsideWorkspace) {
+	if _, err := declared.Load(t.Context(), other, &declared.Options{Environ: pathEnv()}); !errors.Is(err, declared.ErrOutsideWorkspace) {
 		t.Errorf("Load through a linked .basis = %v, want ErrOutsideWorkspace", err)
 	}
 	// A link within the workspace is fine.
@@ -61,7 +61,7 @@ func TestWorkspaceManifestOutsideTheWorkspaceIsRefused(t *testing.T) {
 	if err := os.Symlink("../tools/manifest.json", filepath.Join(inside, declared.WorkspaceFile)); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"wc"}, names(loadTools(t, &declared.Config{Root: inside, Environ: pathEnv()}))); diff != "" {
+	if diff := cmp.Diff([]string{"wc"}, names(loadTools(t, inside, &declared.Options{Environ: pathEnv()}))); diff != "" {
 		t.Errorf("a link within the workspace (-want +got):\n%s", diff)
 	}
 }

@@ -39,15 +39,10 @@ const (
 // file); a regular file past this size is refused unread.
 const MaxManifestSize = configfile.DefaultLimit
 
-// Config says where to look for manifests and what the programs'
-// environment is made of. A nil *Config is the zero Config.
-type Config struct {
-	// Root is the workspace root. The workspace manifest is
-	// Root/.basis/tools.json, and a relative program path or cwd resolves
-	// here. It is made absolute when loading, so tools keep working
-	// whatever the process's working directory is later. Empty means the
-	// current directory.
-	Root string
+// Options says where the global manifest is and what the programs'
+// environment is made of. A nil *Options means every default: no global
+// manifest, the process's environment, no reserved names, no sandbox.
+type Options struct {
 	// ConfigDir is the global configuration directory, holding the global
 	// tools.json. Empty means there is no global manifest.
 	ConfigDir string
@@ -90,46 +85,44 @@ type Config struct {
 	// message, wrapping [contract.ErrRefused]: a tool never runs
 	// unconfined because its sandbox could not be had. Nil runs programs
 	// unconfined, and subjects have no "sandbox".
-	Sandbox SandboxFunc
+	Sandbox subprocess.Confiner
 }
 
-// SandboxFunc is [Config.Sandbox]: the host's sandbox for one tool's
-// program, in subprocess's terms so that this package need not import a
-// sandbox.
-type SandboxFunc func(tool string, network bool, dir string) (*subprocess.Confinement, error)
-
-// loader is what loading works out once from a Config.
+// loader is what loading works out once from root and Options.
 type loader struct {
 	root     string
 	baseEnv  []string          // what programs inherit of Environ, then CommandEnv, merged
 	envIndex map[string]int    // position of each name in baseEnv
 	vars     map[string]string // all of Environ, then CommandEnv: for ${VAR} look-ups
 	reserved map[string]bool
-	sandbox  SandboxFunc
+	sandbox  subprocess.Confiner
 	realRoot string // root after symlinks
 }
 
-func newLoader(cfg *Config) (*loader, error) {
-	if cfg == nil {
-		cfg = &Config{}
+// newLoader works out root (made absolute: tools keep working whatever the
+// process's working directory is later; empty is the current directory)
+// and opts.
+func newLoader(root string, opts *Options) (*loader, error) {
+	if opts == nil {
+		opts = &Options{}
 	}
-	root, err := filepath.Abs(cfg.Root)
+	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, &Error{File: cfg.Root, Err: &problem{kind: ErrUnreadable, cause: err,
+		return nil, &configfile.Error{File: root, Err: &problem{kind: errUnreadable, cause: err,
 			text: "the workspace root cannot be made absolute: " + configfile.Reason(err)}}
 	}
-	environ := cfg.Environ
+	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
 	l := &loader{
-		root:     root,
-		baseEnv:  subprocess.MergeEnv(usable(childenv.Inherited(environ, cfg.PassEnv)), usable(cfg.CommandEnv)),
+		root:     abs,
+		baseEnv:  subprocess.MergeEnv(usable(childenv.Inherited(environ, opts.PassEnv)), usable(opts.CommandEnv)),
 		envIndex: make(map[string]int),
 		vars:     make(map[string]string),
-		reserved: make(map[string]bool, len(cfg.Reserved)),
-		sandbox:  cfg.Sandbox,
-		realRoot: realRoot(root),
+		reserved: make(map[string]bool, len(opts.Reserved)),
+		sandbox:  opts.Sandbox,
+		realRoot: realRoot(abs),
 	}
 	for i, entry := range l.baseEnv {
 		name, _, _ := strings.Cut(entry, "=")
@@ -137,12 +130,12 @@ func newLoader(cfg *Config) (*loader, error) {
 	}
 	// Placeholders see the whole environment, not only what programs
 	// inherit: naming a variable in a manifest is how it is passed.
-	for _, entry := range subprocess.MergeEnv(usable(environ), usable(cfg.CommandEnv)) {
+	for _, entry := range subprocess.MergeEnv(usable(environ), usable(opts.CommandEnv)) {
 		if name, value, ok := strings.Cut(entry, "="); ok {
 			l.vars[name] = value
 		}
 	}
-	for _, name := range cfg.Reserved {
+	for _, name := range opts.Reserved {
 		l.reserved[strings.ToLower(name)] = true
 	}
 	return l, nil
@@ -183,12 +176,12 @@ func usable(env []string) []string {
 }
 
 // candidates are the manifests that may exist, most specific first.
-func (l *loader) candidates(cfg *Config) []string {
+func (l *loader) candidates(opts *Options) []string {
 	paths := []string{filepath.Join(l.root, WorkspaceFile)}
-	if cfg != nil && cfg.ConfigDir != "" {
-		dir, err := filepath.Abs(cfg.ConfigDir)
+	if opts != nil && opts.ConfigDir != "" {
+		dir, err := filepath.Abs(opts.ConfigDir)
 		if err != nil {
-			dir = cfg.ConfigDir
+			dir = opts.ConfigDir
 		}
 		paths = append(paths, filepath.Join(dir, GlobalFile))
 	}
@@ -199,13 +192,14 @@ func (l *loader) candidates(cfg *Config) []string {
 // workspace's, then the global one. A missing file, or a directory where
 // the file would be, is no manifest. A file reached twice (the config
 // directory is the workspace's .basis, or a symbolic link) is listed
-// once. A path that exists but cannot be examined is an error.
-func Discover(cfg *Config) ([]string, error) {
-	l, err := newLoader(cfg)
+// once. A path that exists but cannot be examined is an error. root and
+// opts are as for [Load].
+func Discover(root string, opts *Options) ([]string, error) {
+	l, err := newLoader(root, opts)
 	if err != nil {
 		return nil, errors.Join(err)
 	}
-	paths, problems := discover(l.candidates(cfg))
+	paths, problems := discover(l.candidates(opts))
 	paths, problems = l.inWorkspace(paths, problems)
 	if len(problems) > 0 {
 		return nil, errors.Join(problems...)
@@ -223,12 +217,12 @@ func discover(candidates []string) ([]string, []error) {
 		info, err := os.Stat(path)
 		if err != nil {
 			if _, lerr := os.Lstat(path); lerr == nil && errors.Is(err, fs.ErrNotExist) {
-				problems = append(problems, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
+				problems = append(problems, &configfile.Error{File: path, Err: &problem{kind: errUnreadable, cause: err,
 					text: "is a symbolic link to nothing; fix or remove it"}})
 				continue
 			}
 			if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
-				problems = append(problems, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err,
+				problems = append(problems, &configfile.Error{File: path, Err: &problem{kind: errUnreadable, cause: err,
 					text: "cannot be examined: " + configfile.Reason(err)}})
 			}
 			continue
@@ -246,22 +240,24 @@ func discover(candidates []string) ([]string, []error) {
 }
 
 // Load returns every tool the manifests declare, after layering: the
-// workspace's first, then the global ones, name-ordered within each
-// manifest. A global tool with the name of a workspace tool is dropped:
-// the more specific declaration wins. Every manifest is read and every
-// problem in any of them is reported, as an [errors.Join] of [*Error]
+// workspace's (root/.basis/tools.json; root is the workspace root, where a
+// relative program path or cwd resolves, and empty means the current
+// directory), then the global one (opts.ConfigDir), name-ordered within
+// each manifest. A global tool with the name of a workspace tool is
+// dropped: the more specific declaration wins. Every manifest is read and every
+// problem in any of them is reported, as an [errors.Join] of [*configfile.Error]
 // values; any problem means no tools at all, never a shorter list.
 //
 // A ${VAR} naming an unset variable is not such a problem: it breaks only
 // its own tool, which is returned unavailable ([Tool.Unavailable]) and
 // refuses its calls, while every other tool works. Reading honours ctx: a
 // cancelled load returns an error wrapping ctx's.
-func Load(ctx context.Context, cfg *Config) ([]*Tool, error) {
-	l, err := newLoader(cfg)
+func Load(ctx context.Context, root string, opts *Options) ([]*Tool, error) {
+	l, err := newLoader(root, opts)
 	if err != nil {
 		return nil, errors.Join(err)
 	}
-	candidates := l.candidates(cfg)
+	candidates := l.candidates(opts)
 	paths, problems := discover(candidates)
 	paths, problems = l.inWorkspace(paths, problems)
 	var layers [][]*Tool
@@ -289,15 +285,15 @@ func Load(ctx context.Context, cfg *Config) ([]*Tool, error) {
 	return out, nil
 }
 
-// LoadFile reads one manifest at path, with cfg's root, environment and
-// reserved names, and returns its tools in name order, unavailable ones
+// LoadFile reads one manifest at path, for the workspace at root, with
+// opts' environment and reserved names, and returns its tools in name order, unavailable ones
 // included, as [Load] does. Unlike Load, a missing file is an error
 // (wrapping [fs.ErrNotExist]). Every problem is reported, as an
-// [errors.Join] of [*Error] values. The file is held to a workspace
-// manifest's rules (a cwd inside Root) unless it is the global manifest,
-// ConfigDir/tools.json.
-func LoadFile(ctx context.Context, path string, cfg *Config) ([]*Tool, error) {
-	l, err := newLoader(cfg)
+// [errors.Join] of [*configfile.Error] values. The file is held to a workspace
+// manifest's rules (a cwd inside root) unless it is the global manifest,
+// opts.ConfigDir/tools.json.
+func LoadFile(ctx context.Context, root, path string, opts *Options) ([]*Tool, error) {
+	l, err := newLoader(root, opts)
 	if err != nil {
 		return nil, errors.Join(err)
 	}
@@ -305,7 +301,7 @@ func LoadFile(ctx context.Context, path string, cfg *Config) ([]*Tool, error) {
 		path = abs
 	}
 	workspace := true
-	if candidates := l.candidates(cfg); len(candidates) > 1 {
+	if candidates := l.candidates(opts); len(candidates) > 1 {
 		workspace = !sameFile(path, candidates[1])
 	}
 	tools, problems := l.loadFile(ctx, path, workspace)
@@ -350,7 +346,7 @@ func readManifest(ctx context.Context, path string) ([]byte, error) {
 	if errors.Is(err, configfile.ErrTooLarge) {
 		text += ", far more than any manifest; is it the right file?"
 	}
-	return nil, &Error{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+	return nil, &configfile.Error{File: path, Err: &problem{kind: errUnreadable, cause: err, text: text}}
 }
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

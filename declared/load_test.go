@@ -72,7 +72,7 @@ func TestDiscover(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.setup(t, root, config)
-			got, err := declared.Discover(&declared.Config{Root: root, ConfigDir: config})
+			got, err := declared.Discover(root, &declared.Options{ConfigDir: config})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,15 +95,15 @@ func TestDiscover(t *testing.T) {
 // reached twice is one manifest, and its tools are loaded once.
 func TestDiscoverSamePathOnce(t *testing.T) {
 	root := workspace(t, manifestOf(t, map[string]any{"one": simpleTool("ws")}))
-	cfg := &declared.Config{Root: root, ConfigDir: filepath.Join(root, ".basis"), Environ: pathEnv()}
-	paths, err := declared.Discover(cfg)
+	cfg := &declared.Options{ConfigDir: filepath.Join(root, ".basis"), Environ: pathEnv()}
+	paths, err := declared.Discover(root, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{filepath.Join(root, declared.WorkspaceFile)}, paths); diff != "" {
 		t.Errorf("Discover (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"one"}, names(loadTools(t, cfg))); diff != "" {
+	if diff := cmp.Diff([]string{"one"}, names(loadTools(t, root, cfg))); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }
@@ -116,12 +116,12 @@ func TestDiscoverDanglingLinkIsAnError(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "nowhere.json"), filepath.Join(root, declared.WorkspaceFile)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := declared.Discover(&declared.Config{Root: root})
+	_, err := declared.Discover(root, nil)
 	problems := problemsOf(t, err)
 	if len(problems) != 1 || !errors.Is(err, declared.ErrUnreadable) || problems[0].File != filepath.Join(root, declared.WorkspaceFile) {
 		t.Fatalf("Discover = %v, want one ErrUnreadable naming the link", err)
 	}
-	if _, err := declared.Load(t.Context(), &declared.Config{Root: root}); !errors.Is(err, declared.ErrUnreadable) {
+	if _, err := declared.Load(t.Context(), root, nil); !errors.Is(err, declared.ErrUnreadable) {
 		t.Errorf("Load = %v, want ErrUnreadable", err)
 	}
 }
@@ -138,7 +138,7 @@ func TestLoadLayering(t *testing.T) {
 		"beta":   simpleTool("global"),
 		"aaa":    simpleTool("global"),
 	}), 0o644)
-	tools := loadTools(t, &declared.Config{Root: root, ConfigDir: config, Environ: pathEnv()})
+	tools := loadTools(t, root, &declared.Options{ConfigDir: config, Environ: pathEnv()})
 
 	// Workspace first, name-ordered; then the global ones, name-ordered;
 	// the global "shared" is shadowed by the workspace's.
@@ -158,11 +158,11 @@ func TestLoadLayering(t *testing.T) {
 }
 
 func TestLoadNothingDeclared(t *testing.T) {
-	tools, err := declared.Load(t.Context(), &declared.Config{Root: t.TempDir(), ConfigDir: t.TempDir()})
+	tools, err := declared.Load(t.Context(), t.TempDir(), &declared.Options{ConfigDir: t.TempDir()})
 	if err != nil || len(tools) != 0 {
 		t.Errorf("Load with no manifests = %v, %v; want no tools and no error", names(tools), err)
 	}
-	tools, err = declared.Load(t.Context(), nil)
+	tools, err = declared.Load(t.Context(), "", nil)
 	if err != nil {
 		t.Errorf("Load(nil) = %v, %v", names(tools), err)
 	}
@@ -177,14 +177,14 @@ func TestLoadReportsEveryFile(t *testing.T) {
 	}))
 	config := t.TempDir()
 	writeFile(t, config, declared.GlobalFile, `{"schema": 1, "tools": {"g": {"descripton": "x"}}}`, 0o644)
-	tools, err := declared.Load(t.Context(), &declared.Config{Root: root, ConfigDir: config, Environ: pathEnv()})
+	tools, err := declared.Load(t.Context(), root, &declared.Options{ConfigDir: config, Environ: pathEnv()})
 	if tools != nil {
 		t.Errorf("Load returned tools %v alongside problems", names(tools))
 	}
 	type where struct{ File, Tool, Field string }
 	var got []where
 	for _, p := range problemsOf(t, err) {
-		got = append(got, where{filepath.Base(filepath.Dir(p.File)) + "/" + filepath.Base(p.File), p.Tool, p.Field})
+		got = append(got, where{filepath.Base(filepath.Dir(p.File)) + "/" + filepath.Base(p.File), toolOf(p), p.Field})
 	}
 	want := []where{
 		{".basis/tools.json", "bad", "command"},
@@ -202,7 +202,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 func TestLoadFile(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "custom.json", manifestOf(t, map[string]any{"b": simpleTool("f"), "a": simpleTool("f")}), 0o644)
-	tools, err := declared.LoadFile(t.Context(), path, &declared.Config{Root: dir})
+	tools, err := declared.LoadFile(t.Context(), dir, path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestLoadFile(t *testing.T) {
 		t.Errorf("source = %q, want %q", got, path)
 	}
 
-	_, err = declared.LoadFile(t.Context(), filepath.Join(dir, "missing.json"), nil)
+	_, err = declared.LoadFile(t.Context(), dir, filepath.Join(dir, "missing.json"), nil)
 	if !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, declared.ErrUnreadable) {
 		t.Errorf("LoadFile of a missing file = %v, want fs.ErrNotExist and ErrUnreadable", err)
 	}
@@ -270,7 +270,7 @@ func TestLoadRefusesHostileFiles(t *testing.T) {
 			tt.plant(t, path)
 			done := make(chan error, 1)
 			go func() {
-				_, err := declared.LoadFile(t.Context(), path, &declared.Config{Root: root})
+				_, err := declared.LoadFile(t.Context(), root, path, nil)
 				done <- err
 			}()
 			var err error
@@ -293,7 +293,7 @@ func TestLoadRefusesHostileFiles(t *testing.T) {
 				if tt.loadIs != nil {
 					want = tt.loadIs
 				}
-				if _, err := declared.Load(t.Context(), &declared.Config{Root: root}); !errors.Is(err, want) {
+				if _, err := declared.Load(t.Context(), root, nil); !errors.Is(err, want) {
 					t.Errorf("Load = %v, want %v", err, want)
 				}
 			}
@@ -307,7 +307,7 @@ func TestLoadHonoursCancellation(t *testing.T) {
 	root := workspace(t, manifestOf(t, map[string]any{"one": simpleTool("ws")}))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	tools, err := declared.Load(ctx, &declared.Config{Root: root})
+	tools, err := declared.Load(ctx, root, nil)
 	if tools != nil || !errors.Is(err, context.Canceled) || !errors.Is(err, declared.ErrUnreadable) {
 		t.Errorf("Load with a cancelled context = %v, %v; want context.Canceled", names(tools), err)
 	}
@@ -322,7 +322,7 @@ func TestLoadUnreadableFile(t *testing.T) {
 	if err := os.Chmod(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), root, nil)
 	if !errors.Is(err, declared.ErrUnreadable) || !errors.Is(err, fs.ErrPermission) {
 		t.Errorf("Load = %v, want ErrUnreadable and fs.ErrPermission", err)
 	}
@@ -335,13 +335,13 @@ func TestReservedNames(t *testing.T) {
 		"read_file":       simpleTool("ws"),
 		"fine":            simpleTool("ws"),
 	}))
-	_, err := declared.Load(t.Context(), &declared.Config{Root: root, Reserved: []string{"spawn", "read_file"}})
+	_, err := declared.Load(t.Context(), root, &declared.Options{Reserved: []string{"spawn", "read_file"}})
 	var got []string
 	for _, p := range problemsOf(t, err) {
 		if !errors.Is(p, declared.ErrReservedName) || p.File != filepath.Join(root, declared.WorkspaceFile) {
 			t.Errorf("problem %v: want ErrReservedName naming the file", p)
 		}
-		got = append(got, p.Tool)
+		got = append(got, toolOf(p))
 	}
 	if diff := cmp.Diff([]string{"mcp__github__pr", "read_file", "spawn"}, got); diff != "" {
 		t.Errorf("reserved tools refused (-want +got):\n%s", diff)
@@ -362,7 +362,7 @@ func TestRelativeRootMadeAbsolute(t *testing.T) {
 	}), 0o644)
 	script(t, root, ".basis/tools/where", "pwd")
 	t.Chdir(parent)
-	tool := loadTool(t, &declared.Config{Root: "repo", Environ: pathEnv()}, "where")
+	tool := loadTool(t, "repo", &declared.Options{Environ: pathEnv()}, "where")
 	if got := tool.Spec().Root; got != root {
 		t.Errorf("Spec().Root = %q, want %q", got, root)
 	}
@@ -389,7 +389,7 @@ func TestLoadManyTools(t *testing.T) {
 		tools[fmt.Sprintf("tool_%03d", i)] = tool
 	}
 	root := workspace(t, manifestOf(t, tools))
-	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), root, nil)
 	var got []string
 	lastLine := 0
 	for _, p := range problemsOf(t, err) {
@@ -397,7 +397,7 @@ func TestLoadManyTools(t *testing.T) {
 			t.Errorf("unexpected or out-of-order problem: %v", p)
 		}
 		lastLine = p.Line
-		got = append(got, p.Tool)
+		got = append(got, toolOf(p))
 	}
 	var want []string
 	for i := 0; i < 300; i += 25 {
@@ -411,7 +411,7 @@ func TestLoadManyTools(t *testing.T) {
 		delete(tools[fmt.Sprintf("tool_%03d", i)].(map[string]any), "timeout_ms")
 	}
 	root = workspace(t, manifestOf(t, tools))
-	loaded := loadTools(t, &declared.Config{Root: root, Environ: []string{"ARG_7=seven"}})
+	loaded := loadTools(t, root, &declared.Options{Environ: []string{"ARG_7=seven"}})
 	if len(loaded) != 300 {
 		t.Fatalf("loaded %d tools, want 300", len(loaded))
 	}

@@ -49,7 +49,7 @@ type parser struct {
 	// unavailable holds what makes the tool being read unusable here but
 	// leaves the file usable: ${VAR}s naming unset variables, and a cwd
 	// that leads outside the workspace.
-	unavailable []*Error
+	unavailable []*configfile.Error
 }
 
 func newParser(l *loader, file string, data []byte) *parser {
@@ -61,9 +61,18 @@ func (p *parser) child() *parser {
 	return &parser{loader: p.loader, file: p.file, data: p.data, index: p.index, workspace: p.workspace}
 }
 
-// problemAt builds the *Error for a problem at byte offset off.
-func (p *parser) problemAt(off int, tool, field, variable string, err error) *Error {
-	e := &Error{File: p.file, Tool: tool, Field: field, Variable: variable, Err: err}
+// subjectOf is a problem's [configfile.Error.Subject]: the tool it is in,
+// if any.
+func subjectOf(tool string) string {
+	if tool == "" {
+		return ""
+	}
+	return "tool " + tool
+}
+
+// problemAt builds the *configfile.Error for a problem at byte offset off.
+func (p *parser) problemAt(off int, tool, field string, err error) *configfile.Error {
+	e := &configfile.Error{File: p.file, Subject: subjectOf(tool), Field: field, Err: err}
 	if off >= 0 {
 		e.Line, e.Column = p.index.pos(off)
 	}
@@ -71,8 +80,8 @@ func (p *parser) problemAt(off int, tool, field, variable string, err error) *Er
 }
 
 // report records one problem at byte offset off of the file.
-func (p *parser) report(off int, tool, field, variable string, err error) {
-	p.problems = append(p.problems, p.problemAt(off, tool, field, variable, err))
+func (p *parser) report(off int, tool, field string, err error) {
+	p.problems = append(p.problems, p.problemAt(off, tool, field, err))
 	p.offsets = append(p.offsets, off)
 }
 
@@ -100,7 +109,7 @@ func (p *parser) parse() ([]*Tool, []error) {
 		return nil, p.sorted()
 	}
 	if doc.Kind() != "object" {
-		p.report(doc.Off, "", "", "", newProblem(ErrWrongType,
+		p.report(doc.Off, "", "", newProblem(errWrongType,
 			`a manifest is a JSON object such as {"schema": 1, "tools": {}}, not `+doc.KindPhrase()))
 		return nil, p.sorted()
 	}
@@ -108,22 +117,22 @@ func (p *parser) parse() ([]*Tool, []error) {
 	version, ok := fields["schema"]
 	switch {
 	case !ok:
-		p.report(doc.Off, "", "schema", "", newProblem(ErrMissingField, `missing; add "schema": 1`))
+		p.report(doc.Off, "", "schema", newProblem(errMissingField, `missing; add "schema": 1`))
 	case version.Value.Kind() != "number":
-		p.report(version.Value.Off, "", "schema", "", newProblem(ErrWrongType, "must be the number 1, not "+version.Value.KindPhrase()))
+		p.report(version.Value.Off, "", "schema", newProblem(errWrongType, "must be the number 1, not "+version.Value.KindPhrase()))
 	case string(version.Value.Raw) != "1":
 		// A different version may mean a different format: reading on
 		// would report its differences as mistakes.
-		p.report(version.Value.Off, "", "schema", "", newProblem(ErrSchemaVersion,
+		p.report(version.Value.Off, "", "schema", newProblem(errSchemaVersion,
 			"this basis reads manifest schema 1 only; write 1, or use a basis that reads this version"))
 		return nil, p.sorted()
 	}
 	toolsField, ok := fields["tools"]
 	switch {
 	case !ok:
-		p.report(doc.Off, "", "tools", "", newProblem(ErrMissingField, `missing; add "tools": an object of tools by name`))
+		p.report(doc.Off, "", "tools", newProblem(errMissingField, `missing; add "tools": an object of tools by name`))
 	case toolsField.Value.Kind() != "object":
-		p.report(toolsField.Value.Off, "", "tools", "", newProblem(ErrWrongType, "must be an object of tools by name, not "+toolsField.Value.KindPhrase()))
+		p.report(toolsField.Value.Off, "", "tools", newProblem(errWrongType, "must be an object of tools by name, not "+toolsField.Value.KindPhrase()))
 	default:
 		// Names are checked here, in file order; the bodies are read by
 		// parseTools, concurrently when there are many.
@@ -138,7 +147,7 @@ func (p *parser) parse() ([]*Tool, []error) {
 				continue
 			}
 			if seen[m.Key] {
-				p.report(m.KeyOff, m.Key, "", "", newProblem(ErrDuplicateKey, "is declared twice in this file; a name is one tool"))
+				p.report(m.KeyOff, m.Key, "", newProblem(errDuplicateKey, "is declared twice in this file; a name is one tool"))
 				continue
 			}
 			seen[m.Key] = true
@@ -158,7 +167,7 @@ func (p *parser) parse() ([]*Tool, []error) {
 func (p *parser) reportSyntax(err error) {
 	var se *configfile.SyntaxError
 	if !errors.As(err, &se) {
-		p.report(0, "", "", "", newProblem(ErrSyntax, "not valid JSON"))
+		p.report(0, "", "", newProblem(errSyntax, "not valid JSON"))
 		return
 	}
 	text := se.Error()
@@ -168,7 +177,7 @@ func (p *parser) reportSyntax(err error) {
 	case configfile.SyntaxTrailing:
 		text = "there is more after the JSON object ends; a manifest is one object"
 	}
-	p.report(se.Off, "", "", "", newProblem(ErrSyntax, text))
+	p.report(se.Off, "", "", newProblem(errSyntax, text))
 }
 
 // parallelFrom is the number of tools from which their bodies are read
@@ -231,9 +240,9 @@ func (p *parser) members(obj value, tool string, known []string, what string) ma
 		switch {
 		case !slices.Contains(known, m.Key):
 			field, text := unknownKey(m.Key, known, what)
-			p.report(m.KeyOff, tool, field, "", newProblem(ErrUnknownKey, text))
+			p.report(m.KeyOff, tool, field, newProblem(errUnknownKey, text))
 		case hasMember(out, m.Key):
-			p.report(m.KeyOff, tool, m.Key, "", newProblem(ErrDuplicateKey, "is written twice; write it once"))
+			p.report(m.KeyOff, tool, m.Key, newProblem(errDuplicateKey, "is written twice; write it once"))
 		default:
 			out[m.Key] = m
 		}
@@ -247,17 +256,17 @@ func hasMember(m map[string]member, key string) bool { _, ok := m[key]; return o
 // invalid name is not printed: it is located by line and column instead.
 func (p *parser) checkName(m member) bool {
 	if err := contract.CheckName(m.Key); err != nil {
-		p.report(m.KeyOff, "", "", "", &problem{kind: contract.ErrInvalidName,
+		p.report(m.KeyOff, "", "", &problem{kind: contract.ErrInvalidName,
 			text: "this tool name is not valid: " + nameFault(m.Key) + "; use 1 to 64 of A-Z a-z 0-9 _ -"})
 		return false
 	}
 	if contract.IsMCPName(m.Key) {
-		p.report(m.KeyOff, m.Key, "", "", newProblem(ErrReservedName,
+		p.report(m.KeyOff, m.Key, "", newProblem(errReservedName,
 			"names beginning with "+contract.MCPPrefix+" belong to tools bridged from MCP servers; choose another name"))
 		return false
 	}
 	if contract.IsSpawnName(m.Key) || p.reserved[strings.ToLower(m.Key)] {
-		p.report(m.KeyOff, m.Key, "", "", newProblem(ErrReservedName, "this name is taken by a tool basis provides; choose another name"))
+		p.report(m.KeyOff, m.Key, "", newProblem(errReservedName, "this name is taken by a tool basis provides; choose another name"))
 		return false
 	}
 	return true
@@ -286,7 +295,7 @@ func nameFault(name string) string {
 func (p *parser) parseTool(m member) *Tool {
 	name := m.Key
 	if m.Value.Kind() != "object" {
-		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType,
+		p.report(m.Value.Off, name, "", newProblem(errWrongType,
 			"a tool is an object with description, input_schema and command, not "+m.Value.KindPhrase()))
 		return nil
 	}
@@ -295,16 +304,16 @@ func (p *parser) parseTool(m member) *Tool {
 	fields := p.members(m.Value, name, toolKeys, "a tool")
 	spec := &Spec{Name: name, Root: p.root, Source: p.file, SideEffect: contract.SideEffectProcess, Timeout: DefaultTimeout}
 	run := &resolved{}
-	state := &toolState{programAt: p.problemAt(m.KeyOff, name, "command", "", nil)}
+	state := &toolState{programAt: p.problemAt(m.KeyOff, name, "command", nil)}
 
 	missing := func(field, what string) {
-		p.report(m.KeyOff, name, field, "", newProblem(ErrMissingField, "missing; "+what))
+		p.report(m.KeyOff, name, field, newProblem(errMissingField, "missing; "+what))
 	}
 	if f, ok := fields["description"]; !ok {
 		missing("description", "say what the tool does and when to use it: the model reads it")
 	} else if s, ok := p.str(f.Value, name, "description"); ok {
 		if strings.TrimSpace(s) == "" {
-			p.report(f.Value.Off, name, "description", "", newProblem(ErrMissingField,
+			p.report(f.Value.Off, name, "description", newProblem(errMissingField,
 				"is empty; say what the tool does and when to use it: the model reads it"))
 		}
 		spec.Description = s
@@ -319,11 +328,11 @@ func (p *parser) parseTool(m member) *Tool {
 		var ce *inputschema.CompileError
 		if errors.As(err, &ce) {
 			for _, sp := range ce.Problems {
-				kind := ErrInvalidSchema
+				kind := errInvalidSchema
 				if errors.Is(sp.Err, inputschema.ErrNotObject) {
-					kind = ErrWrongType
+					kind = errWrongType
 				}
-				p.report(f.Value.Off, name, "input_schema"+sp.Pointer, "", &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()})
+				p.report(f.Value.Off, name, "input_schema"+sp.Pointer, &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()})
 			}
 		}
 		spec.InputSchema = compact(f.Value.Raw)
@@ -339,16 +348,16 @@ func (p *parser) parseTool(m member) *Tool {
 		if s, ok := p.str(f.Value, name, "cwd"); ok {
 			switch {
 			case strings.TrimSpace(s) == "":
-				p.report(f.Value.Off, name, "cwd", "", newProblem(ErrInvalidValue, "is empty; leave it out to run in the workspace root"))
+				p.report(f.Value.Off, name, "cwd", newProblem(errInvalidValue, "is empty; leave it out to run in the workspace root"))
 			default:
 				spec.Cwd = s
-				state.cwdAt = p.problemAt(f.Value.Off, name, "cwd", "", nil)
+				state.cwdAt = p.problemAt(f.Value.Off, name, "cwd", nil)
 				var ok bool
 				if run.dir, ok = p.expandField(f.Value.Off, name, "cwd", s); ok && p.workspace {
 					// Checked again at every call: a program can plant a
 					// link in the workspace after this.
 					if _, err := configfile.WithinRoot(p.root, run.dir); errors.Is(err, configfile.ErrOutsideRoot) {
-						p.unavailable = append(p.unavailable, p.problemAt(f.Value.Off, name, "cwd", "", outsideWorkspace(err)))
+						p.unavailable = append(p.unavailable, p.problemAt(f.Value.Off, name, "cwd", outsideWorkspace(err)))
 					}
 				}
 			}
@@ -371,10 +380,10 @@ func (p *parser) parseTool(m member) *Tool {
 			case "external":
 				spec.SideEffect, effectOK = contract.SideEffectExternal, true
 			case "none", "local_state":
-				p.report(f.Value.Off, name, "side_effect", "", newProblem(ErrInvalidValue,
+				p.report(f.Value.Off, name, "side_effect", newProblem(errInvalidValue,
 					"a declared tool runs a program, so it cannot declare a weaker side effect; use process or external"))
 			default:
-				p.report(f.Value.Off, name, "side_effect", "", newProblem(ErrInvalidValue, "must be process or external"))
+				p.report(f.Value.Off, name, "side_effect", newProblem(errInvalidValue, "must be process or external"))
 			}
 		}
 	}
@@ -387,12 +396,12 @@ func (p *parser) parseTool(m member) *Tool {
 				// Reaching the network is acting on the world outside
 				// this machine: the tool must say so where the gate
 				// reads it.
-				p.report(f.Value.Off, name, "network", "", newProblem(ErrInvalidValue,
+				p.report(f.Value.Off, name, "network", newProblem(errInvalidValue,
 					`true is allowed only with "side_effect": "external"; add it, or leave network out`))
 			}
 		case "false":
 		default:
-			p.report(f.Value.Off, name, "network", "", newProblem(ErrWrongType, "must be true or false, not "+f.Value.KindPhrase()))
+			p.report(f.Value.Off, name, "network", newProblem(errWrongType, "must be true or false, not "+f.Value.KindPhrase()))
 		}
 	}
 
@@ -423,11 +432,11 @@ func (p *parser) parseTool(m member) *Tool {
 func (p *parser) str(v value, tool, field string) (string, bool) {
 	s, ok := v.Text()
 	if !ok {
-		p.report(v.Off, tool, field, "", newProblem(ErrWrongType, "must be a string, not "+v.KindPhrase()))
+		p.report(v.Off, tool, field, newProblem(errWrongType, "must be a string, not "+v.KindPhrase()))
 		return "", false
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		p.report(v.Off, tool, field, "", newProblem(ErrInvalidValue, "contains a NUL character, which no program can receive"))
+		p.report(v.Off, tool, field, newProblem(errInvalidValue, "contains a NUL character, which no program can receive"))
 		return "", false
 	}
 	return s, true
@@ -438,16 +447,16 @@ func (p *parser) str(v value, tool, field string) (string, bool) {
 // credential-looking variable on the command line.
 func (p *parser) command(v value, tool string, state *toolState) (written, expanded []string) {
 	if v.Kind() != "array" {
-		p.report(v.Off, tool, "command", "", newProblem(ErrWrongType,
+		p.report(v.Off, tool, "command", newProblem(errWrongType,
 			`must be an array: the program and its arguments, such as ["./.basis/tools/x", "run"], never one shell string`))
 		return nil, nil
 	}
 	elems := v.Elements()
 	if len(elems) == 0 {
-		p.report(v.Off, tool, "command", "", newProblem(ErrInvalidCommand, "is empty; give at least the program to run"))
+		p.report(v.Off, tool, "command", newProblem(errInvalidCommand, "is empty; give at least the program to run"))
 		return nil, nil
 	}
-	state.programAt = p.problemAt(elems[0].Off, tool, "command[0]", "", nil)
+	state.programAt = p.problemAt(elems[0].Off, tool, "command[0]", nil)
 	written, expanded = make([]string, len(elems)), make([]string, len(elems))
 	for i, e := range elems {
 		field := "command[" + strconv.Itoa(i) + "]"
@@ -457,7 +466,7 @@ func (p *parser) command(v value, tool string, state *toolState) (written, expan
 		}
 		written[i] = s
 		if i == 0 && strings.TrimSpace(s) == "" {
-			p.report(e.Off, tool, field, "", newProblem(ErrInvalidCommand, "the program is blank; give its path or name"))
+			p.report(e.Off, tool, field, newProblem(errInvalidCommand, "the program is blank; give its path or name"))
 			continue
 		}
 		for _, variable := range placeholderNames(s) {
@@ -468,7 +477,7 @@ func (p *parser) command(v value, tool string, state *toolState) (written, expan
 		}
 		v, ok := p.expandField(e.Off, tool, field, s)
 		if ok && i == 0 && strings.TrimSpace(v) == "" {
-			p.report(e.Off, tool, field, "", newProblem(ErrInvalidCommand, "the program is blank once its placeholders are expanded"))
+			p.report(e.Off, tool, field, newProblem(errInvalidCommand, "the program is blank once its placeholders are expanded"))
 		}
 		expanded[i] = v
 	}
@@ -479,24 +488,24 @@ func (p *parser) command(v value, tool string, state *toolState) (written, expan
 // the values expanded.
 func (p *parser) env(v value, tool string) (names, entries []string) {
 	if v.Kind() != "object" {
-		p.report(v.Off, tool, "env", "", newProblem(ErrWrongType, "must be an object of variable names and string values, not "+v.KindPhrase()))
+		p.report(v.Off, tool, "env", newProblem(errWrongType, "must be an object of variable names and string values, not "+v.KindPhrase()))
 		return nil, nil
 	}
 	seen := make(map[string]bool)
 	for _, m := range v.Members() {
 		if !validVarName(m.Key) {
-			p.report(m.KeyOff, tool, "env", "", newProblem(ErrInvalidValue,
+			p.report(m.KeyOff, tool, "env", newProblem(errInvalidValue,
 				"this name is not a variable name: use letters, digits and _, not starting with a digit"))
 			continue
 		}
 		field := "env." + m.Key
 		if seen[m.Key] {
-			p.report(m.KeyOff, tool, field, "", newProblem(ErrDuplicateKey, "is set twice; set it once"))
+			p.report(m.KeyOff, tool, field, newProblem(errDuplicateKey, "is set twice; set it once"))
 			continue
 		}
 		seen[m.Key] = true
 		if loaderVariable(m.Key) {
-			p.report(m.KeyOff, tool, field, "", newProblem(ErrLoaderVariable,
+			p.report(m.KeyOff, tool, field, newProblem(errLoaderVariable,
 				"sets a variable that makes the dynamic loader run other code inside the program, unseen by any preview; "+
 					"a manifest may not set LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT or DYLD_*"))
 			continue
@@ -535,18 +544,18 @@ func credentialName(name string) bool { return childenv.LooksLikeCredential(name
 // timeout reads timeout_ms: a whole number of milliseconds, at least 1.
 func (p *parser) timeout(v value, tool string) time.Duration {
 	if v.Kind() != "number" {
-		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+v.KindPhrase()))
+		p.report(v.Off, tool, "timeout_ms", newProblem(errWrongType, "must be a number of milliseconds, not "+v.KindPhrase()))
 		return 0
 	}
 	ms, err := strconv.ParseInt(string(v.Raw), 10, 64)
 	switch {
 	case err != nil && strings.ContainsAny(string(v.Raw), ".eE"):
-		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrInvalidValue, "must be a whole number of milliseconds"))
+		p.report(v.Off, tool, "timeout_ms", newProblem(errInvalidValue, "must be a whole number of milliseconds"))
 	case err == nil && ms < 1:
-		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrInvalidValue,
+		p.report(v.Off, tool, "timeout_ms", newProblem(errInvalidValue,
 			"must be at least 1; leave it out for the default of "+strconv.Itoa(int(DefaultTimeout/time.Second))+" seconds"))
 	case err != nil || time.Duration(ms) > maxTimeout/time.Millisecond:
-		p.report(v.Off, tool, "timeout_ms", "", newProblem(ErrInvalidValue,
+		p.report(v.Off, tool, "timeout_ms", newProblem(errInvalidValue,
 			"must be at most "+strconv.FormatInt(maxTimeout.Milliseconds(), 10)+" (24 hours)"))
 	default:
 		return time.Duration(ms) * time.Millisecond
@@ -562,7 +571,7 @@ func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
 		if childenv.IsBasisVariable(name) {
 			// Expanded, it would hand the program what childenv keeps
 			// from it: BASIS_SERVE_TOKEN answers basis's own questions.
-			p.report(off, tool, field, name, newProblem(ErrInvalidValue,
+			p.report(off, tool, field, newProblem(errInvalidValue,
 				"${"+name+"} names one of basis's own variables (BASIS_*), which are never handed to a program basis starts; "+
 					"write the value the program needs, or set it in a variable of another name"))
 			return "", false
@@ -570,21 +579,15 @@ func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
 	}
 	v, err := expand(s, p.lookup)
 	if err != nil {
-		var xe *expandError
-		variable := ""
-		if errors.As(err, &xe) {
-			variable = xe.variable
-			err = xe.err
-		}
-		if errors.Is(err, ErrUnsetVariable) {
-			p.unavailable = append(p.unavailable, p.problemAt(off, tool, field, variable, err))
+		if errors.Is(err, configfile.ErrUnsetVariable) {
+			p.unavailable = append(p.unavailable, p.problemAt(off, tool, field, err))
 		} else {
-			p.report(off, tool, field, variable, err)
+			p.report(off, tool, field, err)
 		}
 		return "", false
 	}
 	if strings.IndexByte(v, 0) >= 0 {
-		p.report(off, tool, field, "", newProblem(ErrInvalidValue, "contains a NUL character once expanded, which no program can receive"))
+		p.report(off, tool, field, newProblem(errInvalidValue, "contains a NUL character once expanded, which no program can receive"))
 		return "", false
 	}
 	return v, true

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
@@ -42,7 +43,7 @@ func TestManifestProblemsGolden(t *testing.T) {
 	var out strings.Builder
 	for _, file := range files {
 		out.WriteString("== " + filepath.Base(file) + "\n")
-		tools, err := declared.LoadFile(t.Context(), file, &declared.Config{Root: abs, Environ: goldenEnv(), Reserved: []string{"spawn"}})
+		tools, err := declared.LoadFile(t.Context(), abs, file, &declared.Options{Environ: goldenEnv(), Reserved: []string{"spawn"}})
 		if err == nil {
 			out.WriteString("ok: " + strings.Join(names(tools), ", ") + "\n")
 			for _, tool := range tools {
@@ -138,13 +139,13 @@ func TestManifestProblems(t *testing.T) {
 		{"unknown key that may be a token", `{"schema": 1, "tools": {"x": {` + good + `, "ghp_0123456789abcdefghij0123456789abcdef": 1}}}`, declared.ErrUnknownKey, "x", "", "", 1, 107, "not shown"},
 		{"unknown word key", `{"schema": 1, "tools": {"x": {` + good + `, "enabled": true}}}`, declared.ErrUnknownKey, "x", "enabled", "", 1, 107, "unknown key (a tool may have"},
 		{"reserved name in another case", `{"schema": 1, "tools": {"Spawn": {` + good + `}}}`, declared.ErrReservedName, "Spawn", "", "", 1, 25, "taken"},
-		{"empty placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "${}"}}}`, declared.ErrPlaceholder, "x", "cwd", "", 1, 114, "names no variable"},
-		{"unclosed placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "a${HOME"}}}`, declared.ErrPlaceholder, "x", "cwd", "HOME", 1, 114, "at character 2 is never closed"},
+		{"empty placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "${}"}}}`, configfile.ErrPlaceholder, "x", "cwd", "", 1, 114, "names no variable"},
+		{"unclosed placeholder", `{"schema": 1, "tools": {"x": {` + good + `, "cwd": "a${HOME"}}}`, configfile.ErrPlaceholder, "x", "cwd", "HOME", 1, 114, "at character 2 is never closed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := workspace(t, tt.manifest)
-			_, err := declared.Load(t.Context(), &declared.Config{Root: root, Environ: []string{"HOME=/home/x"}})
+			_, err := declared.Load(t.Context(), root, &declared.Options{Environ: []string{"HOME=/home/x"}})
 			problems := problemsOf(t, err)
 			if len(problems) != 1 {
 				t.Fatalf("want one problem, got %d:\n%v", len(problems), err)
@@ -158,7 +159,7 @@ func TestManifestProblems(t *testing.T) {
 				Line, Column                int
 			}
 			want := where{filepath.Join(root, declared.WorkspaceFile), tt.tool, tt.field, tt.variable, tt.line, tt.column}
-			got := where{p.File, p.Tool, p.Field, p.Variable, p.Line, p.Column}
+			got := where{p.File, toolOf(p), p.Field, variableOf(p), p.Line, p.Column}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("problem located wrongly (-want +got):\n%s\n%v", diff, p)
 			}
@@ -172,7 +173,7 @@ func TestManifestProblems(t *testing.T) {
 // Every missing required field is named, all at once.
 func TestEveryMissingFieldNamed(t *testing.T) {
 	root := workspace(t, `{"schema": 1, "tools": {"x": {"description": ""}}}`)
-	_, err := declared.Load(t.Context(), &declared.Config{Root: root})
+	_, err := declared.Load(t.Context(), root, nil)
 	var fields []string
 	for _, p := range problemsOf(t, err) {
 		if !errors.Is(p, declared.ErrMissingField) {
@@ -207,7 +208,7 @@ func TestDescriptorAsDeclared(t *testing.T) {
 	}`
 	root := workspace(t, manifest)
 	source := filepath.Join(root, declared.WorkspaceFile)
-	tools := loadTools(t, &declared.Config{Root: root, Environ: []string{"JENKINS_TOKEN=t0k3n"}})
+	tools := loadTools(t, root, &declared.Options{Environ: []string{"JENKINS_TOKEN=t0k3n"}})
 	var got []contract.Descriptor
 	for _, tool := range tools {
 		got = append(got, tool.Descriptor())
@@ -298,9 +299,9 @@ func TestSchemaDraftFollowsDollarSchema(t *testing.T) {
 				schema["$schema"] = tt.dollarSchema
 			}
 			root := workspace(t, manifestOf(t, map[string]any{"x": map[string]any{"description": "d", "input_schema": schema, "command": []string{"/bin/cat"}}}))
-			tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "x")
+			tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "x")
 			_, err := tool.AuthorizationPreview(t.Context(), callWith(`{"when": "not a date"}`))
-			if refused := errors.Is(err, declared.ErrInvalidInput); refused != tt.refused {
+			if refused := errors.Is(err, contract.ErrInvalidInput); refused != tt.refused {
 				t.Fatalf("refused = %v (%v), want %v", refused, err, tt.refused)
 			}
 			if tt.refused && err.Error() != "the input for x does not match its schema: /when: is not a valid date-time (format)" {

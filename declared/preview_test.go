@@ -80,15 +80,15 @@ func TestPreview(t *testing.T) {
 			for k, v := range tt.tool {
 				tool[k] = v
 			}
-			cfg := &declared.Config{}
+			cfg := &declared.Options{}
+			var root string
 			if tt.global {
-				cfg.Root = t.TempDir()
+				root = t.TempDir()
 				cfg.ConfigDir = t.TempDir()
 				writeFile(t, cfg.ConfigDir, declared.GlobalFile, manifestOf(t, map[string]any{"t": tool}), 0o644)
 			} else {
-				cfg.Root = workspace(t, manifestOf(t, map[string]any{"t": tool}))
+				root = workspace(t, manifestOf(t, map[string]any{"t": tool}))
 			}
-			root := cfg.Root
 			for _, d := range tt.dirs {
 				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 					t.Fatal(err)
@@ -101,7 +101,7 @@ func TestPreview(t *testing.T) {
 				script(t, bin, name, "true")
 			}
 			cfg.Environ = []string{"PATH=" + bin, "TOKEN=VALUE-token", "BUILD_DIR=VALUE-dir", "ABS_DIR=/opt/VALUE-abs"}
-			tl := loadTool(t, cfg, "t")
+			tl := loadTool(t, root, cfg, "t")
 
 			got, err := tl.AuthorizationPreview(t.Context(), callWith(`{ "job" : "deploy" }`))
 			if err != nil {
@@ -131,7 +131,7 @@ func TestPreviewSubjectCanonical(t *testing.T) {
 	root := workspace(t, manifestOf(t, map[string]any{"t": map[string]any{
 		"description": "d", "input_schema": map[string]any{"type": "object"}, "command": []string{"/bin/cat"},
 	}}))
-	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "t")
+	tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "t")
 	a, err := tool.AuthorizationPreview(t.Context(), callWith(`{"b": [1, 2.50], "a": {"y": "&&", "x": null}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -192,13 +192,13 @@ func TestInputRefused(t *testing.T) {
 			}}))
 			marker := filepath.Join(root, "started")
 			script(t, root, ".basis/tools/mark", "touch "+marker)
-			tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "t")
+			tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "t")
 
 			_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(tt.input))
 			_, execErr := tool.Execute(t.Context(), callWith(tt.input))
 			for _, err := range []error{previewErr, execErr} {
 				var ie *declared.InputError
-				if !errors.As(err, &ie) || !errors.Is(err, declared.ErrInvalidInput) {
+				if !errors.As(err, &ie) || !errors.Is(err, contract.ErrInvalidInput) {
 					t.Fatalf("error = %v, want an *InputError wrapping ErrInvalidInput", err)
 				}
 				if diff := cmp.Diff(tt.want, ie.Problems); diff != "" {
@@ -217,7 +217,7 @@ func TestInputRefused(t *testing.T) {
 	root := workspace(t, manifestOf(t, map[string]any{"jenkins_job": map[string]any{
 		"description": "d", "input_schema": objectSchema(map[string]string{"job": "string"}), "command": []string{"/bin/cat"},
 	}}))
-	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "jenkins_job")
+	tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "jenkins_job")
 	_, err := tool.Execute(t.Context(), callWith(`{"job": 5}`))
 	if want := "the input for jenkins_job does not match its schema: /job: expected string, but got number"; err == nil || err.Error() != want {
 		t.Errorf("message = %v, want %q", err, want)
@@ -252,12 +252,12 @@ func TestAmbiguousInputRefused(t *testing.T) {
 			}}))
 			marker := filepath.Join(root, "started")
 			script(t, root, ".basis/tools/mark", "touch "+marker)
-			tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "t")
+			tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "t")
 
 			_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(tt.input))
 			_, execErr := tool.Execute(t.Context(), callWith(tt.input))
 			for _, err := range []error{previewErr, execErr} {
-				if !errors.Is(err, declared.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
+				if !errors.Is(err, contract.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
 					t.Fatalf("error = %v, want one wrapping ErrInvalidInput", err)
 				}
 				if !strings.HasPrefix(err.Error(), "the input for t is refused: ") || !strings.Contains(err.Error(), tt.says) {
@@ -289,14 +289,14 @@ func TestExplodingSchemaIsRefusedNotRun(t *testing.T) {
 	}}))
 	marker := filepath.Join(root, "started")
 	script(t, root, ".basis/tools/mark", "touch "+marker)
-	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "deep")
+	tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "deep")
 	input := strings.Repeat(`{"x":`, 40) + "1" + strings.Repeat("}", 40)
 
 	_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(input))
 	_, execErr := tool.Execute(t.Context(), callWith(input))
 	for _, err := range []error{previewErr, execErr} {
 		var be *inputschema.BudgetError
-		if !errors.As(err, &be) || !errors.Is(err, declared.ErrInvalidInput) || be.Tool != "deep" {
+		if !errors.As(err, &be) || !errors.Is(err, contract.ErrInvalidInput) || be.Tool != "deep" {
 			t.Errorf("error = %v, want a *BudgetError for deep wrapping ErrInvalidInput", err)
 		}
 	}

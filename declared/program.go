@@ -42,7 +42,7 @@ func (t *Tool) workdir() (string, error) {
 	if errors.Is(err, configfile.ErrOutsideRoot) {
 		at := *t.state.cwdAt
 		at.Err = outsideWorkspace(err)
-		return "", &UnavailableError{Tool: t.spec.Name, Source: t.spec.Source, Problems: []*Error{&at}}
+		return "", &UnavailableError{Tool: t.spec.Name, Source: t.spec.Source, Problems: []*configfile.Error{&at}}
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -61,7 +61,7 @@ func (t *Tool) workdirRefusal(err error) error {
 	}
 	return &refusedError{
 		msg:    t.spec.Name + " cannot run: " + t.workdirFault(err),
-		causes: []error{contract.ErrRefused, ErrCannotStart, err},
+		causes: []error{contract.ErrRefused, errCannotStart, err},
 	}
 }
 
@@ -96,8 +96,8 @@ func (t *Tool) programFault(err error) string {
 
 // CheckStart reports whether the tool's program could start now, without
 // running it: nil, or an error saying what stops it. An unavailable tool
-// gives its [*UnavailableError]. Otherwise the error is an [*Error]
-// wrapping [ErrCannotStart] (and the operating system's reason, so
+// gives its [*UnavailableError]. Otherwise the error is a
+// [*configfile.Error] wrapping the operating system's reason (so
 // errors.Is(err, fs.ErrNotExist) and fs.ErrPermission work), located at
 // command[0] or cwd in the manifest: a working directory that is missing
 // or not a directory; a program not found in PATH, missing, a directory,
@@ -175,12 +175,12 @@ func missingOr(err error) string {
 }
 
 // cannotStart builds CheckStart's error at a place in the manifest.
-func (t *Tool) cannotStart(at *Error, cause error, text string) error {
+func (t *Tool) cannotStart(at *configfile.Error, cause error, text string) error {
 	if at == nil {
 		at = t.state.programAt
 	}
 	e := *at
-	e.Err = &problem{kind: ErrCannotStart, cause: cause, text: text}
+	e.Err = &problem{kind: errCannotStart, cause: cause, text: text}
 	return &e
 }
 

@@ -19,10 +19,9 @@ import (
 // placeholders, and must appear in nothing the package returns or prints.
 const canary = "CANARY-5f1d-do-not-print"
 
-// canaryConfig gives the canary to every layer ${VAR} reads from.
-func canaryConfig(root string) *declared.Config {
-	return &declared.Config{
-		Root:       root,
+// canaryOptions gives the canary to every layer ${VAR} reads from.
+func canaryOptions() *declared.Options {
+	return &declared.Options{
 		Environ:    append(pathEnv(), "SECRET_TOKEN="+canary, "TOOLS_DIR=/nonexistent/"+canary, "WORK_DIR="+canary+"-missing-dir", "PROGRAM_DIR=/nonexistent/bin"),
 		CommandEnv: []string{"CMD_SECRET=" + canary},
 	}
@@ -88,7 +87,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	script(t, root, ".basis/tools/slow", `sleep 30`)
 	script(t, root, ".basis/tools/ok", `[ "$1" = "$API_TOKEN$T" ] || [ "$1" = "$T" ] && echo fine`)
 
-	loaded := loadTools(t, canaryConfig(root))
+	loaded := loadTools(t, root, canaryOptions())
 	var p prints
 	p.add(loaded)
 	cancelled, cancel := context.WithCancel(t.Context())
@@ -158,7 +157,7 @@ func TestSecretsNeverInLoadProblems(t *testing.T) {
 	  }
 	}`
 	root := workspace(t, manifest)
-	_, err := declared.Load(t.Context(), canaryConfig(root))
+	_, err := declared.Load(t.Context(), root, canaryOptions())
 	problems := problemsOf(t, err)
 	if len(problems) < 10 {
 		t.Errorf("only %d problems found:\n%v", len(problems), err)
@@ -173,7 +172,7 @@ func TestSecretsNeverInLoadProblems(t *testing.T) {
 
 	// A syntax error next to a secret does not quote it either.
 	root = workspace(t, `{"schema": 1, "tools": {"a": {"env": {"K": "`+canary+`" "L": 1}}}}`)
-	_, err = declared.Load(t.Context(), canaryConfig(root))
+	_, err = declared.Load(t.Context(), root, canaryOptions())
 	p = prints{}
 	p.add(err)
 	p.check(t)
@@ -193,7 +192,7 @@ func TestRedactedForms(t *testing.T) {
 		"timeout_ms":   60000,
 	}}))
 	source := filepath.Join(root, declared.WorkspaceFile)
-	tool := loadTool(t, &declared.Config{Root: root, Environ: []string{"JENKINS_TOKEN=" + canary}}, "jenkins_job")
+	tool := loadTool(t, root, &declared.Options{Environ: []string{"JENKINS_TOKEN=" + canary}}, "jenkins_job")
 	spec := tool.Spec()
 	tests := []struct{ got, want string }{
 		{spec.String(), "jenkins_job: ./.basis/tools/jenkins trigger ${JENKINS_URL:-https://ci} (external, timeout 1m0s, env A=[redacted] JENKINS_TOKEN=[redacted]) from " + source},

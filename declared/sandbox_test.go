@@ -104,7 +104,7 @@ func TestSandboxIsInTheSubjectAndConfinesTheRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			sb := &fakeSandbox{}
-			tool := loadTool(t, &declared.Config{Root: root, Environ: append(pathEnv(), tt.environ...), Sandbox: sb.hook}, "t")
+			tool := loadTool(t, root, &declared.Options{Environ: append(pathEnv(), tt.environ...), Sandbox: sb.hook}, "t")
 
 			p, err := tool.AuthorizationPreview(context.Background(), callWith(`{}`))
 			if err != nil {
@@ -145,7 +145,7 @@ func TestSandboxThatCannotConfineRefusesTheCall(t *testing.T) {
 	confineOnly := func(cmd *exec.Cmd) (func() error, func(), error) { return cmd.Start, nil, nil }
 	tests := []struct {
 		name    string
-		hook    declared.SandboxFunc
+		hook    subprocess.Confiner
 		message string
 		cause   error // also wrapped, when not nil
 	}{
@@ -183,7 +183,7 @@ func TestSandboxThatCannotConfineRefusesTheCall(t *testing.T) {
 			}}))
 			marker := filepath.Join(root, "ran")
 			script(t, root, ".basis/tools/run.sh", "touch "+marker)
-			tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv(), Sandbox: tt.hook}, "t")
+			tool := loadTool(t, root, &declared.Options{Environ: pathEnv(), Sandbox: tt.hook}, "t")
 
 			_, previewErr := tool.AuthorizationPreview(context.Background(), callWith(`{}`))
 			_, executeErr := tool.Execute(context.Background(), callWith(`{}`))
@@ -223,7 +223,7 @@ func TestSandboxRefusingAtStartIsAStartFailure(t *testing.T) {
 			Subject: json.RawMessage(`{}`),
 		}, nil
 	}
-	tool := loadTool(t, &declared.Config{Root: root, Environ: pathEnv(), Sandbox: hook}, "t")
+	tool := loadTool(t, root, &declared.Options{Environ: pathEnv(), Sandbox: hook}, "t")
 	_, err := tool.Execute(context.Background(), callWith(`{}`))
 	if err == nil {
 		t.Fatal("Execute succeeded although Confine refused")

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/inputschema"
 	"github.com/basis-go/basis/subprocess"
@@ -37,9 +38,9 @@ type toolState struct {
 	warnings    []Warning
 	// programAt and cwdAt locate command[0] and cwd in the manifest, for
 	// CheckStart's messages (cwdAt is nil when no cwd is given).
-	programAt, cwdAt *Error
+	programAt, cwdAt *configfile.Error
 	timeoutSet       bool // timeout_ms was given
-	sandbox          SandboxFunc
+	sandbox          subprocess.Confiner
 	// envDigests are the SHA-256 of each env value as written, by name,
 	// for the tool's Definition; realRoot is the workspace root after
 	// symlinks, for telling which files lie in it.
@@ -174,20 +175,19 @@ type subject struct {
 // call's input — the very bytes the program will read; program is the
 // absolute path command[0] resolves to in the program's own environment,
 // so a PATH set in the manifest's env cannot change what runs unseen;
-// sandbox, present only when [Config.Sandbox] is set, is what the sandbox
+// sandbox, present only when [Options.Sandbox] is set, is what the sandbox
 // allows the program (its [subprocess.Confinement] Subject, whose Summary
 // ends the preview's Summary).
 //
 // It refuses, and no approver is asked: input that cannot be read
-// unambiguously or does not match the schema (wrapping [ErrInvalidInput];
-// an [*InputError] for the schema); an unavailable tool (an
-// [*UnavailableError], wrapping [contract.ErrRefused]), which includes a
-// workspace tool whose cwd resolves outside the workspace now; a
-// workspace tool whose cwd does not exist (wrapping [contract.ErrRefused]
-// and [ErrCannotStart]); a program that cannot be found (wrapping
-// [contract.ErrRefused] and [ErrCannotStart]);
-// a sandbox that cannot confine the program (wrapping
-// [contract.ErrRefused], [ErrNotConfined] and the sandbox's error).
+// unambiguously or does not match the schema (wrapping
+// [contract.ErrInvalidInput]; an [*InputError] for the schema); an
+// unavailable tool (an [*UnavailableError], wrapping
+// [contract.ErrRefused]), which includes a workspace tool whose cwd
+// resolves outside the workspace now; a workspace tool whose cwd does not
+// exist and a program that cannot be found (wrapping [contract.ErrRefused]
+// and the operating system's reason); a sandbox that cannot confine the
+// program (wrapping [contract.ErrRefused] and the sandbox's error).
 func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
 	if u := t.state.unavailable; u != nil {
 		return contract.Preview{}, u
@@ -203,7 +203,7 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 	if err != nil {
 		return contract.Preview{}, &refusedError{
 			msg:    t.spec.Name + " cannot run: " + t.programFault(err),
-			causes: []error{contract.ErrRefused, ErrCannotStart, err},
+			causes: []error{contract.ErrRefused, errCannotStart, err},
 		}
 	}
 	confinement, err := t.confinement()
@@ -224,7 +224,7 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 	}
 	subj, err := contract.CanonicalJSON(s)
 	if err != nil {
-		return contract.Preview{}, fmt.Errorf("the input for %s cannot be described as JSON: %w", t.spec.Name, ErrInvalidInput)
+		return contract.Preview{}, fmt.Errorf("the input for %s cannot be described as JSON: %w", t.spec.Name, contract.ErrInvalidInput)
 	}
 	return contract.Preview{
 		SideEffect:   t.spec.SideEffect,
@@ -249,7 +249,7 @@ func (t *Tool) confinement() (*subprocess.Confinement, error) {
 	if err != nil {
 		return nil, &refusedError{
 			msg:    t.spec.Name + " cannot run here: " + err.Error(),
-			causes: []error{contract.ErrRefused, ErrNotConfined, err},
+			causes: []error{contract.ErrRefused, errNotConfined, err},
 		}
 	}
 	return c, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
@@ -34,7 +35,7 @@ func TestUnsetVariableMakesOnlyItsToolUnavailable(t *testing.T) {
 	script(t, root, ".basis/tools/vet", "echo vetted")
 	source := filepath.Join(root, declared.WorkspaceFile)
 
-	tools, err := declared.Load(t.Context(), &declared.Config{Root: root, Environ: pathEnv()})
+	tools, err := declared.Load(t.Context(), root, &declared.Options{Environ: pathEnv()})
 	if err != nil {
 		t.Fatalf("Load = %v; an unset variable must not fail the load", err)
 	}
@@ -62,11 +63,11 @@ func TestUnsetVariableMakesOnlyItsToolUnavailable(t *testing.T) {
 			continue
 		}
 		var ue *declared.UnavailableError
-		if !errors.As(err, &ue) || !errors.Is(err, contract.ErrRefused) || !errors.Is(err, declared.ErrUnavailable) || !errors.Is(err, declared.ErrUnsetVariable) {
+		if !errors.As(err, &ue) || !errors.Is(err, contract.ErrRefused) || !errors.Is(err, declared.ErrUnavailable) || !errors.Is(err, configfile.ErrUnsetVariable) {
 			t.Errorf("%v does not wrap what it promises", err)
 			continue
 		}
-		if len(ue.Problems) != 1 || ue.Problems[0].Variable != "GITHUB_TOKEN" || ue.Problems[0].Field != "env.GITHUB_TOKEN" || ue.Problems[0].Line != 19 {
+		if len(ue.Problems) != 1 || variableOf(ue.Problems[0]) != "GITHUB_TOKEN" || ue.Problems[0].Field != "env.GITHUB_TOKEN" || ue.Problems[0].Line != 19 {
 			t.Errorf("problems = %v", ue.Problems)
 		}
 	}
@@ -75,7 +76,7 @@ func TestUnsetVariableMakesOnlyItsToolUnavailable(t *testing.T) {
 	}
 
 	// Once the variable is set, the same manifest gives a working tool.
-	tool := loadTool(t, &declared.Config{Root: root, Environ: append(pathEnv(), "GITHUB_TOKEN=x")}, "issues")
+	tool := loadTool(t, root, &declared.Options{Environ: append(pathEnv(), "GITHUB_TOKEN=x")}, "issues")
 	if _, err := tool.Execute(t.Context(), callWith(`{}`)); err != nil || !fileExists(marker) {
 		t.Errorf("with the variable set: %v", err)
 	}
@@ -88,7 +89,7 @@ func TestOtherProblemsStillFailTheLoad(t *testing.T) {
 		"unset": map[string]any{"description": "d", "input_schema": map[string]any{}, "command": []string{"./x", "${UNSET}"}},
 		"bad":   map[string]any{"description": "d", "input_schema": map[string]any{}, "command": []string{"./x"}, "timeout_ms": 0},
 	}))
-	tools, err := declared.Load(t.Context(), &declared.Config{Root: root, Environ: pathEnv()})
+	tools, err := declared.Load(t.Context(), root, &declared.Options{Environ: pathEnv()})
 	problems := problemsOf(t, err)
 	if tools != nil || len(problems) != 1 || problems[0].Field != "timeout_ms" {
 		t.Errorf("Load = %v, %v; want only the timeout_ms problem and no tools", names(tools), err)
@@ -109,7 +110,7 @@ func TestCredentialInArgumentWarns(t *testing.T) {
     }
   }
 }`)
-	tool := loadTool(t, &declared.Config{Root: root, Environ: append(pathEnv(), "GITHUB_TOKEN=x", "GITHUB_Token=y", "db_password=p", "MONKEY_ID=1", "API_SECRET_FILE=f", "HOME=/h")}, "t")
+	tool := loadTool(t, root, &declared.Options{Environ: append(pathEnv(), "GITHUB_TOKEN=x", "GITHUB_Token=y", "db_password=p", "MONKEY_ID=1", "API_SECRET_FILE=f", "HOME=/h")}, "t")
 	type warned struct {
 		Field, Variable string
 		Line, Column    int
@@ -150,7 +151,7 @@ func TestNetworkFlag(t *testing.T) {
 		InPreview    []contract.Capability
 	}
 	got := map[string]shown{}
-	for _, tool := range loadTools(t, &declared.Config{Root: root, Environ: pathEnv()}) {
+	for _, tool := range loadTools(t, root, &declared.Options{Environ: pathEnv()}) {
 		preview, err := tool.AuthorizationPreview(t.Context(), callWith(`{}`))
 		if err != nil {
 			t.Fatal(err)
@@ -167,7 +168,7 @@ func TestNetworkFlag(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("network (-want +got):\n%s", diff)
 	}
-	if s := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "online").Spec(); !strings.Contains(s.String(), ", network") || !strings.Contains(mustJSON(t, s), `"network":true`) {
+	if s := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "online").Spec(); !strings.Contains(s.String(), ", network") || !strings.Contains(mustJSON(t, s), `"network":true`) {
 		t.Errorf("the spec's forms do not show network: %s", s)
 	}
 }
@@ -212,7 +213,7 @@ func TestCheckStart(t *testing.T) {
 				tt.setup(t, root)
 			}
 			source := filepath.Join(root, declared.WorkspaceFile)
-			err := loadTool(t, &declared.Config{Root: root, Environ: pathEnv()}, "t").CheckStart()
+			err := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "t").CheckStart()
 			if tt.want == "" {
 				if err != nil {
 					t.Errorf("CheckStart = %v, want nil", err)
@@ -222,11 +223,11 @@ func TestCheckStart(t *testing.T) {
 			if os.Geteuid() == 0 && tt.name == "not executable" {
 				t.Skip("root may execute anything")
 			}
-			var de *declared.Error
+			var de *configfile.Error
 			if !errors.As(err, &de) || !errors.Is(err, declared.ErrCannotStart) {
 				t.Fatalf("CheckStart = %v, want an *Error wrapping ErrCannotStart", err)
 			}
-			if de.File != source || de.Line < 1 || de.Tool != "t" {
+			if de.File != source || de.Line < 1 || toolOf(de) != "t" {
 				t.Errorf("not located in the manifest: %#v", de)
 			}
 			want := strings.ReplaceAll(tt.want, "$SOURCE", source)

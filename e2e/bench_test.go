@@ -29,7 +29,7 @@ const benchPayload = `{"job":"deploy","params":{"branch":"main","dry_run":true}}
 // declared tools, every call allowed, the audit written and discarded.
 func catRuntime(tb testing.TB, ws string) *runtime.Runtime {
 	tb.Helper()
-	tools, err := declared.Load(tb.Context(), &declared.Config{Root: ws})
+	tools, err := declared.Load(tb.Context(), ws, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

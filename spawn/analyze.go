@@ -57,8 +57,7 @@ func boundsProblem(body string) string {
 // others, so a body is listed only when every shell reads it the same
 // way: when every part of it is plain words joined by &&, ||, ;, | or
 // newlines, so that what is listed is what runs. Anything else makes it
-// unanalysable, an *[UnanalysableError] (wrapping [ErrUnanalysable]) that
-// says what was found:
+// unanalysable, an *[UnanalysableError] that says what was found:
 //
 //   - a word whose value is decided at run time: parameter, arithmetic,
 //     command or process substitution anywhere (not only in command

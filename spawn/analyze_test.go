@@ -178,8 +178,8 @@ func TestAnalyzeCommands(t *testing.T) {
 	}
 	for _, tt := range unanalysable {
 		got, err := spawn.AnalyzeCommands(tt.body)
-		if !errors.Is(err, spawn.ErrUnanalysable) || got != nil {
-			t.Errorf("AnalyzeCommands(%q) = %q, %v; want nil and ErrUnanalysable", tt.body, got, err)
+		if !errors.As(err, new(*spawn.UnanalysableError)) || got != nil {
+			t.Errorf("AnalyzeCommands(%q) = %q, %v; want nil and an *UnanalysableError", tt.body, got, err)
 			continue
 		}
 		if !strings.Contains(err.Error(), tt.why) {
@@ -204,7 +204,7 @@ func FuzzAnalyzeCommands(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		commands, err := spawn.AnalyzeCommands(body)
 		if err != nil {
-			if commands != nil || !errors.Is(err, spawn.ErrUnanalysable) {
+			if commands != nil || !errors.As(err, new(*spawn.UnanalysableError)) {
 				t.Fatalf("AnalyzeCommands(%q) = %q, %v", body, commands, err)
 			}
 			return

@@ -75,7 +75,7 @@ func BenchmarkAnalyzeOverShellParse(b *testing.B) {
 }
 
 func benchTool(b *testing.B) *spawn.Tool {
-	tool, err := spawn.New(&spawn.Config{Root: b.TempDir()})
+	tool, err := spawn.New(b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,7 +14,7 @@ var _ contract.Definer = (*Tool)(nil)
 // Definition returns what an approval of spawn covers
 // ([contract.Definer]). spawn is basis's own code, so all a rule records
 // of it is how its commands are confined: {"sandbox": PROFILE}, the
-// [Config.Sandbox]'s Profile (else its Subject) for a command in the
+// [Options.Sandbox]'s Profile (else its Subject) for a command in the
 // workspace root — so an approval given under one sandbox does not hold
 // under a looser one, and does under a tighter one. Without a Sandbox it
 // is nil: nothing beyond the name to bind to. When the sandbox cannot

@@ -36,7 +36,7 @@ func TestDefinitionIsTheSandboxProfile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool, err := spawn.New(&spawn.Config{Root: t.TempDir(), Sandbox: tt.sandbox})
+			tool, err := spawn.New(t.TempDir(), &spawn.Options{Sandbox: tt.sandbox})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -35,7 +35,7 @@ func TestCommandDelegatorRunsTheAgentWithTheTaskOnStdin(t *testing.T) {
 		Env:     []string{"PATH=" + os.Getenv("PATH"), "AGENT_API_KEY=inherited-key", spawn.DepthEnv + "=7"},
 		Timeout: 30 * time.Second,
 	}
-	tool := newTool(t, &spawn.Config{Root: dir, Delegator: delegator})
+	tool := newTool(t, dir, &spawn.Options{Delegator: delegator})
 
 	for depth, want := range []string{
 		"task=!fix it; then 'test' depth=1 key=inherited-key",
@@ -78,7 +78,7 @@ func TestCommandDelegatorFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := spawn.CommandDelegator{Argv: []string{writeScript(t, dir, "agent", tt.script)}, Env: path, Timeout: 500 * time.Millisecond}
-			tool := newTool(t, &spawn.Config{Delegator: d})
+			tool := newTool(t, "", &spawn.Options{Delegator: d})
 			_, err := tool.Execute(t.Context(), callOf("task"))
 			var exit *subprocess.ExitError
 			if !errors.As(err, &exit) || exit.Outcome.Kind != tt.kind {

@@ -6,7 +6,7 @@
 // The tool takes one string, "input", and parses it once, at the edge
 // ([Parse]), into an [Input]: "!cmd" runs cmd with /bin/sh -c in the
 // workspace root, "!@name cmd" runs it on a target a host registered
-// ([Config.Targets]), "!!text" is a task whose text starts with "!", and any
+// ([Options.Targets]), "!!text" is a task whose text starts with "!", and any
 // other text is a task for a subagent ([Delegator]). Nothing downstream of
 // the parse reads the string again.
 //
@@ -24,9 +24,9 @@
 // command environment: the command was written by a model, and credentials
 // in basis's environment are not its to read. Its PATH keeps absolute
 // entries only, so no program in the workspace is found by a bare name.
-// With [Config.Sandbox] set, a local command runs confined by the host's
+// With [Options.Sandbox] set, a local command runs confined by the host's
 // sandbox, which its subject shows under "sandbox"; a sandbox that cannot
-// confine it refuses the command ([ErrNotConfined]).
+// confine it refuses the command (a [*Refusal]).
 //
 // Tasks are bounded in depth ([DefaultMaxDepth]); the depth travels in the
 // context and, for a delegate that is a process ([CommandDelegator]), in

@@ -11,40 +11,33 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// Sentinels for [errors.Is]. Each error this package returns wraps one. An
-// input error also wraps [contract.ErrInvalidInput] and a refusal
-// [contract.ErrRefused], so a host tells them apart whatever tool returned
-// them.
+// The kinds of refusal and of bad options, for this package's own use (and
+// its tests'). A caller tells spawn's errors apart by their types
+// ([*InputError], [*Refusal], [*UnanalysableError], [*CommandError]) and
+// contract's sentinels: an input error wraps [contract.ErrInvalidInput]
+// and a refusal [contract.ErrRefused], whatever tool returned them.
 var (
-	// ErrInvalidInput: the input could not be parsed; see [InputError].
-	ErrInvalidInput = errors.New("invalid spawn input")
-
-	// ErrUnknownTarget: a command named a target nothing registered.
-	ErrUnknownTarget = errors.New("unknown target")
-	// ErrCommandsOff: commands are switched off ([Config.NoShell]).
-	ErrCommandsOff = errors.New("commands are switched off")
-	// ErrNoDelegator: a task arrived and there is no [Delegator].
-	ErrNoDelegator = errors.New("no subagent to delegate to")
-	// ErrDepthExceeded: a task arrived at the delegation depth bound.
-	ErrDepthExceeded = errors.New("delegation depth bound reached")
-	// ErrNotConfined: the host's sandbox ([Config.Sandbox]) could not
+	// errUnknownTarget: a command named a target nothing registered.
+	errUnknownTarget = errors.New("unknown target")
+	// errCommandsOff: commands are switched off ([Options.NoShell]).
+	errCommandsOff = errors.New("commands are switched off")
+	// errNoDelegator: a task arrived and there is no [Delegator].
+	errNoDelegator = errors.New("no subagent to delegate to")
+	// errDepthExceeded: a task arrived at the delegation depth bound.
+	errDepthExceeded = errors.New("delegation depth bound reached")
+	// errNotConfined: the host's sandbox ([Options.Sandbox]) could not
 	// confine a command; the [Refusal]'s Cause is the sandbox's error.
-	ErrNotConfined = errors.New("command cannot be confined")
+	errNotConfined = errors.New("command cannot be confined")
 
-	// ErrUnanalysable: [AnalyzeCommands] cannot list the body's commands;
-	// see [UnanalysableError].
-	ErrUnanalysable = errors.New("not analysable")
-
-	// ErrInvalidConfig: [New] was given a [Config] it cannot use.
-	ErrInvalidConfig = errors.New("invalid spawn configuration")
-	// ErrInvalidTarget: [Config.Targets] holds a name or executor that
+	// errInvalidOptions: [New] was given [Options] it cannot use.
+	errInvalidOptions = errors.New("invalid spawn options")
+	// errInvalidTarget: [Options.Targets] holds a name or executor that
 	// cannot be registered.
-	ErrInvalidTarget = errors.New("invalid target")
+	errInvalidTarget = errors.New("invalid target")
 )
 
 // InputError says why a spawn input could not be parsed, and shows the
-// form that works. It wraps [ErrInvalidInput] and
-// [contract.ErrInvalidInput].
+// form that works. It wraps [contract.ErrInvalidInput].
 type InputError struct {
 	// Problem is what is wrong with the input.
 	Problem string
@@ -55,39 +48,42 @@ type InputError struct {
 // Error says what is wrong and shows the working form.
 func (e *InputError) Error() string { return "spawn: " + e.Problem + "; write " + e.Form }
 
-// Unwrap returns [ErrInvalidInput] and [contract.ErrInvalidInput].
-func (e *InputError) Unwrap() []error { return []error{ErrInvalidInput, contract.ErrInvalidInput} }
+// Unwrap returns [contract.ErrInvalidInput].
+func (e *InputError) Unwrap() error { return contract.ErrInvalidInput }
 
 func inputError(problem, form string) error { return &InputError{Problem: problem, Form: form} }
 
 // Refusal is a call refused before anything runs: by the preview (so no
-// approver is asked) and again by Execute. Reason is one of
-// [ErrUnknownTarget], [ErrCommandsOff], [ErrNoDelegator],
-// [ErrDepthExceeded] and [ErrNotConfined]; Message is what the model
-// reads, including what to do instead.
+// approver is asked) and again by Execute: an unknown target, commands
+// switched off, a task with no delegator or at the depth bound, a command
+// the sandbox cannot confine. Message is what the model reads, including
+// what to do instead.
 type Refusal struct {
-	// Reason is the sentinel for the kind of refusal.
-	Reason error
+	reason error // the kind of refusal
 	// Message says why, and what to do instead.
 	Message string
 	// Cause, when not nil, is the error behind the refusal: the
-	// sandbox's own for [ErrNotConfined].
+	// sandbox's own when it cannot confine the command.
 	Cause error
 }
 
 // Error returns the Message, prefixed with the tool's name.
 func (r *Refusal) Error() string { return "spawn: " + r.Message }
 
-// Unwrap returns the Reason, [contract.ErrRefused] and the Cause.
+// Unwrap returns [contract.ErrRefused] and the Cause.
 func (r *Refusal) Unwrap() []error {
-	if r.Cause != nil {
-		return []error{r.Reason, contract.ErrRefused, r.Cause}
+	out := []error{contract.ErrRefused}
+	if r.reason != nil {
+		out = append(out, r.reason)
 	}
-	return []error{r.Reason, contract.ErrRefused}
+	if r.Cause != nil {
+		out = append(out, r.Cause)
+	}
+	return out
 }
 
 // UnanalysableError says why [AnalyzeCommands] cannot list a body's
-// commands. It wraps [ErrUnanalysable]. Its Reason is what the preview's
+// commands. Its Reason is what the preview's
 // subject carries under "unanalysable".
 type UnanalysableError struct {
 	// Reason says what was found, as in "a word has a parameter expansion
@@ -96,10 +92,7 @@ type UnanalysableError struct {
 }
 
 // Error returns "not analysable: " and the Reason.
-func (e *UnanalysableError) Error() string { return ErrUnanalysable.Error() + ": " + e.Reason }
-
-// Unwrap returns [ErrUnanalysable].
-func (e *UnanalysableError) Unwrap() error { return ErrUnanalysable }
+func (e *UnanalysableError) Error() string { return "not analysable: " + e.Reason }
 
 func unanalysable(why string) error { return &UnanalysableError{Reason: why} }
 

@@ -22,7 +22,7 @@ func call(input string) contract.Call {
 // commands list lets a rule allow "go test ./..." without allowing what a
 // model might chain after it.
 func Example() {
-	tool, err := spawn.New(&spawn.Config{Root: "/repo"})
+	tool, err := spawn.New("/repo", nil)
 	if err != nil {
 		panic(err)
 	}
@@ -47,7 +47,7 @@ func Example() {
 }
 
 func ExampleTool_Execute() {
-	tool, err := spawn.New(&spawn.Config{Root: "/", CommandEnv: []string{"GREETING=hello"}})
+	tool, err := spawn.New("/", &spawn.Options{CommandEnv: []string{"GREETING=hello"}})
 	if err != nil {
 		panic(err)
 	}
@@ -89,7 +89,7 @@ func ExampleCommandDelegator() {
 		Argv: []string{"/bin/sh", "-c", `echo "depth $BASIS_SPAWN_DEPTH: $(tr a-z A-Z)"`},
 		Env:  []string{"PATH=" + os.Getenv("PATH")},
 	}
-	tool, err := spawn.New(&spawn.Config{Root: "/", Delegator: delegate})
+	tool, err := spawn.New("/", &spawn.Options{Delegator: delegate})
 	if err != nil {
 		panic(err)
 	}
@@ -113,11 +113,10 @@ func (remoteExecutor) RunCommand(ctx context.Context, req spawn.CommandRequest) 
 // A host configures the tool once: where local commands run, their
 // environment, the program that takes tasks, and the targets "!@name cmd"
 // runs on. Nothing runs until a call's Execute; the previews below only
-// describe. A nil *Config is the zero Config.
+// describe. Nil options are every default.
 func ExampleNew() {
-	macExecutor := remoteExecutor{} // a host's executor on another machine
-	tool, err := spawn.New(&spawn.Config{
-		Root:       "/repo",                      // where local commands run
+	macExecutor := remoteExecutor{}                 // a host's executor on another machine
+	tool, err := spawn.New("/repo", &spawn.Options{ // local commands run in /repo
 		CommandEnv: []string{"GOFLAGS=-mod=mod"}, // the runtime's command environment
 		Delegator: spawn.CommandDelegator{ // any agent command line takes tasks
 			Argv: []string{"my-agent", "--print"},

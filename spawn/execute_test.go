@@ -38,7 +38,7 @@ func TestModelWrittenCommandSeesOnlyTheAllowlist(t *testing.T) {
 	t.Setenv("HOME", "/home/tester")
 	t.Setenv("LANG", "C.UTF-8")
 	root := t.TempDir()
-	tool := newTool(t, &spawn.Config{Root: root, CommandEnv: []string{"BASIS_RUNTIME_VALUE=from-runtime", "LANG=C"}})
+	tool := newTool(t, root, &spawn.Options{CommandEnv: []string{"BASIS_RUNTIME_VALUE=from-runtime", "LANG=C"}})
 
 	res, err := tool.Execute(t.Context(), callOf("!env"))
 	if err != nil {
@@ -64,7 +64,7 @@ func TestModelWrittenCommandSeesOnlyTheAllowlist(t *testing.T) {
 // model-written command: only the allowlist does.
 func TestCommandSeesNoCredentialOrBasisVariable(t *testing.T) {
 	root := t.TempDir()
-	tool := newTool(t, &spawn.Config{Root: root, Environ: []string{
+	tool := newTool(t, root, &spawn.Options{Environ: []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=/home/operator", "LANG=C.UTF-8",
 		"BASIS_SERVE_TOKEN=canary-1", "AWS_SECRET_ACCESS_KEY=canary-2", "GITHUB_TOKEN=canary-3",
 		"DB_PASSWORD=canary-4", "SSH_AUTH_SOCK=/tmp/canary-5",
@@ -85,8 +85,7 @@ func TestCommandSeesNoCredentialOrBasisVariable(t *testing.T) {
 
 func TestEnvironIsTheAmbientSourceAndCommandEnvWins(t *testing.T) {
 	root := t.TempDir()
-	tool := newTool(t, &spawn.Config{
-		Root:       root,
+	tool := newTool(t, root, &spawn.Options{
 		Environ:    []string{"PATH=/usr/bin:/bin", "HOME=/ambient", "USER=amb", "AWS_SECRET_ACCESS_KEY=x", "TERM=dumb", "HOME=/ambient-later"},
 		CommandEnv: []string{"USER=runtime", "GOFLAGS=-mod=mod"},
 	})
@@ -106,7 +105,7 @@ func TestEnvironIsTheAmbientSourceAndCommandEnvWins(t *testing.T) {
 func TestShellMetacharactersReachShUnchanged(t *testing.T) {
 	root := t.TempDir()
 	body := `x='*'; printf '%s|' "a  b" 'c;d' \$HOME "$((2*3))" "$x" 'it'"'"'s' "back\\slash" && echo; echo "$x" | tr '*' '+' >&2; true || echo never`
-	tool := newTool(t, &spawn.Config{Root: root, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	tool := newTool(t, root, &spawn.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}})
 	res, err := tool.Execute(t.Context(), callOf("!"+body))
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +117,7 @@ func TestShellMetacharactersReachShUnchanged(t *testing.T) {
 
 	// On a target the body arrives byte for byte as written after the name.
 	mac := &recordingExecutor{result: spawn.CommandResult{End: exited(0)}}
-	tool = newTool(t, &spawn.Config{CommandEnv: []string{"REGION=eu"}, Targets: map[string]spawn.Executor{"mac": mac}})
+	tool = newTool(t, "", &spawn.Options{CommandEnv: []string{"REGION=eu"}, Targets: map[string]spawn.Executor{"mac": mac}})
 	if _, err := tool.Execute(t.Context(), callOf("!@mac "+body+"  \n")); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +128,7 @@ func TestShellMetacharactersReachShUnchanged(t *testing.T) {
 }
 
 func TestFailingCommandIsAToolErrorCarryingItsOutput(t *testing.T) {
-	tool := newTool(t, &spawn.Config{Root: t.TempDir()})
+	tool := newTool(t, t.TempDir(), nil)
 	res, err := tool.Execute(t.Context(), callOf(`!sh -c 'echo out; echo err >&2; exit 4'`))
 	if err == nil {
 		t.Fatalf("a non-zero exit succeeded: %q", res.Text)
@@ -166,7 +165,7 @@ func TestFailingCommandIsAToolErrorCarryingItsOutput(t *testing.T) {
 }
 
 func TestSuccessfulResultText(t *testing.T) {
-	tool := newTool(t, &spawn.Config{Root: t.TempDir()})
+	tool := newTool(t, t.TempDir(), nil)
 	tests := []struct{ body, want string }{
 		{"echo only-out", "only-out"},
 		{"echo only-err >&2", "only-err"},
@@ -186,7 +185,7 @@ func TestCommandRunsInTheWorkspaceRoot(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "marker"), []byte("here"), 0o644)
 	t.Chdir(t.TempDir()) // the process's own directory is elsewhere
-	tool := newTool(t, &spawn.Config{Root: root})
+	tool := newTool(t, root, nil)
 	res, err := tool.Execute(t.Context(), callOf("!pwd; cat marker"))
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +197,7 @@ func TestCommandRunsInTheWorkspaceRoot(t *testing.T) {
 
 func TestBackgroundedSleepReturnsPromptlyAndLeavesNoProcess(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	tool := newTool(t, &spawn.Config{Root: t.TempDir()})
+	tool := newTool(t, t.TempDir(), nil)
 	start := time.Now()
 	res, err := tool.Execute(t.Context(), callOf("!sleep 30 & echo $! > "+pidFile+"; echo started"))
 	elapsed := time.Since(start)
@@ -220,7 +219,7 @@ func TestBackgroundedSleepReturnsPromptlyAndLeavesNoProcess(t *testing.T) {
 }
 
 func TestCommandTimeout(t *testing.T) {
-	tool := newTool(t, &spawn.Config{Root: t.TempDir(), CommandTimeout: 300 * time.Millisecond})
+	tool := newTool(t, t.TempDir(), &spawn.Options{CommandTimeout: 300 * time.Millisecond})
 	start := time.Now()
 	_, err := tool.Execute(t.Context(), callOf("!echo before; sleep 30"))
 	if d := time.Since(start); d > 10*time.Second {
@@ -236,7 +235,7 @@ func TestCommandTimeout(t *testing.T) {
 }
 
 func TestCommandCouldNotStart(t *testing.T) {
-	tool := newTool(t, &spawn.Config{Root: filepath.Join(t.TempDir(), "gone")})
+	tool := newTool(t, filepath.Join(t.TempDir(), "gone"), nil)
 	_, err := tool.Execute(t.Context(), callOf("!true"))
 	var ce *spawn.CommandError
 	if !errors.As(err, &ce) || ce.End.StartErr == nil || !errors.Is(err, fs.ErrNotExist) {
@@ -248,7 +247,7 @@ func TestCommandCouldNotStart(t *testing.T) {
 }
 
 func TestOutputStreamsToProgressAndIsCapped(t *testing.T) {
-	tool := newTool(t, &spawn.Config{Root: t.TempDir()})
+	tool := newTool(t, t.TempDir(), nil)
 	var progress lines
 	ctx := contract.WithProgress(t.Context(), progress.add)
 	res, err := tool.Execute(ctx, callOf("!echo one; echo two >&2; echo three"))
@@ -276,7 +275,7 @@ func TestOutputStreamsToProgressAndIsCapped(t *testing.T) {
 
 func TestExecutorFailureIsAToolError(t *testing.T) {
 	mac := &recordingExecutor{err: errors.New("connection refused")}
-	tool := newTool(t, &spawn.Config{Targets: map[string]spawn.Executor{"mac": mac}})
+	tool := newTool(t, "", &spawn.Options{Targets: map[string]spawn.Executor{"mac": mac}})
 	_, err := tool.Execute(t.Context(), callOf("!@mac xcodebuild"))
 	if err == nil || err.Error() != "spawn: the command could not be run on target mac: connection refused" {
 		t.Errorf("error %v", err)
@@ -301,7 +300,7 @@ func TestLocalPathKeepsOnlyAbsoluteEntries(t *testing.T) {
 	}
 	writeScript(t, filepath.Join(root, "bin"), "ls", "touch PWNED; echo the repository ls\n")
 	for _, path := range []string{":/usr/bin:/bin", ".:/usr/bin:/bin", "bin:/usr/bin:/bin", "/usr/bin::/bin:"} {
-		tool := newTool(t, &spawn.Config{Root: root, Environ: []string{"PATH=" + path}})
+		tool := newTool(t, root, &spawn.Options{Environ: []string{"PATH=" + path}})
 		res, err := tool.Execute(t.Context(), callOf("!ls"))
 		if err != nil {
 			t.Fatalf("PATH=%q: %v", path, err)
@@ -332,7 +331,7 @@ func TestLocalPathKeepsOnlyAbsoluteEntries(t *testing.T) {
 		{"the runtime's PATH is cut too", []string{"PATH=/usr/bin"}, []string{"PATH=tools:/opt/bin:"}, "/opt/bin"},
 	}
 	for _, tt := range tests {
-		tool := newTool(t, &spawn.Config{Root: root, Environ: tt.environ, CommandEnv: tt.commandEnv})
+		tool := newTool(t, root, &spawn.Options{Environ: tt.environ, CommandEnv: tt.commandEnv})
 		res, err := tool.Execute(t.Context(), callOf(`!echo "$PATH"`))
 		if err != nil || res.Text != tt.want {
 			t.Errorf("%s: PATH %q, %v; want %q", tt.name, res.Text, err, tt.want)
@@ -360,7 +359,7 @@ func TestTargetResultsOfEveryKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		mac := &recordingExecutor{result: spawn.CommandResult{Stdout: []byte(tt.output), End: tt.end}}
-		tool := newTool(t, &spawn.Config{Targets: map[string]spawn.Executor{"mac": mac}})
+		tool := newTool(t, "", &spawn.Options{Targets: map[string]spawn.Executor{"mac": mac}})
 		res, err := tool.Execute(t.Context(), callOf("!@mac xcodebuild"))
 		if tt.end.Success() != tt.success {
 			t.Errorf("%s: Success() = %v", tt.name, !tt.success)

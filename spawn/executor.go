@@ -17,7 +17,7 @@ import (
 )
 
 // Executor runs command bodies somewhere: here (the local executor every
-// [Tool] has) or on a target a host registers in [Config.Targets].
+// [Tool] has) or on a target a host registers in [Options.Targets].
 // Implementations must be safe for concurrent use.
 type Executor interface {
 	// RunCommand runs req.Body and reports how it ended. How a command
@@ -46,7 +46,7 @@ type CommandRequest struct {
 	Env []string
 	// Timeout bounds the command.
 	Timeout time.Duration
-	// Confine, when not nil, confines the command as [Config.Sandbox]
+	// Confine, when not nil, confines the command as [Options.Sandbox]
 	// said (subprocess.Cmd's Confine hook). Only the local executor gets
 	// one; it must not run the command without it.
 	Confine func(cmd *exec.Cmd) (start func() error, release func(), err error)

@@ -48,10 +48,10 @@ func callOf(s string) contract.Call {
 	return contract.Call{ID: "call_1", Input: raw}
 }
 
-// newTool builds a tool or fails the test.
-func newTool(t testing.TB, cfg *spawn.Config) *spawn.Tool {
+// newTool builds a tool for root or fails the test.
+func newTool(t testing.TB, root string, opts *spawn.Options) *spawn.Tool {
 	t.Helper()
-	tool, err := spawn.New(cfg)
+	tool, err := spawn.New(root, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

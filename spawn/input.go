@@ -10,26 +10,16 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// Mode says what a spawn input asks for.
-type Mode int
+// Mode says what a spawn input asks for. Its value is the word a preview's
+// subject carries under "mode".
+type Mode string
 
 const (
 	// ModeCommand runs the body as a shell command ("!cmd", "!@target cmd").
-	ModeCommand Mode = iota + 1
+	ModeCommand Mode = "command"
 	// ModeAgent hands the body to a subagent as a task (any other text).
-	ModeAgent
+	ModeAgent Mode = "agent"
 )
-
-// String returns the wire word for the mode: "command" or "agent".
-func (m Mode) String() string {
-	switch m {
-	case ModeCommand:
-		return "command"
-	case ModeAgent:
-		return "agent"
-	}
-	return fmt.Sprintf("Mode(%d)", int(m))
-}
 
 // LocalTarget is the wire word for "here": the target a preview names when
 // a command runs on this machine. It can never be registered as a target,

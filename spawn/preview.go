@@ -24,7 +24,7 @@ type plan struct {
 	dir      string   // where it runs; "" on a target
 	depth    int      // agent mode: the caller's delegation depth
 	// confinement is the sandbox of a command that runs here; nil
-	// without Config.Sandbox, on a target and for a task.
+	// without Options.Sandbox, on a target and for a task.
 	confinement *subprocess.Confinement
 }
 
@@ -78,7 +78,7 @@ func (t *Tool) confine(dir string) (*subprocess.Confinement, error) {
 		err = errors.New("the host's sandbox gave no confinement to run it in")
 	}
 	if err != nil {
-		return nil, &Refusal{Reason: ErrNotConfined, Cause: err,
+		return nil, &Refusal{reason: errNotConfined, Cause: err,
 			Message: "the command cannot run here: " + err.Error()}
 	}
 	return c, nil
@@ -97,7 +97,7 @@ func (t *Tool) refuseCommand() error {
 	} else {
 		msg += "; use the other tools"
 	}
-	return &Refusal{Reason: ErrCommandsOff, Message: msg}
+	return &Refusal{reason: errCommandsOff, Message: msg}
 }
 
 func (t *Tool) refuseTarget(name string) error {
@@ -108,7 +108,7 @@ func (t *Tool) refuseTarget(name string) error {
 		msg = fmt.Sprintf("there is no target %q; the registered targets are %s, or run the command here with \"!\" alone, as in %q",
 			name, strings.Join(t.names, ", "), exampleCommand)
 	}
-	return &Refusal{Reason: ErrUnknownTarget, Message: msg}
+	return &Refusal{reason: errUnknownTarget, Message: msg}
 }
 
 func (t *Tool) refuseTask() error {
@@ -118,7 +118,7 @@ func (t *Tool) refuseTask() error {
 	} else {
 		msg += fmt.Sprintf("; to run a command instead, start the input with \"!\", as in %q", exampleCommand)
 	}
-	return &Refusal{Reason: ErrNoDelegator, Message: msg}
+	return &Refusal{reason: errNoDelegator, Message: msg}
 }
 
 func (t *Tool) refuseDepth(depth int) error {
@@ -126,7 +126,7 @@ func (t *Tool) refuseDepth(depth int) error {
 	if !t.noShell {
 		msg += fmt.Sprintf(", running commands with \"!\" as in %q", exampleCommand)
 	}
-	return &Refusal{Reason: ErrDepthExceeded, Message: msg}
+	return &Refusal{reason: errDepthExceeded, Message: msg}
 }
 
 // subject is the act an approver judges and a rule matches. Its JSON keys
@@ -135,9 +135,9 @@ type subject struct {
 	Body     string     `json:"body"`
 	Commands [][]string `json:"commands"`
 	Cwd      string     `json:"cwd"`
-	Mode     string     `json:"mode"`
+	Mode     Mode       `json:"mode"`
 	// Sandbox is the confinement's description for a command that runs
-	// here under Config.Sandbox; absent otherwise.
+	// here under Options.Sandbox; absent otherwise.
 	Sandbox json.RawMessage `json:"sandbox,omitempty"`
 	Target  string          `json:"target"`
 	// Unanalysable is why a command's Commands is null, so a rule, an
@@ -147,7 +147,7 @@ type subject struct {
 }
 
 func (p plan) preview() (contract.Preview, error) {
-	s := subject{Body: p.in.Body, Cwd: p.dir, Mode: p.in.Mode.String(), Target: cmp.Or(p.in.Target, LocalTarget)}
+	s := subject{Body: p.in.Body, Cwd: p.dir, Mode: p.in.Mode, Target: cmp.Or(p.in.Target, LocalTarget)}
 	var preview contract.Preview
 	switch p.in.Mode {
 	case ModeCommand:

@@ -87,8 +87,8 @@ func TestSandboxConfinesLocalCommandsOnly(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sb := &fakeSandbox{}
 			target := &recordingExecutor{result: spawn.CommandResult{Stdout: []byte("from ci")}}
-			tool := newTool(t, &spawn.Config{
-				Root: root, Environ: []string{"PATH=" + os.Getenv("PATH")}, Sandbox: sb.hook,
+			tool := newTool(t, root, &spawn.Options{
+				Environ: []string{"PATH=" + os.Getenv("PATH")}, Sandbox: sb.hook,
 				Targets: map[string]spawn.Executor{"ci": target}, Delegator: &recordingDelegator{answer: "summary"},
 			})
 			p, err := tool.AuthorizationPreview(context.Background(), callOf(tt.input))
@@ -153,7 +153,7 @@ func TestSandboxThatCannotConfineRefusesTheCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			tool := newTool(t, &spawn.Config{Root: root, Sandbox: tt.hook})
+			tool := newTool(t, root, &spawn.Options{Sandbox: tt.hook})
 			marker := filepath.Join(root, "ran")
 			_, previewErr := tool.AuthorizationPreview(context.Background(), callOf("!touch "+marker))
 			_, executeErr := tool.Execute(context.Background(), callOf("!touch "+marker))

@@ -22,12 +22,12 @@ import (
 // as its starting depth, so the bound holds across processes.
 const DepthEnv = "BASIS_SPAWN_DEPTH"
 
-// DefaultMaxDepth is the delegation depth bound when [Config.MaxDepth] is
+// DefaultMaxDepth is the delegation depth bound when [Options.MaxDepth] is
 // 0: the top-level agent (depth 0) and its subagents (depth 1) may
 // delegate; a task arriving at depth 2 is refused.
 const DefaultMaxDepth = 2
 
-// DefaultCommandTimeout bounds a command when [Config.CommandTimeout] is 0.
+// DefaultCommandTimeout bounds a command when [Options.CommandTimeout] is 0.
 const DefaultCommandTimeout = 10 * time.Minute
 
 // descriptorSlack is how much longer than the command timeout the whole
@@ -36,12 +36,10 @@ const DefaultCommandTimeout = 10 * time.Minute
 // clearer message, fires first.
 const descriptorSlack = subprocess.DefaultGrace + 3*time.Second
 
-// Config is what a host decides about the spawn tool.
-type Config struct {
-	// Root is the workspace root: where local commands run. "" is this
-	// process's working directory when [New] is called. A relative Root is
-	// made absolute then.
-	Root string
+// Options is what a host decides about the spawn tool beyond its
+// workspace root. A nil *Options means every default: commands on, no
+// delegator, no targets, no sandbox.
+type Options struct {
 	// CommandEnv is the runtime's command environment ("NAME=value"),
 	// added on top of the allowlisted ambient variables; later wins. A
 	// local command's PATH, wherever it came from, keeps only its absolute
@@ -64,7 +62,7 @@ type Config struct {
 	// Targets are the executors "!@name cmd" runs on, by name. A name is 1
 	// to 64 of A-Z a-z 0-9 _ -, and not [LocalTarget] in any letter case
 	// (it always means here); such a name, or a nil executor, makes [New] fail with an error
-	// wrapping [ErrInvalidTarget]. The map is copied.
+	// wrapping [errInvalidTarget]. The map is copied.
 	Targets map[string]Executor
 	// Sandbox, when set, confines every command that runs here (not on a
 	// target, and not a task): it is asked, at each preview and each
@@ -73,10 +71,9 @@ type Config struct {
 	// network) started in the workspace root. Its Subject is shown in the
 	// preview's subject under "sandbox" and its Confine confines the run.
 	// An error, or no usable confinement, refuses the command with a
-	// *[Refusal] ([ErrNotConfined]) carrying the sandbox's own message:
-	// a command never runs unconfined because its sandbox could not be
-	// had. Nil runs commands unconfined, and subjects have no "sandbox".
-	Sandbox func(tool string, network bool, dir string) (*subprocess.Confinement, error)
+	// *[Refusal] carrying the sandbox's own message: a command never runs
+	// unconfined because its sandbox could not be had. Nil runs commands unconfined, and subjects have no "sandbox".
+	Sandbox subprocess.Confiner
 }
 
 // Tool is the spawn tool: the model's one route to a shell command and to
@@ -93,59 +90,59 @@ type Tool struct {
 	local      Executor
 	targets    map[string]Executor
 	names      []string // sorted target names
-	sandbox    func(tool string, network bool, dir string) (*subprocess.Confinement, error)
+	sandbox    subprocess.Confiner
 	descriptor contract.Descriptor
 }
 
 var _ contract.ExecutableTool = (*Tool)(nil)
 
-// New builds the tool from cfg; a nil cfg is the zero Config (commands
-// run in this process's working directory, no delegator, no targets). A
-// negative MaxDepth or CommandTimeout, or a CommandEnv entry that is not
-// NAME=value, is an error wrapping [ErrInvalidConfig]; a target that
-// cannot be registered wraps [ErrInvalidTarget].
-func New(cfg *Config) (*Tool, error) {
-	if cfg == nil {
-		cfg = &Config{}
+// New builds the tool for the workspace at root, where local commands run
+// ("" is this process's working directory; a relative root is made
+// absolute now), with opts; nil opts means every default. A negative
+// MaxDepth or CommandTimeout, a CommandEnv entry that is not NAME=value,
+// or a target that cannot be registered is an error saying which.
+func New(root string, opts *Options) (*Tool, error) {
+	if opts == nil {
+		opts = &Options{}
 	}
-	if cfg.MaxDepth < 0 || cfg.CommandTimeout < 0 {
-		return nil, fmt.Errorf("%w: MaxDepth and CommandTimeout must not be negative", ErrInvalidConfig)
+	if opts.MaxDepth < 0 || opts.CommandTimeout < 0 {
+		return nil, fmt.Errorf("%w: MaxDepth and CommandTimeout must not be negative", errInvalidOptions)
 	}
-	for i, entry := range cfg.CommandEnv {
+	for i, entry := range opts.CommandEnv {
 		name, _, ok := strings.Cut(entry, "=")
 		if !ok || name == "" || strings.IndexByte(entry, 0) >= 0 {
 			// The position, never the value: it may be a credential.
-			return nil, fmt.Errorf("%w: CommandEnv entry %d is not NAME=value without NUL bytes", ErrInvalidConfig, i)
+			return nil, fmt.Errorf("%w: CommandEnv entry %d is not NAME=value without NUL bytes", errInvalidOptions, i)
 		}
 	}
-	root, err := filepath.Abs(cfg.Root)
+	root, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the workspace root cannot be made absolute: %w", ErrInvalidConfig, err)
+		return nil, fmt.Errorf("%w: the workspace root cannot be made absolute: %w", errInvalidOptions, err)
 	}
 	t := &Tool{
 		root:       root,
-		commandEnv: slices.Clone(cfg.CommandEnv),
-		environ:    slices.Clone(cfg.Environ),
-		noShell:    cfg.NoShell,
-		delegator:  cfg.Delegator,
-		maxDepth:   cmp.Or(cfg.MaxDepth, DefaultMaxDepth),
-		timeout:    cmp.Or(cfg.CommandTimeout, DefaultCommandTimeout),
+		commandEnv: slices.Clone(opts.CommandEnv),
+		environ:    slices.Clone(opts.Environ),
+		noShell:    opts.NoShell,
+		delegator:  opts.Delegator,
+		maxDepth:   cmp.Or(opts.MaxDepth, DefaultMaxDepth),
+		timeout:    cmp.Or(opts.CommandTimeout, DefaultCommandTimeout),
 		local:      localExecutor{},
-		targets:    make(map[string]Executor, len(cfg.Targets)),
-		sandbox:    cfg.Sandbox,
+		targets:    make(map[string]Executor, len(opts.Targets)),
+		sandbox:    opts.Sandbox,
 	}
 	// In sorted order, so the error for several bad names is always the
 	// same one.
-	names := slices.Sorted(maps.Keys(cfg.Targets))
+	names := slices.Sorted(maps.Keys(opts.Targets))
 	for _, name := range names {
-		e := cfg.Targets[name]
+		e := opts.Targets[name]
 		switch {
 		case !contract.ValidName(name):
-			return nil, fmt.Errorf("%w: %q: a target name is 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidTarget, name, contract.MaxNameLen)
+			return nil, fmt.Errorf("%w: %q: a target name is 1 to %d of A-Z a-z 0-9 _ -", errInvalidTarget, name, contract.MaxNameLen)
 		case strings.EqualFold(name, LocalTarget):
-			return nil, fmt.Errorf("%w: %q is the word for running here and cannot name a target, in any letter case", ErrInvalidTarget, LocalTarget)
+			return nil, fmt.Errorf("%w: %q is the word for running here and cannot name a target, in any letter case", errInvalidTarget, LocalTarget)
 		case e == nil:
-			return nil, fmt.Errorf("%w: target %q has no executor", ErrInvalidTarget, name)
+			return nil, fmt.Errorf("%w: target %q has no executor", errInvalidTarget, name)
 		}
 		t.targets[name] = e
 	}
@@ -169,7 +166,7 @@ func (t *Tool) Descriptor() contract.Descriptor {
 // ("command" or "agent") and target ([LocalTarget] when none); when a
 // command's commands is null, the key unanalysable says why (the
 // [UnanalysableError]'s Reason), so a denial can say what stopped every
-// rule. A command that runs here under [Config.Sandbox] adds the key
+// rule. A command that runs here under [Options.Sandbox] adds the key
 // sandbox (the confinement's Subject), and its Summary ends the
 // preview's. An unknown target, commands switched off, a task with no
 // delegator, a task at the depth bound and a command the sandbox cannot

@@ -11,7 +11,7 @@ import (
 // this package and the tool packages share, so that declared and spawn
 // can confine their programs without importing the sandbox (and its
 // dependencies) themselves. A host builds one per call through a hook
-// such as declared.Config.Sandbox.
+// such as declared.Options.Sandbox ([Confiner]).
 type Confinement struct {
 	// Confine becomes the program's [Cmd.Confine]: it readies the command
 	// to run confined and returns how to start it.

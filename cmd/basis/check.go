@@ -84,7 +84,7 @@ problem, 2 otherwise.
 	}
 	// The manifests were read and are counted as declared found them; the
 	// rules files are counted when they exist.
-	manifests, _ := declared.Discover(w.declaredConfig())
+	manifests, _ := declared.Discover(w.root, w.declaredOptions())
 	files := len(manifests) + mcpFiles
 	for _, p := range []string{w.operatorRules().Path, w.workspaceRulesPath(),
 		filepath.Join(w.configDir, sandbox.ConfigFile), filepath.Join(w.root, workspaceSandboxFile)} {

@@ -13,6 +13,7 @@ import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/sandbox"
+	"github.com/basis-go/basis/subprocess"
 )
 
 // BenchmarkDeclaredCatSandboxed alternates a declared /bin/cat call
@@ -32,8 +33,8 @@ func BenchmarkDeclaredCatSandboxed(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(root, ".basis", "tools.json"), []byte(manifest), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	load := func(sb declared.SandboxFunc) *declared.Tool {
-		tools, err := declared.Load(context.Background(), &declared.Config{Root: root, Environ: []string{"PATH=/usr/bin:/bin"}, Sandbox: sb})
+	load := func(sb subprocess.Confiner) *declared.Tool {
+		tools, err := declared.Load(context.Background(), root, &declared.Options{Environ: []string{"PATH=/usr/bin:/bin"}, Sandbox: sb})
 		if err != nil || len(tools) != 1 {
 			b.Fatalf("loading: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 )
@@ -141,9 +142,10 @@ func (w *workspace) toolStatus() func(name string) string {
 		if errors.As(t.Unavailable(), &ue) {
 			var vars, reasons []string
 			for _, p := range ue.Problems {
+				var xe *configfile.ExpandError
 				switch {
-				case errors.Is(p, declared.ErrUnsetVariable):
-					vars = append(vars, p.Variable)
+				case errors.As(p, &xe) && errors.Is(xe, configfile.ErrUnsetVariable):
+					vars = append(vars, xe.Variable)
 				case errors.Is(p, declared.ErrOutsideWorkspace):
 					reasons = append(reasons, p.Field+" outside the workspace")
 				}

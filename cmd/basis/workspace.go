@@ -140,21 +140,20 @@ func (w *workspace) workspaceRulesPath() string {
 
 // spawnTool builds the spawn tool this invocation offers.
 func (w *workspace) spawnTool() (*spawn.Tool, error) {
-	cfg := spawn.Config{Root: w.root, Environ: w.e.environ, NoShell: w.g.noShell}
+	cfg := spawn.Options{Environ: w.e.environ, NoShell: w.g.noShell}
 	if w.sandboxes != nil {
 		cfg.Sandbox = w.sandboxes.confine
 	}
 	if len(w.delegate) > 0 {
 		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
 	}
-	return spawn.New(&cfg)
+	return spawn.New(w.root, &cfg)
 }
 
-// declaredConfig says where the manifests are and what their programs'
-// environment is made of.
-func (w *workspace) declaredConfig() *declared.Config {
-	cfg := &declared.Config{
-		Root:      w.root,
+// declaredOptions says where the global manifest is and what the
+// programs' environment is made of.
+func (w *workspace) declaredOptions() *declared.Options {
+	cfg := &declared.Options{
 		ConfigDir: w.configDir,
 		Environ:   w.e.environ, // ${VAR}s read all of it; programs inherit what PassEnv lets through
 		PassEnv:   w.sandboxes.passEnv(),
@@ -168,7 +167,7 @@ func (w *workspace) declaredConfig() *declared.Config {
 
 // declaredTools loads the workspace's and the config directory's manifests.
 func (w *workspace) declaredTools(ctx context.Context) ([]*declared.Tool, error) {
-	return declared.Load(ctx, w.declaredConfig())
+	return declared.Load(ctx, w.root, w.declaredOptions())
 }
 
 // build loads everything and builds the runtime. Every problem found is

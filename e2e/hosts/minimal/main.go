@@ -48,7 +48,7 @@ func run() error {
 	if err := os.WriteFile(filepath.Join(root, declared.WorkspaceFile), []byte(manifest), 0o644); err != nil {
 		return err
 	}
-	tools, err := declared.Load(context.Background(), &declared.Config{Root: root})
+	tools, err := declared.Load(context.Background(), root, nil)
 	if err != nil {
 		return err
 	}

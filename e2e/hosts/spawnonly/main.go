@@ -23,7 +23,7 @@ func main() {
 }
 
 func run() error {
-	tool, err := spawn.New(&spawn.Config{Root: os.TempDir()})
+	tool, err := spawn.New(os.TempDir(), nil)
 	if err != nil {
 		return err
 	}
