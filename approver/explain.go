@@ -241,7 +241,7 @@ func (g *Gate) allowRules(req Request, subject string) []Rule {
 	if out := g.propose(req, subject); len(out) > 0 {
 		return out
 	}
-	return []Rule{{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator, Pattern: SubjectPattern(subject)}}
+	return []Rule{{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Pattern: SubjectPattern(subject)}}
 }
 
 func validTool(name string) bool { return (&Rule{Tool: name}).validTool() != "" }
@@ -304,7 +304,7 @@ func (r Rule) AddCommand() string {
 		b.WriteString(shellQuote(SubjectPattern(r.Subject)))
 	}
 	b.WriteString(" --")
-	b.WriteString(r.Decision.String())
+	b.WriteString(string(r.Decision.or()))
 	for _, ex := range r.Match {
 		b.WriteString(" --match ")
 		b.WriteString(shellQuote(ex))

@@ -15,59 +15,31 @@ import (
 )
 
 // Source says where a [Verdict] came from.
-type Source int
+type Source string
 
 const (
 	// SourceReadOnly: the call's preview said it only reads, so it passed
 	// without a rule or an approver.
-	SourceReadOnly Source = iota + 1
+	SourceReadOnly Source = "read_only"
 	// SourceRule: a rule answered; [Verdict.Rule] is the one.
-	SourceRule
+	SourceRule Source = "rule"
 	// SourceApprover: the approver answered.
-	SourceApprover
+	SourceApprover Source = "approver"
 	// SourceFailClosed: nothing answered — the approver failed, panicked,
 	// gave no decision or ran out of time, the context was cancelled, or
 	// there was no approver — and the call is denied. [Verdict.Err] says
 	// which.
-	SourceFailClosed
+	SourceFailClosed Source = "fail_closed"
 )
 
-var sourceNames = [...]string{
-	SourceReadOnly:   "read_only",
-	SourceRule:       "rule",
-	SourceApprover:   "approver",
-	SourceFailClosed: "fail_closed",
-}
+var sources = []Source{SourceReadOnly, SourceRule, SourceApprover, SourceFailClosed}
 
-// ErrUnknownSource is wrapped by the error returned for text that names no
-// source.
-var ErrUnknownSource = errors.New("unknown verdict source")
+// MarshalText refuses the zero value and any word that is no source.
+func (s Source) MarshalText() ([]byte, error) { return marshalEnum(s, "verdict source", sources) }
 
-// String returns "read_only", "rule", "approver" or "fail_closed".
-func (s Source) String() string {
-	if s >= SourceReadOnly && s <= SourceFailClosed {
-		return sourceNames[s]
-	}
-	return fmt.Sprintf("Source(%d)", int(s))
-}
-
-// MarshalText implements [encoding.TextMarshaler].
-func (s Source) MarshalText() ([]byte, error) {
-	if s < SourceReadOnly || s > SourceFailClosed {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownSource, int(s))
-	}
-	return []byte(sourceNames[s]), nil
-}
-
-// UnmarshalText implements [encoding.TextUnmarshaler].
+// UnmarshalText accepts only the words of the constants above.
 func (s *Source) UnmarshalText(text []byte) error {
-	for v := SourceReadOnly; v <= SourceFailClosed; v++ {
-		if sourceNames[v] == string(text) {
-			*s = v
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: want one of read_only, rule, approver, fail_closed", ErrUnknownSource)
+	return unmarshalEnum(s, text, "verdict source", sources)
 }
 
 // Verdict is a gate's decision about one call, and where it came from.
@@ -177,7 +149,7 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 // operatorAllowOff reports whether r is an operator allow rule the system
 // layer turned off.
 func (g *Gate) operatorAllowOff(r *Rule) bool {
-	return g.noOperatorAllows && r.Scope == ScopeOperator && r.Decision == RuleAllow
+	return g.noOperatorAllows && r.Scope.or() == ScopeOperator && r.Decision == RuleAllow
 }
 
 // Authorize decides whether the call req describes may run. req.Tool,
@@ -247,7 +219,7 @@ func (g *Gate) SessionRules() []Rule {
 func (g *Gate) ruling(tool, source, subject string, def *definition) *compiledRule {
 	sysExact, sysAny := g.system.lookup(tool, source)
 	sys := decide(subject, def, sysExact, sysAny)
-	if sys != nil && sys.rule.Decision == RuleDeny {
+	if sys != nil && sys.rule.Decision.or() == RuleDeny {
 		return sys
 	}
 	fixedExact, fixedAny := g.fixed.lookup(tool, source)
@@ -255,7 +227,7 @@ func (g *Gate) ruling(tool, source, subject string, def *definition) *compiledRu
 	sessionExact, sessionAny := g.session.lookup(tool, source)
 	all := decide(subject, def, fixedExact, fixedAny, sessionExact, sessionAny)
 	g.mu.RUnlock()
-	if sys != nil && sys.rule.Decision == RuleAsk && (all == nil || all.rule.Decision != RuleDeny) {
+	if sys != nil && sys.rule.Decision == RuleAsk && (all == nil || all.rule.Decision.or() != RuleDeny) {
 		return sys
 	}
 	return all
@@ -291,9 +263,9 @@ func ruleReason(r *Rule) string {
 // or the scope's words when the rule was not loaded from a file.
 func ruleOrigin(r *Rule) string {
 	if r.File != "" && r.Number > 0 {
-		return fmt.Sprintf("%s rule %d in %s", r.Scope, r.Number, r.File)
+		return fmt.Sprintf("%s rule %d in %s", r.Scope.or(), r.Number, r.File)
 	}
-	if by := ruleSources[r.Scope]; by != "" {
+	if by := ruleSources[r.Scope.or()]; by != "" {
 		return by
 	}
 	return "a rule"

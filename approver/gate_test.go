@@ -366,7 +366,7 @@ func TestGateFailsClosed(t *testing.T) {
 		{"error", &counter{err: boom}, context.Background(), 0, "tool deploy denied: no answer from the approver: the policy service is down", boom},
 		{"error with an allow", &counter{answer: approver.Answer{Decision: approver.Allow}, err: boom}, context.Background(), 0, "tool deploy denied: no answer from the approver: the policy service is down", boom},
 		{"no decision", &counter{answer: approver.Answer{Reason: "sure"}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
-		{"out of range decision", &counter{answer: approver.Answer{Decision: 99}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
+		{"out of range decision", &counter{answer: approver.Answer{Decision: "maybe"}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
 		{"remember both tool and command", &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Tool: true, Command: []string{"go"}}}}, context.Background(), 0,
 			"tool deploy denied: the approver's answer cannot be remembered: it asks to remember more than one of the whole tool, a command prefix and the proposed rules; choose one", approver.ErrInvalidAnswer},
 		{"remember an empty word", &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Command: []string{"go", ""}}}}, context.Background(), 0,

@@ -209,11 +209,9 @@ func parseHookAnswer(out []byte) (Answer, string) {
 			if !ok {
 				return Answer{}, `"decision" must be a string; print ` + hookAnswerShape
 			}
-			d, err := ParseDecision(text)
-			if err != nil {
+			if err := a.Decision.UnmarshalText([]byte(text)); err != nil {
 				return Answer{}, `"decision" is not one of allow, deny, allow_session, deny_session`
 			}
-			a.Decision = d
 		case "reason":
 			text, ok := m.Value.Text()
 			if !ok {

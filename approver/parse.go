@@ -195,7 +195,7 @@ func (p *ruleParser) ruleKeys() string {
 
 func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 	var r Rule
-	r.Number = index
+	r.Number, r.Scope = index, ScopeOperator
 	if item.Kind() != "object" {
 		p.add(item.Off, index, "", `the rule is not a JSON object; write {"tool": "NAME", "source": "builtin", "decision": "deny"}`)
 		return r, false

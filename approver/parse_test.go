@@ -33,7 +33,7 @@ func TestParseRules(t *testing.T) {
 		{Tool: "deploy", Source: "/repo/.basis/tools.json", Number: 3},
 		{Tool: "mcp__github__search", Decision: approver.RuleAllow, Number: 4}, // bound to nothing
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(explicit(want), got); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	empty, err := approver.ParseRules([]byte(`{"rules": [], "schema": 1}`))
@@ -166,7 +166,7 @@ func TestFormatRules(t *testing.T) {
 		rules[i].Scope = approver.ScopeOperator // scope is not written
 		rules[i].Number = i + 1                 // the parser numbers rules
 	}
-	if diff := cmp.Diff(rules, back); diff != "" {
+	if diff := cmp.Diff(explicit(rules), explicit(back)); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 	none, err := approver.FormatRules(nil)

@@ -99,7 +99,7 @@ func (g *Gate) propose(req Request, subject string) []Rule {
 			}
 			continue
 		}
-		out = append(out, Rule{Tool: req.Tool, Source: req.Source, Command: words, Decision: RuleAllow, Match: []string{line}, Scope: ScopeOperator})
+		out = append(out, Rule{Tool: req.Tool, Source: req.Source, Command: words, Decision: RuleAllow, Match: []string{line}})
 	}
 	return out
 }

@@ -95,7 +95,7 @@ func TestLoadRulesSetsScopeFileAndNumber(t *testing.T) {
 		{Tool: "spawn", Scope: approver.ScopeWorkspace, File: path, Number: 1},
 		{Tool: "deploy", Reason: "CI deploys", Scope: approver.ScopeWorkspace, File: path, Number: 2},
 	}
-	if diff := cmp.Diff(want, rules); diff != "" {
+	if diff := cmp.Diff(explicit(want), rules); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	bad := writeFile(t, "bad.json", "{\"schema\": 1, \"rules\": [\n  {\"tool\": \"deploy\"}]}")
@@ -263,7 +263,7 @@ func TestRulesFileAddListRemove(t *testing.T) {
 		return r
 	}
 	want := []approver.Rule{numbered(1, add[0]), numbered(2, add[1]), numbered(3, add[2]), numbered(4, add[3])}
-	if diff := cmp.Diff(want, rules); diff != "" {
+	if diff := cmp.Diff(explicit(want), rules); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
 	}
 
@@ -273,16 +273,16 @@ func TestRulesFileAddListRemove(t *testing.T) {
 	}
 	// A filter on the tool alone takes its command and pattern rules too.
 	removed, err = f.Remove(approver.RuleFilter{Tool: "spawn"}.Match)
-	if diff := cmp.Diff(want[:2], removed); err != nil || diff != "" {
+	if diff := cmp.Diff(explicit(want[:2]), removed); err != nil || diff != "" {
 		t.Errorf("Remove of spawn's rules: %v (-want +got):\n%s", err, diff)
 	}
 	// By the number List shows.
 	removed, err = f.Remove(approver.RuleFilter{Number: 2}.Match)
-	if diff := cmp.Diff([]approver.Rule{numbered(2, add[3])}, removed); err != nil || diff != "" {
+	if diff := cmp.Diff(explicit([]approver.Rule{numbered(2, add[3])}), removed); err != nil || diff != "" {
 		t.Errorf("Remove by number: %v (-want +got):\n%s", err, diff)
 	}
 	rules, _, _ = f.List(ctx)
-	if diff := cmp.Diff([]approver.Rule{numbered(1, add[2])}, rules); diff != "" {
+	if diff := cmp.Diff(explicit([]approver.Rule{numbered(1, add[2])}), rules); diff != "" {
 		t.Errorf("after Remove (-want +got):\n%s", diff)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
