@@ -55,7 +55,7 @@ type Verdict struct {
 	// SourceFailClosed): a copy.
 	Rule *Rule `json:"rule,omitempty"`
 	// Err is why a SourceFailClosed verdict was reached: the approver's
-	// error, a *[PanicError], [ErrInvalidAnswer], [ErrNoApprover],
+	// error, a *[PanicError], [errInvalidAnswer], [errNoApprover],
 	// [context.Canceled] or [context.DeadlineExceeded]. It is for logs;
 	// Reason is what the model reads.
 	Err error `json:"-"`
@@ -117,7 +117,7 @@ type Gate struct {
 // NewGate returns a gate that asks a about what no rule answers. A nil a
 // denies everything that reaches it. Every rule is checked and its pattern
 // compiled here, once; an invalid rule or a workspace allow rule is an
-// error (a *[RulesError]) naming the rule's position and tool.
+// error (a *[configfile.Error]) naming the rule's position and tool.
 func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	if opts == nil {
 		opts = &GateOptions{}
@@ -129,14 +129,10 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 		system: newRuleSet(), fixed: newRuleSet(), session: newRuleSet()}
 	for i, r := range opts.Rules {
 		if err := r.Validate(); err != nil {
-			var re *RulesError
-			if errors.As(err, &re) {
-				re.Index = i + 1
-			}
-			return nil, err
+			return nil, renumber(err, i+1, r.validTool())
 		}
 		if r.Scope == ScopeWorkspace && r.Decision == RuleAllow {
-			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: workspaceAllowProblem, Err: ErrWorkspaceAllow}
+			return nil, ruleError("", 0, 0, i+1, r.Tool, workspaceAllowProblem)
 		}
 		if r.Scope == ScopeSystem {
 			g.system.add(r, i, false)
@@ -279,7 +275,7 @@ type result struct {
 
 func (g *Gate) ask(ctx context.Context, req Request, subject string, askRule *compiledRule) Verdict {
 	if g.approver == nil {
-		return failClosed(req.Tool, "no approver is configured to ask", ErrNoApprover)
+		return failClosed(req.Tool, "no approver is configured to ask", errNoApprover)
 	}
 	if ctx.Err() != nil {
 		return g.stopped(ctx, req.Tool)
@@ -342,12 +338,12 @@ func (g *Gate) verdict(req Request, subject string, res result, askRule *compile
 	case res.err != nil:
 		return failClosed(tool, "no answer from the approver: "+oneLine(res.err.Error(), maxReasonDetail), res.err)
 	case !res.answer.Decision.valid():
-		return failClosed(tool, "the approver gave no decision", ErrInvalidAnswer)
+		return failClosed(tool, "the approver gave no decision", errInvalidAnswer)
 	}
 	a := res.answer
 	if a.Decision.ForSession() {
 		if err := a.Remember.check(); err != nil {
-			return failClosed(tool, "the approver's answer cannot be remembered: "+err.Error(), fmt.Errorf("%w: %w", ErrInvalidAnswer, err))
+			return failClosed(tool, "the approver's answer cannot be remembered: "+err.Error(), fmt.Errorf("%w: %w", errInvalidAnswer, err))
 		}
 	}
 	reason := a.Reason
@@ -391,11 +387,11 @@ func (g *Gate) persist(v *Verdict, rules []Rule) {
 		r.Scope = ScopeOperator
 		switch {
 		case g.save == nil:
-			err = ErrNoSave
+			err = errNoSave
 		case r.Source == "":
-			err = fmt.Errorf("%w: tool %s has no source to bind a rule to", ErrNoSave, r.Tool)
+			err = fmt.Errorf("%w: tool %s has no source to bind a rule to", errNoSave, r.Tool)
 		case g.operatorAllowOff(&r):
-			err = fmt.Errorf("%w: the system rules file allows no operator allow rules", ErrNoSave)
+			err = fmt.Errorf("%w: the system rules file allows no operator allow rules", errNoSave)
 		default:
 			var where string
 			if where, err = g.save(r); err == nil {
@@ -422,7 +418,7 @@ func (g *Gate) persist(v *Verdict, rules []Rule) {
 // bound to the call's source: the exact subject, unless Remember widens it
 // to the tool, a command prefix, or the rules the gate proposed. A rule to
 // be saved cannot hold an exact subject; the subject becomes a pattern
-// that matches it (see [SubjectPattern]). An allow records the tool's
+// that matches it (see [subjectPattern]). An allow records the tool's
 // definition (def), so that it holds only while the tool stays what was
 // approved.
 func sessionRules(req Request, subject string, def *definition, a Answer, reason string) []Rule {
@@ -450,7 +446,7 @@ func sessionRules(req Request, subject string, def *definition, a Answer, reason
 		}
 		return out
 	case a.Persist:
-		r.Pattern = SubjectPattern(subject)
+		r.Pattern = subjectPattern(subject)
 	default:
 		r.Subject = subject
 	}

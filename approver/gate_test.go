@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/google/go-cmp/cmp"
 )
@@ -564,18 +565,18 @@ func TestNewGateChecksRules(t *testing.T) {
 	tests := []struct {
 		name  string
 		rules []approver.Rule
-		is    error
 		says  string
 	}{
-		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Decision: approver.RuleAllow, Scope: approver.ScopeWorkspace}}, approver.ErrWorkspaceAllow, "rule 2 (tool deploy): an allow rule is refused here"},
-		{"invalid tool", []approver.Rule{{Tool: "bad name"}}, approver.ErrInvalidRules, "rule 1: \"tool\" is not a valid tool name"},
-		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: approver.Words("x")}}, approver.ErrInvalidRules, "rule 1 (tool spawn): a rule has at most one"},
+		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Decision: approver.RuleAllow, Scope: approver.ScopeWorkspace}}, "rule 2 (tool deploy): an allow rule is refused here"},
+		{"invalid tool", []approver.Rule{{Tool: "bad name"}}, "rule 1: \"tool\" is not a valid tool name"},
+		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: approver.Words("x")}}, "rule 1 (tool spawn): a rule has at most one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Rules: tt.rules})
-			if !errors.Is(err, tt.is) || !strings.HasPrefix(err.Error(), tt.says) {
-				t.Errorf("NewGate error = %v, want %v starting %q", err, tt.is, tt.says)
+			var ce *configfile.Error
+			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tt.says) {
+				t.Errorf("NewGate error = %v, want a *configfile.Error starting %q", err, tt.says)
 			}
 		})
 	}

@@ -221,15 +221,15 @@ func (r *Rule) kind() ruleKind {
 	return kindTool
 }
 
-// Validate reports whether r can be used, as a *[RulesError] wrapping
-// [ErrInvalidRules] when it cannot: a valid tool name and source, at most
+// Validate reports whether r can be used, as a *[configfile.Error] when it
+// cannot: a valid tool name and source, at most
 // one of Pattern, Command and Subject, no empty command word, a known
 // decision and scope, and examples that agree with the rule. It does not
-// judge the decision against the scope; [LoadWorkspaceRules] and [NewGate]
+// judge the decision against the scope; [LoadRules] and [NewGate]
 // do.
 func (r Rule) Validate() error {
 	if problem := r.problem(); problem != "" {
-		return &RulesError{Tool: r.validTool(), Problem: problem, Err: ErrInvalidRules}
+		return ruleError("", 0, 0, 0, r.validTool(), problem)
 	}
 	return r.CheckExamples()
 }
