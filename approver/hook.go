@@ -64,9 +64,9 @@ type Hook struct {
 
 // What a [HookError] wraps.
 var (
-	errHookExit = errors.New("the hook did not exit with code 0")
+	errHookExit    = errors.New("the hook did not exit with code 0")
 	errHookTimeout = errors.New("the hook did not answer in time")
-	errHookOutput = errors.New("the hook's output is not an answer")
+	errHookOutput  = errors.New("the hook's output is not an answer")
 )
 
 // HookError says why a hook gave no answer.

@@ -13,4 +13,3 @@ const (
 	// SystemRulesFile is the system rules file's name in that directory.
 	SystemRulesFile = "rules.json"
 )
-
