@@ -142,8 +142,8 @@ func (w *CommandWord) UnmarshalJSON(data []byte) error {
 // most one of them may be set. See the package documentation for how rules
 // match and which one wins.
 //
-// Rules files are read by [ParseRules] and written by [FormatRules]. The
-// JSON tags here are for records such as an audit log, which also show
+// Rules files are read by [LoadRules] and written by [RulesFile]. The JSON
+// tags here are for records such as an audit log, which also show
 // "subject" and "scope".
 type Rule struct {
 	// Tool is the tool's name, exactly as the model calls it.
