@@ -123,7 +123,7 @@ type Request struct {
 	Stale []StaleRule
 	// Proposed, set by the gate, are the narrowest operator rules that
 	// would allow the call's commands no rule allows yet (see
-	// [ProposeCommand]), each with the command line as its first Match
+	// [proposeCommand]), each with the command line as its first Match
 	// example: what an approver may offer as "always", and what an answer
 	// with Remember.Proposed remembers. Empty for a call that is not an
 	// analysed command line.

@@ -78,9 +78,9 @@ func subjectCommands(subject string) (commands [][]string, ok bool) {
 	return commands, true
 }
 
-// ErrCommandSyntax is wrapped by the errors [ParseCommand] and
-// [SplitCommandLine] return.
-var ErrCommandSyntax = errors.New("invalid command rule")
+// errCommandSyntax is wrapped by the errors [ParseCommand] and
+// [splitCommandLine] return.
+var errCommandSyntax = errors.New("invalid command rule")
 
 // ParseCommand reads a command pattern in the form the CLI takes and
 // [FormatCommand] writes: words split as a POSIX shell splits them (single
@@ -96,25 +96,25 @@ func ParseCommand(s string) ([]CommandWord, error) {
 		return nil, err
 	}
 	if len(words) == 0 {
-		return nil, fmt.Errorf("%w: it has no words; write at least the program, such as go test *", ErrCommandSyntax)
+		return nil, fmt.Errorf("%w: it has no words; write at least the program, such as go test *", errCommandSyntax)
 	}
 	out := make([]CommandWord, 0, len(words))
 	for i, w := range words {
 		cw, err := w.commandWord()
 		if err != nil {
-			return nil, fmt.Errorf("%w: word %d: %s", ErrCommandSyntax, i+1, err)
+			return nil, fmt.Errorf("%w: word %d: %s", errCommandSyntax, i+1, err)
 		}
 		out = append(out, cw)
 	}
 	return out, nil
 }
 
-// SplitCommandLine splits one simple command line into its words as a
+// splitCommandLine splits one simple command line into its words as a
 // POSIX shell would, without expanding anything: quotes and backslashes
 // work as in sh, braces are literal. It is how a command rule's examples
 // are read. An unquoted | & ; < > ( ) $ ` is an error: an example is one
 // simple command with nothing for a shell to interpret.
-func SplitCommandLine(line string) ([]string, error) {
+func splitCommandLine(line string) ([]string, error) {
 	words, err := splitShellWords(line)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func splitShellWords(s string) ([]*shellWord, error) {
 			start()
 			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
-				return nil, fmt.Errorf("%w: a single quote is not closed", ErrCommandSyntax)
+				return nil, fmt.Errorf("%w: a single quote is not closed", errCommandSyntax)
 			}
 			for j := i + 1; j <= i+end; j++ {
 				cur.add(s[j], true)
@@ -246,22 +246,22 @@ func splitShellWords(s string) ([]*shellWord, error) {
 					i++
 					c = s[i]
 				} else if c == '$' || c == '`' {
-					return nil, fmt.Errorf("%w: %q inside double quotes would be expanded by a shell; use single quotes", ErrCommandSyntax, c)
+					return nil, fmt.Errorf("%w: %q inside double quotes would be expanded by a shell; use single quotes", errCommandSyntax, c)
 				}
 				cur.add(c, true)
 			}
 			if !closed {
-				return nil, fmt.Errorf("%w: a double quote is not closed", ErrCommandSyntax)
+				return nil, fmt.Errorf("%w: a double quote is not closed", errCommandSyntax)
 			}
 		case c == '\\':
 			if i+1 >= len(s) {
-				return nil, fmt.Errorf("%w: a backslash ends the text", ErrCommandSyntax)
+				return nil, fmt.Errorf("%w: a backslash ends the text", errCommandSyntax)
 			}
 			start()
 			i++
 			cur.add(s[i], true)
 		case strings.IndexByte("|&;<>()$`", c) >= 0:
-			return nil, fmt.Errorf("%w: %q would be read by a shell; a command rule or example is one simple command, so quote it to mean the character itself", ErrCommandSyntax, c)
+			return nil, fmt.Errorf("%w: %q would be read by a shell; a command rule or example is one simple command, so quote it to mean the character itself", errCommandSyntax, c)
 		default:
 			start()
 			cur.add(c, false)

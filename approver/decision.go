@@ -3,47 +3,30 @@
 package approver
 
 import (
-	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Decision is an approver's answer to one request. The zero value is no
 // decision at all, and the [Gate] treats it as a denial: nothing that is not
 // an answer is ever read as consent.
-type Decision int
+type Decision string
 
 const (
 	// Allow lets this one call run.
-	Allow Decision = iota + 1
+	Allow Decision = "allow"
 	// Deny refuses this one call.
-	Deny
+	Deny Decision = "deny"
 	// AllowSession lets this call run and remembers the answer for the rest
 	// of the gate's life (see [Remember] for what it covers).
-	AllowSession
+	AllowSession Decision = "allow_session"
 	// DenySession refuses this call and remembers the refusal, with its
 	// reason, for the rest of the gate's life.
-	DenySession
+	DenySession Decision = "deny_session"
 )
 
-// ErrUnknownDecision is wrapped by the error [ParseDecision] returns for a
-// word that names no decision.
-var ErrUnknownDecision = errors.New("unknown decision")
-
-var decisionNames = [...]string{
-	Allow:        "allow",
-	Deny:         "deny",
-	AllowSession: "allow_session",
-	DenySession:  "deny_session",
-}
-
-// String returns the text form: "allow", "deny", "allow_session" or
-// "deny_session".
-func (d Decision) String() string {
-	if d.valid() {
-		return decisionNames[d]
-	}
-	return fmt.Sprintf("Decision(%d)", int(d))
-}
+var decisions = []Decision{Allow, Deny, AllowSession, DenySession}
 
 // Allows reports whether the decision lets the call run: Allow or
 // AllowSession.
@@ -53,35 +36,38 @@ func (d Decision) Allows() bool { return d == Allow || d == AllowSession }
 // DenySession.
 func (d Decision) ForSession() bool { return d == AllowSession || d == DenySession }
 
-func (d Decision) valid() bool { return d >= Allow && d <= DenySession }
+func (d Decision) valid() bool { return slices.Contains(decisions, d) }
 
-// MarshalText implements [encoding.TextMarshaler]; JSON encodes a Decision
-// as its text form. The zero value and out-of-range values are an error.
-func (d Decision) MarshalText() ([]byte, error) {
-	if !d.valid() {
-		return nil, fmt.Errorf("%w: %d is not a decision", ErrUnknownDecision, int(d))
-	}
-	return []byte(decisionNames[d]), nil
+// MarshalText refuses the zero value and any word that is no decision.
+func (d Decision) MarshalText() ([]byte, error) { return marshalEnum(d, "decision", decisions) }
+
+// UnmarshalText accepts only the words of the constants above.
+func (d *Decision) UnmarshalText(text []byte) error {
+	return unmarshalEnum(d, text, "decision", decisions)
 }
 
-// UnmarshalText implements [encoding.TextUnmarshaler].
-func (d *Decision) UnmarshalText(text []byte) error {
-	v, err := ParseDecision(string(text))
-	if err != nil {
-		return err
+// marshalEnum writes v, one of values.
+func marshalEnum[T ~string](v T, what string, values []T) ([]byte, error) {
+	if !slices.Contains(values, v) {
+		return nil, enumError(what, values)
 	}
-	*d = v
+	return []byte(v), nil
+}
+
+// unmarshalEnum reads text into *v when it is one of values. The error
+// lists the accepted words and never quotes text.
+func unmarshalEnum[T ~string](v *T, text []byte, what string, values []T) error {
+	if !slices.Contains(values, T(text)) {
+		return enumError(what, values)
+	}
+	*v = T(text)
 	return nil
 }
 
-// ParseDecision returns the Decision whose text form is text. The error
-// wraps [ErrUnknownDecision] and lists the accepted words without quoting
-// text.
-func ParseDecision(text string) (Decision, error) {
-	for d := Allow; d <= DenySession; d++ {
-		if decisionNames[d] == text {
-			return d, nil
-		}
+func enumError[T ~string](what string, values []T) error {
+	words := make([]string, len(values))
+	for i, v := range values {
+		words[i] = string(v)
 	}
-	return 0, fmt.Errorf("%w: want one of allow, deny, allow_session, deny_session", ErrUnknownDecision)
+	return fmt.Errorf("unknown %s: want one of %s", what, strings.Join(words, ", "))
 }

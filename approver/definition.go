@@ -39,9 +39,9 @@ type definition struct {
 	invalid bool
 }
 
-// ErrInvalidDefinition is wrapped by the error for a definition that is
+// errInvalidDefinition is wrapped by the error for a definition that is
 // not one JSON object.
-var ErrInvalidDefinition = errors.New("a tool's definition must be one JSON object")
+var errInvalidDefinition = errors.New("a tool's definition must be one JSON object")
 
 // parseDefinition reads a definition into its canonical parts; empty raw
 // is no definition (nil).
@@ -51,21 +51,21 @@ func parseDefinition(raw json.RawMessage) (*definition, error) {
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
-		return nil, ErrInvalidDefinition
+		return nil, errInvalidDefinition
 	}
 	d := &definition{members: make(map[string]string, len(top))}
 	all := make(map[string]json.RawMessage, len(top))
 	for k, v := range top {
 		c, err := canonical(v)
 		if err != nil {
-			return nil, ErrInvalidDefinition
+			return nil, errInvalidDefinition
 		}
 		d.members[k] = string(c)
 		all[k] = c
 	}
 	whole, err := marshalNoEscape(all)
 	if err != nil {
-		return nil, ErrInvalidDefinition
+		return nil, errInvalidDefinition
 	}
 	d.canonical = string(whole)
 	if sb, ok := all["sandbox"]; ok {
@@ -74,7 +74,7 @@ func parseDefinition(raw json.RawMessage) (*definition, error) {
 	}
 	rest, err := marshalNoEscape(all)
 	if err != nil {
-		return nil, ErrInvalidDefinition
+		return nil, errInvalidDefinition
 	}
 	d.rest = string(rest)
 	return d, nil
@@ -91,10 +91,10 @@ func canonical(raw json.RawMessage) (json.RawMessage, error) {
 	return contract.CanonicalJSON(v)
 }
 
-// CanonicalDefinition returns def in canonical JSON, as rules files hold
-// it and as [DefinitionDigest] hashes it; nil for an empty def. A def that
-// is not one JSON object is an error wrapping [ErrInvalidDefinition].
-func CanonicalDefinition(def json.RawMessage) (json.RawMessage, error) {
+// canonicalDefinition returns def in canonical JSON, as rules files hold
+// it and as [definitionDigest] hashes it; nil for an empty def. A def that
+// is not one JSON object is an error wrapping [errInvalidDefinition].
+func canonicalDefinition(def json.RawMessage) (json.RawMessage, error) {
 	d, err := parseDefinition(def)
 	if err != nil || d == nil {
 		return nil, err
@@ -102,11 +102,11 @@ func CanonicalDefinition(def json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(d.canonical), nil
 }
 
-// DefinitionDigest returns "sha256:" and the hex SHA-256 of def's
+// definitionDigest returns "sha256:" and the hex SHA-256 of def's
 // canonical form: one short name for a definition, as "basis rules list
 // --json" shows it. It is "" for an empty or unreadable def.
-func DefinitionDigest(def json.RawMessage) string {
-	c, err := CanonicalDefinition(def)
+func definitionDigest(def json.RawMessage) string {
+	c, err := canonicalDefinition(def)
 	if err != nil || c == nil {
 		return ""
 	}
@@ -115,8 +115,8 @@ func DefinitionDigest(def json.RawMessage) string {
 }
 
 // Digest returns the digest of the definition the rule approved
-// ([DefinitionDigest]), or "" when it records none.
-func (r Rule) Digest() string { return DefinitionDigest(r.Definition) }
+// ([definitionDigest]), or "" when it records none.
+func (r Rule) Digest() string { return definitionDigest(r.Definition) }
 
 // covers reports whether an allow rule approved for approved covers a call
 // of a tool whose definition is now current: both absent, or the same but

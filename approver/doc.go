@@ -92,13 +92,12 @@
 // The operator's rules live in <config dir>/rules.json ([RulesFile] adds
 // and removes them safely against other processes, and saves "always"
 // answers through [GateOptions.Save]); a workspace may ship
-// .basis/rules.json with deny and ask rules only ([LoadWorkspaceRules]),
-// so a repository can never pre-approve its own tools; an administrator
-// may set /etc/basis/rules.json ([LoadSystemRules]). All use the format
-// [ParseRules] reads, and are read with configfile.Read: no FIFO, device
-// or oversized file is ever read. An operator file others can write may
-// not allow anything, and a system file others can write is refused
-// ([ErrLooseFile]).
+// .basis/rules.json with deny and ask rules only, so a repository can
+// never pre-approve its own tools; an administrator may set
+// /etc/basis/rules.json. [LoadRules] reads each of them by its [Scope],
+// with configfile.Read: no FIFO, device or oversized file is ever read. An
+// operator file others can write may not allow anything, and a system file
+// others can write is refused.
 //
 // [Gate.Explain] says what the rules make of a call without asking anyone,
 // and which rules would allow it.

@@ -12,20 +12,20 @@ import (
 // such as find * would allow whatever the program can be made to run or
 // destroy later, unasked (find . -exec sh -c '…' \;).
 const (
-	// ExactRunsPrograms: the program runs another program, or code, that
+	// exactRunsPrograms: the program runs another program, or code, that
 	// its arguments (or its configuration) name.
-	ExactRunsPrograms = "it runs programs or code its arguments name"
-	// ExactDestroys: the program removes, overwrites or re-permissions
+	exactRunsPrograms = "it runs programs or code its arguments name"
+	// exactDestroys: the program removes, overwrites or re-permissions
 	// data, and any of its uses can be widened to all of it.
-	ExactDestroys = "it destroys or overwrites data"
-	// ExactGit: git runs hooks, aliases, pagers, diff and merge drivers
+	exactDestroys = "it destroys or overwrites data"
+	// exactGit: git runs hooks, aliases, pagers, diff and merge drivers
 	// and filters from the repository's own config, and options such as
 	// --upload-pack, --exec and -c name programs on any subcommand.
-	ExactGit = "git runs programs named by its options and by the repository's config"
+	exactGit = "git runs programs named by its options and by the repository's config"
 )
 
 // exactPrograms are the programs whose every "always" proposal is the
-// exact command line, by name ([ProgramName]), with why. The list is
+// exact command line, by name ([programName]), with why. The list is
 // documented in the README ("Proposed rules"); keep the two together.
 var exactPrograms = func() map[string]string {
 	m := map[string]string{}
@@ -35,7 +35,7 @@ var exactPrograms = func() map[string]string {
 		}
 	}
 	// Run the command given in their arguments.
-	add(ExactRunsPrograms,
+	add(exactRunsPrograms,
 		"env", "xargs", "find", "parallel", "nice", "nohup", "timeout", "time", "command", "exec", "builtin", "eval",
 		"stdbuf", "setsid", "chroot", "unshare", "nsenter", "flock", "watch", "entr", "chrt", "taskset", "ionice",
 		"setpriv", "capsh", "prlimit", "runuser", "script", "sudo", "doas", "su", "run0", "pkexec",
@@ -43,7 +43,7 @@ var exactPrograms = func() map[string]string {
 		"strace", "ltrace", "valgrind", "gdb", "lldb", "perf", "xvfb-run", "dbus-run-session", "ssh-agent",
 		"tmux", "screen", "xdg-open", "open", "busybox", "toybox")
 	// Shells and interpreters: their arguments are code.
-	add(ExactRunsPrograms,
+	add(exactRunsPrograms,
 		"sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "pdksh", "oksh", "yash", "ash", "csh", "tcsh", "rc",
 		"elvish", "nu", "xonsh", "pwsh",
 		"python", "pypy", "perl", "ruby", "irb", "node", "nodejs", "deno", "bun", "bunx", "php", "lua", "luajit",
@@ -52,17 +52,17 @@ var exactPrograms = func() map[string]string {
 	// Build tools that run what their arguments or files say (make
 	// --eval, SHELL=…; cmake -P, -E), and runners of packages fetched
 	// on the spot.
-	add(ExactRunsPrograms, "make", "gmake", "bmake", "cmake", "npx", "pnpx", "uvx")
+	add(exactRunsPrograms, "make", "gmake", "bmake", "cmake", "npx", "pnpx", "uvx")
 	// Programs with options that name a program to run: tar
 	// --to-command and -I, sort --compress-program, zip -TT, rsync -e,
 	// scp -S and ssh's ProxyCommand, patch's ed scripts, less and more
 	// with !, vi and emacs with their own commands, man -P.
-	add(ExactRunsPrograms, "tar", "gtar", "bsdtar", "sort", "zip", "rsync", "ssh", "scp", "sftp", "patch",
+	add(exactRunsPrograms, "tar", "gtar", "bsdtar", "sort", "zip", "rsync", "ssh", "scp", "sftp", "patch",
 		"less", "more", "most", "man", "vi", "vim", "nvim", "view", "ex", "ed", "emacs", "nano")
 	// Container runtimes run programs, often as root.
-	add(ExactRunsPrograms, "docker", "podman", "nerdctl")
-	add(ExactGit, "git")
-	add(ExactDestroys,
+	add(exactRunsPrograms, "docker", "podman", "nerdctl")
+	add(exactGit, "git")
+	add(exactDestroys,
 		"rm", "unlink", "shred", "srm", "wipe", "dd", "truncate", "mv", "wipefs", "mkswap", "mke2fs",
 		"fdisk", "sfdisk", "gdisk", "sgdisk", "parted", "blkdiscard", "chmod", "chown", "chgrp", "chattr", "setfacl")
 	return m
@@ -86,14 +86,14 @@ var exactSubcommands = map[string][]string{
 	"gh":      {"extension", "alias"},
 }
 
-// ProgramName is how a command's program is looked up in the list of
+// programName is how a command's program is looked up in the list of
 // programs proposed exactly: the last element of argv0 (/usr/bin/find is
 // find), with a version after the name taken off (python3.12, python3,
 // perl5.36, lua5.4, node20 and python-3.12 are python, perl, lua and
 // node). Any mkfs variant (mkfs.ext4) is mkfs. The name keeps its case;
 // the look-up folds ASCII case, because on a case-insensitive file system
 // (macOS, by default) FIND runs find.
-func ProgramName(argv0 string) string {
+func programName(argv0 string) string {
 	name := path.Base(strings.TrimRight(argv0, "/"))
 	if name == "/" || name == "." {
 		return name
@@ -122,17 +122,17 @@ func stripVersion(name string) string {
 	return name[:end]
 }
 
-// ExactReason says why an "always" answer about argv, one simple command,
-// proposes only the exact command line — [ExactRunsPrograms],
-// [ExactDestroys] or [ExactGit] — or returns "" when [ProposeCommand] may
+// exactReason says why an "always" answer about argv, one simple command,
+// proposes only the exact command line — [exactRunsPrograms],
+// [exactDestroys] or [exactGit] — or returns "" when [proposeCommand] may
 // widen it to the program, its subcommand and *.
-func ExactReason(argv []string) string {
+func exactReason(argv []string) string {
 	if len(argv) == 0 {
 		return ""
 	}
-	name := strings.ToLower(ProgramName(argv[0]))
+	name := strings.ToLower(programName(argv[0]))
 	if name == "mkfs" {
-		return ExactDestroys
+		return exactDestroys
 	}
 	if why, ok := exactPrograms[name]; ok {
 		return why
@@ -141,7 +141,7 @@ func ExactReason(argv []string) string {
 		// With no subcommand second (go -C dir run), the narrow
 		// proposal would be go *, which covers the listed ones too.
 		if slices.Contains(subs, argv[1]) || !looksLikeSubcommand(argv[1]) {
-			return ExactRunsPrograms
+			return exactRunsPrograms
 		}
 	}
 	return ""

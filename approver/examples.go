@@ -7,15 +7,15 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 )
 
-// ExampleError says that one of a rule's examples disagrees with it: a
+// exampleError says that one of a rule's examples disagrees with it: a
 // "match" example the rule does not match, a "not_match" example it does,
-// or an example that cannot be read. It wraps [ErrInvalidRules]. Its
-// message names the example by its key and position, not by its text; the
-// text is in Example for a caller that typed it (basis rules add --match).
-type ExampleError struct {
+// or an example that cannot be read. Its message names the example by its
+// key and position, not by its text.
+type exampleError struct {
 	// NotMatch: the example is from "not_match"; otherwise "match".
 	NotMatch bool
 	// Index is the example's position in its list, counting from 1.
@@ -27,7 +27,7 @@ type ExampleError struct {
 }
 
 // Error reads `"match" example 2 does not match the rule`.
-func (e *ExampleError) Error() string {
+func (e *exampleError) Error() string {
 	key := "match"
 	if e.NotMatch {
 		key = "not_match"
@@ -35,10 +35,7 @@ func (e *ExampleError) Error() string {
 	return fmt.Sprintf("%q example %d %s", key, e.Index, e.Problem)
 }
 
-// Unwrap returns ErrInvalidRules.
-func (e *ExampleError) Unwrap() error { return ErrInvalidRules }
-
-func (e *ExampleError) which() int {
+func (e *exampleError) which() int {
 	if e.NotMatch {
 		return 1
 	}
@@ -48,19 +45,19 @@ func (e *ExampleError) which() int {
 // CheckExamples reports whether r agrees with its own examples: every
 // Match example must match the rule and no NotMatch example may. For a
 // command rule an example is one command line, split like shell words
-// ([SplitCommandLine]); for a pattern rule it is a Subject as JSON,
+// (as a POSIX shell splits words); for a pattern rule it is a Subject as JSON,
 // compared in canonical form. Bare and exact-subject rules take no
-// examples. The error is a *[RulesError] naming the rule and the first
-// example that disagrees, wrapping an *[ExampleError].
+// examples. The error is a *[configfile.Error] naming the rule and the
+// first example that disagrees.
 func (r Rule) CheckExamples() error {
 	if errs := r.exampleErrors(); len(errs) > 0 {
-		return &RulesError{Tool: r.validTool(), Problem: errs[0].Error(), Err: errs[0]}
+		return &configfile.Error{Subject: ruleSubject(0, r.validTool()), Err: errs[0]}
 	}
 	return nil
 }
 
 // exampleErrors checks every example.
-func (r *Rule) exampleErrors() []*ExampleError {
+func (r *Rule) exampleErrors() []*exampleError {
 	if len(r.Match) == 0 && len(r.NotMatch) == 0 {
 		return nil
 	}
@@ -69,7 +66,7 @@ func (r *Rule) exampleErrors() []*ExampleError {
 	case kindCommand:
 		cmd := compileCommand(r.Command)
 		match = func(example string) (bool, error) {
-			argv, err := SplitCommandLine(example)
+			argv, err := splitCommandLine(example)
 			if err != nil {
 				return false, err
 			}
@@ -88,25 +85,25 @@ func (r *Rule) exampleErrors() []*ExampleError {
 			return g.match(string(canon)), nil
 		}
 	default:
-		return []*ExampleError{{NotMatch: len(r.Match) == 0, Index: 1, Problem: "cannot be checked: examples go with a command or pattern rule, and this rule matches every call of its tool"}}
+		return []*exampleError{{NotMatch: len(r.Match) == 0, Index: 1, Problem: "cannot be checked: examples go with a command or pattern rule, and this rule matches every call of its tool"}}
 	}
-	var out []*ExampleError
+	var out []*exampleError
 	for i, ex := range r.Match {
 		ok, err := match(ex)
 		switch {
 		case err != nil:
-			out = append(out, &ExampleError{Index: i + 1, Example: ex, Problem: "cannot be read: " + readProblem(err)})
+			out = append(out, &exampleError{Index: i + 1, Example: ex, Problem: "cannot be read: " + readProblem(err)})
 		case !ok:
-			out = append(out, &ExampleError{Index: i + 1, Example: ex, Problem: "does not match the rule"})
+			out = append(out, &exampleError{Index: i + 1, Example: ex, Problem: "does not match the rule"})
 		}
 	}
 	for i, ex := range r.NotMatch {
 		ok, err := match(ex)
 		switch {
 		case err != nil:
-			out = append(out, &ExampleError{NotMatch: true, Index: i + 1, Example: ex, Problem: "cannot be read: " + readProblem(err)})
+			out = append(out, &exampleError{NotMatch: true, Index: i + 1, Example: ex, Problem: "cannot be read: " + readProblem(err)})
 		case ok:
-			out = append(out, &ExampleError{NotMatch: true, Index: i + 1, Example: ex, Problem: "matches the rule"})
+			out = append(out, &exampleError{NotMatch: true, Index: i + 1, Example: ex, Problem: "matches the rule"})
 		}
 	}
 	return out
@@ -115,7 +112,7 @@ func (r *Rule) exampleErrors() []*ExampleError {
 // readProblem drops the sentinel's words from a splitting error.
 func readProblem(err error) string {
 	msg := err.Error()
-	if p := ErrCommandSyntax.Error() + ": "; len(msg) > len(p) && msg[:len(p)] == p {
+	if p := errCommandSyntax.Error() + ": "; len(msg) > len(p) && msg[:len(p)] == p {
 		return msg[len(p):]
 	}
 	return msg

@@ -43,7 +43,7 @@ type Explanation struct {
 	// Allow lists the rules an "always" answer would save, which added
 	// to the operator's rules would allow the call: the rules the gate
 	// proposes to an approver (one per command no rule covers; see
-	// [ProposeCommand]), or a pattern matching exactly the Subject. Empty
+	// [proposeCommand]), or a pattern matching exactly the Subject. Empty
 	// when the rules already allow the call, when a deny or ask rule
 	// would still win, or when the call's tool has no source to bind a
 	// rule to.
@@ -241,16 +241,16 @@ func (g *Gate) allowRules(req Request, subject string) []Rule {
 	if out := g.propose(req, subject); len(out) > 0 {
 		return out
 	}
-	return []Rule{{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Scope: ScopeOperator, Pattern: SubjectPattern(subject)}}
+	return []Rule{{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Pattern: subjectPattern(subject)}}
 }
 
 func validTool(name string) bool { return (&Rule{Tool: name}).validTool() != "" }
 
-// SubjectPattern returns a pattern that matches subject: subject itself,
+// subjectPattern returns a pattern that matches subject: subject itself,
 // with each '*' (which a pattern reads as any run) turned into '?' (any
 // one character), so the pattern matches subject and, at most, subjects of
 // the same length that differ from it where it has '*' or '?'.
-func SubjectPattern(subject string) string {
+func subjectPattern(subject string) string {
 	return strings.ReplaceAll(subject, "*", "?")
 }
 
@@ -301,10 +301,10 @@ func (r Rule) AddCommand() string {
 		b.WriteString(shellQuote(FormatCommand(r.Command)))
 	case kindSubject:
 		b.WriteString(" --pattern ")
-		b.WriteString(shellQuote(SubjectPattern(r.Subject)))
+		b.WriteString(shellQuote(subjectPattern(r.Subject)))
 	}
 	b.WriteString(" --")
-	b.WriteString(r.Decision.String())
+	b.WriteString(string(r.Decision.or()))
 	for _, ex := range r.Match {
 		b.WriteString(" --match ")
 		b.WriteString(shellQuote(ex))

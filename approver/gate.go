@@ -15,59 +15,31 @@ import (
 )
 
 // Source says where a [Verdict] came from.
-type Source int
+type Source string
 
 const (
 	// SourceReadOnly: the call's preview said it only reads, so it passed
 	// without a rule or an approver.
-	SourceReadOnly Source = iota + 1
+	SourceReadOnly Source = "read_only"
 	// SourceRule: a rule answered; [Verdict.Rule] is the one.
-	SourceRule
+	SourceRule Source = "rule"
 	// SourceApprover: the approver answered.
-	SourceApprover
+	SourceApprover Source = "approver"
 	// SourceFailClosed: nothing answered — the approver failed, panicked,
 	// gave no decision or ran out of time, the context was cancelled, or
 	// there was no approver — and the call is denied. [Verdict.Err] says
 	// which.
-	SourceFailClosed
+	SourceFailClosed Source = "fail_closed"
 )
 
-var sourceNames = [...]string{
-	SourceReadOnly:   "read_only",
-	SourceRule:       "rule",
-	SourceApprover:   "approver",
-	SourceFailClosed: "fail_closed",
-}
+var sources = []Source{SourceReadOnly, SourceRule, SourceApprover, SourceFailClosed}
 
-// ErrUnknownSource is wrapped by the error returned for text that names no
-// source.
-var ErrUnknownSource = errors.New("unknown verdict source")
+// MarshalText refuses the zero value and any word that is no source.
+func (s Source) MarshalText() ([]byte, error) { return marshalEnum(s, "verdict source", sources) }
 
-// String returns "read_only", "rule", "approver" or "fail_closed".
-func (s Source) String() string {
-	if s >= SourceReadOnly && s <= SourceFailClosed {
-		return sourceNames[s]
-	}
-	return fmt.Sprintf("Source(%d)", int(s))
-}
-
-// MarshalText implements [encoding.TextMarshaler].
-func (s Source) MarshalText() ([]byte, error) {
-	if s < SourceReadOnly || s > SourceFailClosed {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownSource, int(s))
-	}
-	return []byte(sourceNames[s]), nil
-}
-
-// UnmarshalText implements [encoding.TextUnmarshaler].
+// UnmarshalText accepts only the words of the constants above.
 func (s *Source) UnmarshalText(text []byte) error {
-	for v := SourceReadOnly; v <= SourceFailClosed; v++ {
-		if sourceNames[v] == string(text) {
-			*s = v
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: want one of read_only, rule, approver, fail_closed", ErrUnknownSource)
+	return unmarshalEnum(s, text, "verdict source", sources)
 }
 
 // Verdict is a gate's decision about one call, and where it came from.
@@ -83,7 +55,7 @@ type Verdict struct {
 	// SourceFailClosed): a copy.
 	Rule *Rule `json:"rule,omitempty"`
 	// Err is why a SourceFailClosed verdict was reached: the approver's
-	// error, a *[PanicError], [ErrInvalidAnswer], [ErrNoApprover],
+	// error, a *[PanicError], [errInvalidAnswer], [errNoApprover],
 	// [context.Canceled] or [context.DeadlineExceeded]. It is for logs;
 	// Reason is what the model reads.
 	Err error `json:"-"`
@@ -145,7 +117,7 @@ type Gate struct {
 // NewGate returns a gate that asks a about what no rule answers. A nil a
 // denies everything that reaches it. Every rule is checked and its pattern
 // compiled here, once; an invalid rule or a workspace allow rule is an
-// error (a *[RulesError]) naming the rule's position and tool.
+// error (a *[configfile.Error]) naming the rule's position and tool.
 func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	if opts == nil {
 		opts = &GateOptions{}
@@ -157,14 +129,10 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 		system: newRuleSet(), fixed: newRuleSet(), session: newRuleSet()}
 	for i, r := range opts.Rules {
 		if err := r.Validate(); err != nil {
-			var re *RulesError
-			if errors.As(err, &re) {
-				re.Index = i + 1
-			}
-			return nil, err
+			return nil, renumber(err, i+1, r.validTool())
 		}
 		if r.Scope == ScopeWorkspace && r.Decision == RuleAllow {
-			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: workspaceAllowProblem, Err: ErrWorkspaceAllow}
+			return nil, ruleError("", 0, 0, i+1, r.Tool, workspaceAllowProblem)
 		}
 		if r.Scope == ScopeSystem {
 			g.system.add(r, i, false)
@@ -177,7 +145,7 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 // operatorAllowOff reports whether r is an operator allow rule the system
 // layer turned off.
 func (g *Gate) operatorAllowOff(r *Rule) bool {
-	return g.noOperatorAllows && r.Scope == ScopeOperator && r.Decision == RuleAllow
+	return g.noOperatorAllows && r.Scope.or() == ScopeOperator && r.Decision == RuleAllow
 }
 
 // Authorize decides whether the call req describes may run. req.Tool,
@@ -247,7 +215,7 @@ func (g *Gate) SessionRules() []Rule {
 func (g *Gate) ruling(tool, source, subject string, def *definition) *compiledRule {
 	sysExact, sysAny := g.system.lookup(tool, source)
 	sys := decide(subject, def, sysExact, sysAny)
-	if sys != nil && sys.rule.Decision == RuleDeny {
+	if sys != nil && sys.rule.Decision.or() == RuleDeny {
 		return sys
 	}
 	fixedExact, fixedAny := g.fixed.lookup(tool, source)
@@ -255,7 +223,7 @@ func (g *Gate) ruling(tool, source, subject string, def *definition) *compiledRu
 	sessionExact, sessionAny := g.session.lookup(tool, source)
 	all := decide(subject, def, fixedExact, fixedAny, sessionExact, sessionAny)
 	g.mu.RUnlock()
-	if sys != nil && sys.rule.Decision == RuleAsk && (all == nil || all.rule.Decision != RuleDeny) {
+	if sys != nil && sys.rule.Decision == RuleAsk && (all == nil || all.rule.Decision.or() != RuleDeny) {
 		return sys
 	}
 	return all
@@ -291,9 +259,9 @@ func ruleReason(r *Rule) string {
 // or the scope's words when the rule was not loaded from a file.
 func ruleOrigin(r *Rule) string {
 	if r.File != "" && r.Number > 0 {
-		return fmt.Sprintf("%s rule %d in %s", r.Scope, r.Number, r.File)
+		return fmt.Sprintf("%s rule %d in %s", r.Scope.or(), r.Number, r.File)
 	}
-	if by := ruleSources[r.Scope]; by != "" {
+	if by := ruleSources[r.Scope.or()]; by != "" {
 		return by
 	}
 	return "a rule"
@@ -307,7 +275,7 @@ type result struct {
 
 func (g *Gate) ask(ctx context.Context, req Request, subject string, askRule *compiledRule) Verdict {
 	if g.approver == nil {
-		return failClosed(req.Tool, "no approver is configured to ask", ErrNoApprover)
+		return failClosed(req.Tool, "no approver is configured to ask", errNoApprover)
 	}
 	if ctx.Err() != nil {
 		return g.stopped(ctx, req.Tool)
@@ -370,12 +338,12 @@ func (g *Gate) verdict(req Request, subject string, res result, askRule *compile
 	case res.err != nil:
 		return failClosed(tool, "no answer from the approver: "+oneLine(res.err.Error(), maxReasonDetail), res.err)
 	case !res.answer.Decision.valid():
-		return failClosed(tool, "the approver gave no decision", ErrInvalidAnswer)
+		return failClosed(tool, "the approver gave no decision", errInvalidAnswer)
 	}
 	a := res.answer
 	if a.Decision.ForSession() {
 		if err := a.Remember.check(); err != nil {
-			return failClosed(tool, "the approver's answer cannot be remembered: "+err.Error(), fmt.Errorf("%w: %w", ErrInvalidAnswer, err))
+			return failClosed(tool, "the approver's answer cannot be remembered: "+err.Error(), fmt.Errorf("%w: %w", errInvalidAnswer, err))
 		}
 	}
 	reason := a.Reason
@@ -419,11 +387,11 @@ func (g *Gate) persist(v *Verdict, rules []Rule) {
 		r.Scope = ScopeOperator
 		switch {
 		case g.save == nil:
-			err = ErrNoSave
+			err = errNoSave
 		case r.Source == "":
-			err = fmt.Errorf("%w: tool %s has no source to bind a rule to", ErrNoSave, r.Tool)
+			err = fmt.Errorf("%w: tool %s has no source to bind a rule to", errNoSave, r.Tool)
 		case g.operatorAllowOff(&r):
-			err = fmt.Errorf("%w: the system rules file allows no operator allow rules", ErrNoSave)
+			err = fmt.Errorf("%w: the system rules file allows no operator allow rules", errNoSave)
 		default:
 			var where string
 			if where, err = g.save(r); err == nil {
@@ -450,7 +418,7 @@ func (g *Gate) persist(v *Verdict, rules []Rule) {
 // bound to the call's source: the exact subject, unless Remember widens it
 // to the tool, a command prefix, or the rules the gate proposed. A rule to
 // be saved cannot hold an exact subject; the subject becomes a pattern
-// that matches it (see [SubjectPattern]). An allow records the tool's
+// that matches it (see [subjectPattern]). An allow records the tool's
 // definition (def), so that it holds only while the tool stays what was
 // approved.
 func sessionRules(req Request, subject string, def *definition, a Answer, reason string) []Rule {
@@ -478,7 +446,7 @@ func sessionRules(req Request, subject string, def *definition, a Answer, reason
 		}
 		return out
 	case a.Persist:
-		r.Pattern = SubjectPattern(subject)
+		r.Pattern = subjectPattern(subject)
 	default:
 		r.Subject = subject
 	}

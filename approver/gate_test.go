@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/google/go-cmp/cmp"
 )
@@ -366,7 +367,7 @@ func TestGateFailsClosed(t *testing.T) {
 		{"error", &counter{err: boom}, context.Background(), 0, "tool deploy denied: no answer from the approver: the policy service is down", boom},
 		{"error with an allow", &counter{answer: approver.Answer{Decision: approver.Allow}, err: boom}, context.Background(), 0, "tool deploy denied: no answer from the approver: the policy service is down", boom},
 		{"no decision", &counter{answer: approver.Answer{Reason: "sure"}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
-		{"out of range decision", &counter{answer: approver.Answer{Decision: 99}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
+		{"out of range decision", &counter{answer: approver.Answer{Decision: "maybe"}}, context.Background(), 0, "tool deploy denied: the approver gave no decision", approver.ErrInvalidAnswer},
 		{"remember both tool and command", &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Tool: true, Command: []string{"go"}}}}, context.Background(), 0,
 			"tool deploy denied: the approver's answer cannot be remembered: it asks to remember more than one of the whole tool, a command prefix and the proposed rules; choose one", approver.ErrInvalidAnswer},
 		{"remember an empty word", &counter{answer: approver.Answer{Decision: approver.AllowSession, Remember: &approver.Remember{Command: []string{"go", ""}}}}, context.Background(), 0,
@@ -564,18 +565,18 @@ func TestNewGateChecksRules(t *testing.T) {
 	tests := []struct {
 		name  string
 		rules []approver.Rule
-		is    error
 		says  string
 	}{
-		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Decision: approver.RuleAllow, Scope: approver.ScopeWorkspace}}, approver.ErrWorkspaceAllow, "rule 2 (tool deploy): an allow rule is refused here"},
-		{"invalid tool", []approver.Rule{{Tool: "bad name"}}, approver.ErrInvalidRules, "rule 1: \"tool\" is not a valid tool name"},
-		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: approver.Words("x")}}, approver.ErrInvalidRules, "rule 1 (tool spawn): a rule has at most one"},
+		{"workspace allow", []approver.Rule{{Tool: "spawn"}, {Tool: "deploy", Decision: approver.RuleAllow, Scope: approver.ScopeWorkspace}}, "rule 2 (tool deploy): an allow rule is refused here"},
+		{"invalid tool", []approver.Rule{{Tool: "bad name"}}, "rule 1: \"tool\" is not a valid tool name"},
+		{"pattern and command", []approver.Rule{{Tool: "spawn", Pattern: "*", Command: approver.Words("x")}}, "rule 1 (tool spawn): a rule has at most one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Rules: tt.rules})
-			if !errors.Is(err, tt.is) || !strings.HasPrefix(err.Error(), tt.says) {
-				t.Errorf("NewGate error = %v, want %v starting %q", err, tt.is, tt.says)
+			var ce *configfile.Error
+			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tt.says) {
+				t.Errorf("NewGate error = %v, want a *configfile.Error starting %q", err, tt.says)
 			}
 		})
 	}

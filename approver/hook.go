@@ -62,16 +62,11 @@ type Hook struct {
 	Timeout time.Duration
 }
 
-// Errors a [HookError] wraps, for [errors.Is].
+// What a [HookError] wraps.
 var (
-	// ErrHookExit: the hook exited with a non-zero code or was killed by a
-	// signal.
-	ErrHookExit = errors.New("the hook did not exit with code 0")
-	// ErrHookTimeout: the hook ran past its timeout and was stopped.
-	ErrHookTimeout = errors.New("the hook did not answer in time")
-	// ErrHookOutput: the hook exited with code 0 but its stdout is not an
-	// answer.
-	ErrHookOutput = errors.New("the hook's output is not an answer")
+	errHookExit    = errors.New("the hook did not exit with code 0")
+	errHookTimeout = errors.New("the hook did not answer in time")
+	errHookOutput  = errors.New("the hook's output is not an answer")
 )
 
 // HookError says why a hook gave no answer.
@@ -80,12 +75,13 @@ type HookError struct {
 	Outcome subprocess.Outcome
 	// Timeout is the limit it had, for the message.
 	Timeout time.Duration
-	// Problem, for ErrHookOutput, says what is wrong with the output.
+	// Problem, when the hook exited with code 0, says what is wrong with
+	// its output.
 	Problem string
 	// Stderr is the start of the program's stderr, on one line.
 	Stderr string
-	// Err is ErrHookExit, ErrHookTimeout, ErrHookOutput, context.Canceled,
-	// or the *subprocess.StartError that kept the program from starting.
+	// Err is context.Canceled, the *subprocess.StartError that kept the
+	// program from starting, or an error that says which of the above.
 	Err error
 }
 
@@ -94,9 +90,9 @@ type HookError struct {
 func (e *HookError) Error() string {
 	var msg string
 	switch {
-	case errors.Is(e.Err, ErrHookOutput):
+	case errors.Is(e.Err, errHookOutput):
 		msg = "hook printed no answer: " + e.Problem
-	case errors.Is(e.Err, ErrHookTimeout):
+	case errors.Is(e.Err, errHookTimeout):
 		msg = fmt.Sprintf("hook did not answer within %s and was stopped", e.Timeout)
 	default:
 		msg = "hook " + e.Outcome.String()
@@ -137,14 +133,14 @@ func (h Hook) Approve(ctx context.Context, req Request) (Answer, error) {
 	switch res.Outcome.Kind {
 	case subprocess.Exited:
 		if res.Outcome.Code != 0 {
-			herr.Err = ErrHookExit
+			herr.Err = errHookExit
 			return denyFor(herr)
 		}
 	case subprocess.Signaled:
-		herr.Err = ErrHookExit
+		herr.Err = errHookExit
 		return denyFor(herr)
 	case subprocess.TimedOut:
-		herr.Err = ErrHookTimeout
+		herr.Err = errHookTimeout
 		if ctx.Err() != nil {
 			herr.Err = ctx.Err() // the caller's deadline, not the hook's Timeout
 		}
@@ -157,12 +153,12 @@ func (h Hook) Approve(ctx context.Context, req Request) (Answer, error) {
 		return denyFor(herr)
 	}
 	if res.StdoutTruncated {
-		herr.Err, herr.Problem = ErrHookOutput, fmt.Sprintf("its output is longer than %d bytes", hookStdoutLimit)
+		herr.Err, herr.Problem = errHookOutput, fmt.Sprintf("its output is longer than %d bytes", hookStdoutLimit)
 		return denyFor(herr)
 	}
 	answer, problem := parseHookAnswer(res.Stdout)
 	if problem != "" {
-		herr.Err, herr.Problem = ErrHookOutput, problem
+		herr.Err, herr.Problem = errHookOutput, problem
 		return denyFor(herr)
 	}
 	return answer, nil
@@ -209,11 +205,9 @@ func parseHookAnswer(out []byte) (Answer, string) {
 			if !ok {
 				return Answer{}, `"decision" must be a string; print ` + hookAnswerShape
 			}
-			d, err := ParseDecision(text)
-			if err != nil {
+			if err := a.Decision.UnmarshalText([]byte(text)); err != nil {
 				return Answer{}, `"decision" is not one of allow, deny, allow_session, deny_session`
 			}
-			a.Decision = d
 		case "reason":
 			text, ok := m.Value.Text()
 			if !ok {

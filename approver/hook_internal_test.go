@@ -31,7 +31,7 @@ func TestParseHookAnswerIsStrict(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, problem := parseHookAnswer([]byte(tt.out))
-			if problem != tt.problem || a.Decision != 0 {
+			if problem != tt.problem || a.Decision != "" {
 				t.Errorf("parseHookAnswer(%s) = %+v, %q\nwant no decision and %q", tt.out, a, problem, tt.problem)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/google/go-cmp/cmp"
 )
@@ -27,7 +28,7 @@ func outcome(v approver.Verdict) string {
 	case v.Source == approver.SourceRule:
 		return "deny"
 	}
-	return "other: " + v.Source.String()
+	return "other: " + string(v.Source)
 }
 
 // layered is a rule about "go test *" in one layer. Session rules are made
@@ -123,10 +124,11 @@ func possible(l layered) bool {
 // ask > allow), whichever layer it comes from.
 func TestStrictnessAcrossLayers(t *testing.T) {
 	strictest := func(a, b approver.RuleDecision) string {
-		if a < b { // RuleDeny < RuleAsk < RuleAllow
-			return a.String()
+		rank := map[approver.RuleDecision]int{approver.RuleDeny: 0, approver.RuleAsk: 1, approver.RuleAllow: 2}
+		if rank[a] < rank[b] {
+			return string(a)
 		}
-		return b.String()
+		return string(b)
 	}
 	for _, sa := range scopes {
 		for _, da := range decisions {
@@ -135,7 +137,7 @@ func TestStrictnessAcrossLayers(t *testing.T) {
 				continue
 			}
 			t.Run(a.String()+" alone", func(t *testing.T) {
-				if got := outcome(gateWith(t, false, a)); got != da.String() {
+				if got := outcome(gateWith(t, false, a)); got != string(da) {
 					t.Errorf("got %s, want %s", got, da)
 				}
 			})
@@ -260,14 +262,9 @@ func TestAskRule(t *testing.T) {
 }
 
 func TestLoadSystemRules(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv(approver.SystemConfigDirEnv, dir)
-	path := approver.SystemRulesPath()
-	if path != filepath.Join(dir, "rules.json") {
-		t.Fatalf("SystemRulesPath = %s", path)
-	}
-	sys, err := approver.LoadSystemRules(context.Background(), path)
-	if err != nil || !sys.AllowOperatorAllowRules || sys.Rules != nil {
+	path := filepath.Join(t.TempDir(), approver.SystemRulesFile)
+	sys, err := approver.LoadRules(context.Background(), path, approver.ScopeSystem)
+	if err != nil || sys.NoOperatorAllowRules || sys.Rules != nil {
 		t.Fatalf("a missing system file = %+v, %v", sys, err)
 	}
 	if err := os.WriteFile(path, []byte(`{"schema": 2, "allow_operator_allow_rules": false, "rules": [
@@ -276,7 +273,7 @@ func TestLoadSystemRules(t *testing.T) {
 ]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sys, err = approver.LoadSystemRules(context.Background(), path)
+	sys, err = approver.LoadRules(context.Background(), path, approver.ScopeSystem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,8 +281,8 @@ func TestLoadSystemRules(t *testing.T) {
 		{Tool: "spawn", Command: approver.Words("curl", "*"), Reason: "no downloads on this machine", Scope: approver.ScopeSystem, File: path, Number: 1},
 		{Tool: "spawn", Command: approver.Words("git", "push", "*"), Decision: approver.RuleAsk, Scope: approver.ScopeSystem, File: path, Number: 2},
 	}
-	if diff := cmp.Diff(want, sys.Rules); diff != "" || sys.AllowOperatorAllowRules {
-		t.Errorf("system rules (-want +got):\n%s\nAllowOperatorAllowRules %v", diff, sys.AllowOperatorAllowRules)
+	if diff := cmp.Diff(explicit(want), sys.Rules); diff != "" || !sys.NoOperatorAllowRules {
+		t.Errorf("system rules (-want +got):\n%s\nNoOperatorAllowRules %v", diff, sys.NoOperatorAllowRules)
 	}
 
 	// A system deny the operator's allow cannot beat, from files.
@@ -298,7 +295,7 @@ func TestLoadSystemRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Rules: append(sys.Rules, opRules...), NoOperatorAllowRules: !sys.AllowOperatorAllowRules})
+	g, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Rules: append(sys.Rules, opRules...), NoOperatorAllowRules: sys.NoOperatorAllowRules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +309,7 @@ func TestLoadSystemRules(t *testing.T) {
 	if err := os.Chmod(path, 0o664); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := approver.LoadSystemRules(context.Background(), path); !errors.Is(err, approver.ErrLooseFile) || !strings.Contains(err.Error(), "chmod go-w") {
+	if _, err := approver.LoadRules(context.Background(), path, approver.ScopeSystem); !strings.Contains(err.Error(), "refused: it speaks for every user") || !strings.Contains(err.Error(), "chmod go-w") {
 		t.Errorf("a group-writable system file = %v", err)
 	}
 	// Not a regular file: refused, naming it.
@@ -321,7 +318,7 @@ func TestLoadSystemRules(t *testing.T) {
 	if err := os.Symlink("/dev/zero", zero); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := approver.LoadSystemRules(context.Background(), zero); err == nil || !strings.Contains(err.Error(), zero) {
+	if _, err := approver.LoadRules(context.Background(), zero, approver.ScopeSystem); err == nil || !strings.Contains(err.Error(), zero) {
 		t.Errorf("a link to /dev/zero = %v", err)
 	}
 }
@@ -333,8 +330,8 @@ func TestExamplesCheckedAtLoad(t *testing.T) {
   {"tool": "jenkins_job", "source": "/repo/.basis/tools.json", "pattern": "*\"job\":\"deploy\"*", "decision": "deny",
    "match": ["{\"input\": {\"job\": \"deploy\"}}"], "not_match": ["{\"input\": {\"job\": \"test\"}}"]}
 ]}`)
-	rules, _, err := approver.LoadRules(context.Background(), good, approver.ScopeOperator)
-	if err != nil || len(rules) != 2 {
+	rules, err := approver.LoadRules(context.Background(), good, approver.ScopeOperator)
+	if err != nil || len(rules.Rules) != 2 {
 		t.Fatalf("LoadRules = %v, %v", rules, err)
 	}
 
@@ -342,10 +339,10 @@ func TestExamplesCheckedAtLoad(t *testing.T) {
   {"tool": "spawn", "source": "builtin", "command": ["git", ["push", "fetch"], "*"], "decision": "ask",
    "match": ["git push origin main"], "not_match": ["git status", "git fetch --all"]}
 ]}`)
-	_, _, err = approver.LoadRules(context.Background(), bad, approver.ScopeOperator)
-	var ee *approver.ExampleError
-	if !errors.As(err, &ee) || !ee.NotMatch || ee.Index != 2 || ee.Example != "git fetch --all" {
-		t.Fatalf("error = %v (%+v)", err, ee)
+	_, err = approver.LoadRules(context.Background(), bad, approver.ScopeOperator)
+	var ce *configfile.Error
+	if !errors.As(err, &ce) || ce.Line != 3 || ce.Subject != "rule 1 (tool spawn)" || ce.Err.Error() != `"not_match" example 2 matches the rule` {
+		t.Fatalf("error = %v (%+v)", err, ce)
 	}
 	if want := bad + `:3:67: rule 1 (tool spawn): "not_match" example 2 matches the rule`; err.Error() != want {
 		t.Errorf("error = %s\nwant    %s", err, want)
@@ -360,10 +357,10 @@ func TestExamplesCheckedAtLoad(t *testing.T) {
 	}
 	r.Match = append(r.Match, "go build ./...")
 	err = r.CheckExamples()
-	if !errors.As(err, &ee) || ee.NotMatch || ee.Index != 2 || ee.Example != "go build ./..." || err.Error() != `rule (tool spawn): "match" example 2 does not match the rule` {
+	if !errors.As(err, &ce) || err.Error() != `rule (tool spawn): "match" example 2 does not match the rule` {
 		t.Errorf("CheckExamples = %v", err)
 	}
-	if _, err := f.Add(r); !errors.As(err, &ee) {
+	if _, err := f.Add(r); !errors.As(err, &ce) {
 		t.Errorf("Add of a rule whose example fails = %v", err)
 	}
 	if _, err := os.Stat(f.Path); !errors.Is(err, os.ErrNotExist) {
@@ -388,7 +385,7 @@ func TestProposeCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := approver.FormatCommand(approver.ProposeCommand(argv)); got != want {
-			t.Errorf("ProposeCommand(%s) = %s, want %s", line, got, want)
+			t.Errorf("approver.ProposeCommand(%s) = %s, want %s", line, got, want)
 		}
 	}
 }

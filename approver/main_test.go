@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -113,6 +114,21 @@ func bound(rules ...approver.Rule) []approver.Rule {
 			r.Source = sourceOf(r.Tool)
 		}
 		out[i] = r
+	}
+	return out
+}
+
+// explicit spells out what zero values in rules mean (ScopeOperator,
+// RuleDeny), as loaders and the gate write them.
+func explicit(rules []approver.Rule) []approver.Rule {
+	out := slices.Clone(rules)
+	for i := range out {
+		if out[i].Scope == "" {
+			out[i].Scope = approver.ScopeOperator
+		}
+		if out[i].Decision == "" {
+			out[i].Decision = approver.RuleDeny
+		}
 	}
 	return out
 }

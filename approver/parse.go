@@ -14,49 +14,13 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// RulesSchema is the version of the rules file format this package
-// writes. It reads schema 1 too: rules with "allow": true|false instead of
-// "decision", and no alternatives or examples.
-const RulesSchema = 2
-
-// ParseRules reads a rules file:
-//
-//	{"schema": 2, "rules": [{"tool": NAME, "source"?: PATH|"builtin"|"*",
-//	  "pattern"?: GLOB, "command"?: ["word", ["alt", "alt"], "*", ...],
-//	  "decision": "allow"|"ask"|"deny", "reason"?: TEXT,
-//	  "match"?: [EXAMPLE, ...], "not_match"?: [EXAMPLE, ...],
-//	  "definition"?: {...}}]}
-//
-// "definition", on an allow rule only, is the definition of the tool the
-// rule approved ([Rule.Definition]); it is kept in canonical form.
-//
-// Schema 1 files are read too: "allow": true|false in place of "decision",
-// command words that are strings only, no examples.
-//
-// It is strict: a missing or unknown schema version, a missing "rules" list,
-// an unknown or repeated key anywhere, a missing "tool" or decision, a value
-// of the wrong type, an invalid tool name or source, an empty pattern,
-// command or command word, a rule with both "pattern" and "command", and an
-// example the rule disagrees with are errors. Every problem in the file is
-// reported, not only the first: the error joins one *[RulesError] per
-// problem in file order (errors.As finds the first), each wrapping
-// [ErrInvalidRules] and naming the line and column (in characters), the
-// rule's position and tool and the key; no value from the file is quoted,
-// and an unknown key only when it looks like a key. An allow rule without
-// "source" is bound to nothing (see [Rule.Source]). Rules come back in file
-// order, numbered, with Scope [ScopeOperator]; loaders set the scope and
-// the file.
-func ParseRules(data []byte) ([]Rule, error) {
-	f, problems := parseRulesFile(data, false)
-	if len(problems) > 0 {
-		return nil, joinProblems(problems)
-	}
-	return f.rules, nil
-}
+// rulesSchema is the version of the rules file format this package
+// writes. It reads schema 1 too.
+const rulesSchema = 2
 
 // joinProblems joins problems into one error whose message has one line per
-// problem; errors.As and errors.Is see each of them.
-func joinProblems(problems []*RulesError) error {
+// problem; errors.As sees each of them.
+func joinProblems(problems []*configfile.Error) error {
 	errs := make([]error, len(problems))
 	for i, p := range problems {
 		errs[i] = p
@@ -70,16 +34,12 @@ const wantShape = `{"schema": 2, "rules": [{"tool": "NAME", "source": "builtin",
 type ruleParser struct {
 	data     []byte
 	schema   int
-	problems []*RulesError
+	problems []*configfile.Error
 }
 
 func (p *ruleParser) add(off, index int, tool, problem string) {
-	p.addErr(off, index, tool, problem, ErrInvalidRules)
-}
-
-func (p *ruleParser) addErr(off, index int, tool, problem string, err error) {
 	line, col := configfile.LineCol(p.data, off)
-	p.problems = append(p.problems, &RulesError{Line: line, Col: col, Index: index, Tool: tool, Problem: problem, Err: err})
+	p.problems = append(p.problems, ruleError("", line, col, index, tool, problem))
 }
 
 // parsedFile is what a rules file says.
@@ -90,9 +50,24 @@ type parsedFile struct {
 	operatorAllows bool
 }
 
-// parseRulesFile reads a rules file; system allows the system file's own
-// key.
-func parseRulesFile(data []byte, system bool) (parsedFile, []*RulesError) {
+// parseRules reads a rules file:
+//
+//	{"schema": 2, "rules": [{"tool": NAME, "source"?: PATH|"builtin"|"*",
+//	  "pattern"?: GLOB, "command"?: ["word", ["alt", "alt"], "*", ...],
+//	  "decision": "allow"|"ask"|"deny", "reason"?: TEXT,
+//	  "match"?: [EXAMPLE, ...], "not_match"?: [EXAMPLE, ...],
+//	  "definition"?: {...}}]}
+//
+// and, in the system file (scope ScopeSystem), "allow_operator_allow_rules":
+// true|false. Schema 1 files are read too: "allow": true|false in place of
+// "decision", command words that are strings only, no examples.
+//
+// It is strict, and reports every problem of the file in file order, each
+// naming the line and column, the rule's position and tool and the key,
+// never quoting a value. A workspace's allow rule is one of them. Rules come
+// back in file order, numbered, with scope.
+func parseRules(data []byte, scope Scope) (parsedFile, []*configfile.Error) {
+	system := scope == ScopeSystem
 	p := &ruleParser{data: data}
 	out := parsedFile{operatorAllows: true}
 	doc, err := configfile.Parse(data)
@@ -142,11 +117,11 @@ func parseRulesFile(data []byte, system bool) (parsedFile, []*RulesError) {
 	}
 	switch {
 	case schema == nil:
-		p.add(doc.Off, 0, "", fmt.Sprintf(`"schema" is missing; write "schema": %d, the version this basis writes`, RulesSchema))
+		p.add(doc.Off, 0, "", fmt.Sprintf(`"schema" is missing; write "schema": %d, the version this basis writes`, rulesSchema))
 	case string(schema.Raw) == "1" || string(schema.Raw) == "2":
 		p.schema = int(schema.Raw[0] - '0')
 	default:
-		p.add(schema.Off, 0, "", fmt.Sprintf(`"schema" is not 1 or %d, the versions this basis reads (a file written by a newer basis needs that basis)`, RulesSchema))
+		p.add(schema.Off, 0, "", fmt.Sprintf(`"schema" is not 1 or %d, the versions this basis reads (a file written by a newer basis needs that basis)`, rulesSchema))
 	}
 	switch {
 	case rules == nil:
@@ -155,15 +130,22 @@ func parseRulesFile(data []byte, system bool) (parsedFile, []*RulesError) {
 		p.add(rules.Off, 0, "", `"rules" must be a list of rule objects`)
 	case p.schema != 0:
 		for i, item := range rules.Elements() {
-			if r, ok := p.rule(item, i+1); ok {
-				out.rules = append(out.rules, r)
+			r, ok := p.rule(item, i+1)
+			if !ok {
+				continue
 			}
+			if scope == ScopeWorkspace && r.Decision == RuleAllow {
+				p.add(item.Off, i+1, r.Tool, workspaceAllowProblem)
+				continue
+			}
+			r.Scope = scope
+			out.rules = append(out.rules, r)
 		}
 	}
 	if len(p.problems) > 0 {
 		// In the order they appear in the file, as an editor walks them.
-		slices.SortStableFunc(p.problems, func(a, b *RulesError) int {
-			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+		slices.SortStableFunc(p.problems, func(a, b *configfile.Error) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 		})
 		return out, p.problems
 	}
@@ -301,7 +283,7 @@ func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 				r.NotMatch = list
 			}
 		case m.Key == "definition" && p.schema == 2:
-			def, err := CanonicalDefinition(v.Raw)
+			def, err := canonicalDefinition(v.Raw)
 			if err != nil || def == nil {
 				p.add(v.Off, index, tool, `"definition" must be a JSON object: the definition of the tool the rule approved, as basis records it`)
 				continue
@@ -331,7 +313,7 @@ func (p *ruleParser) rule(item configfile.Value, index int) (Rule, bool) {
 			if list := examples[ee.which()]; ee.Index-1 < len(list) {
 				off = list[ee.Index-1].Off
 			}
-			p.addErr(off, index, tool, ee.Error(), ee)
+			p.add(off, index, tool, ee.Error())
 		}
 	}
 	return r, len(p.problems) == before
@@ -372,8 +354,8 @@ func (p *ruleParser) commandWords(v configfile.Value) ([]CommandWord, string) {
 	return words, ""
 }
 
-func fileError(problem string) *RulesError {
-	return &RulesError{Problem: problem, Err: ErrInvalidRules}
+func fileError(problem string) *configfile.Error {
+	return &configfile.Error{Err: errors.New(problem)}
 }
 
 // fileRule is a rule as rules files hold it.
@@ -390,27 +372,23 @@ type fileRule struct {
 	Definition json.RawMessage `json:"definition,omitempty"`
 }
 
-// FormatRules encodes rules as a rules file of the current schema, one rule
-// per line, that [ParseRules] reads back. Scope, File and Number are not
+// formatRules encodes rules as a rules file of the current schema, one rule
+// per line, that parseRules reads back. Scope, File and Number are not
 // written. A rule that fails [Rule.Validate], or that matches an exact
 // subject (which only a session may hold), is an error.
-func FormatRules(rules []Rule) ([]byte, error) {
+func formatRules(rules []Rule) ([]byte, error) {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\n  \"schema\": %d,\n  \"rules\": [", RulesSchema)
+	fmt.Fprintf(&buf, "{\n  \"schema\": %d,\n  \"rules\": [", rulesSchema)
 	for i, r := range rules {
 		if err := r.Validate(); err != nil {
-			var re *RulesError
-			if errors.As(err, &re) {
-				re.Index = i + 1
-			}
-			return nil, err
+			return nil, renumber(err, i+1, r.validTool())
 		}
 		if r.Subject != "" {
-			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: "matches one exact subject, which only a session can remember; use a pattern", Err: ErrInvalidRules}
+			return nil, ruleError("", 0, 0, i+1, r.Tool, "matches one exact subject, which only a session can remember; use a pattern")
 		}
-		def, err := CanonicalDefinition(r.Definition)
+		def, err := canonicalDefinition(r.Definition)
 		if err != nil {
-			return nil, &RulesError{Index: i + 1, Tool: r.Tool, Problem: err.Error(), Err: ErrInvalidRules}
+			return nil, ruleError("", 0, 0, i+1, r.Tool, err.Error())
 		}
 		line, err := marshalNoEscape(fileRule{Tool: r.Tool, Source: r.Source, Pattern: r.Pattern, Command: r.Command, Decision: r.Decision, Reason: r.Reason, Match: r.Match, NotMatch: r.NotMatch, Definition: def})
 		if err != nil {

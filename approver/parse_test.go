@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/configfile"
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestParseRules(t *testing.T) {
@@ -33,7 +33,7 @@ func TestParseRules(t *testing.T) {
 		{Tool: "deploy", Source: "/repo/.basis/tools.json", Number: 3},
 		{Tool: "mcp__github__search", Decision: approver.RuleAllow, Number: 4}, // bound to nothing
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(explicit(want), got); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	empty, err := approver.ParseRules([]byte(`{"rules": [], "schema": 1}`))
@@ -122,9 +122,9 @@ func TestParseRulesErrors(t *testing.T) {
 			t.Errorf("%s: parsed as %v", tt.name, rules)
 			continue
 		}
-		var re *approver.RulesError
-		if !errors.Is(err, approver.ErrInvalidRules) || !errors.As(err, &re) {
-			t.Errorf("%s: error %v is not a *RulesError wrapping ErrInvalidRules", tt.name, err)
+		var re *configfile.Error
+		if !errors.As(err, &re) {
+			t.Errorf("%s: error %v is not a *configfile.Error", tt.name, err)
 		}
 		if strings.Contains(strings.ReplaceAll(err.Error(), "ErrCommandSyntax", ""), "s3cr3t") {
 			t.Errorf("%s: the message quotes a value from the file: %v", tt.name, err)
@@ -136,12 +136,12 @@ func TestParseRulesErrors(t *testing.T) {
 
 func TestRulesErrorFields(t *testing.T) {
 	_, err := approver.ParseRules([]byte(`{"schema": 1, "rules": [{"tool": "a", "allow": true}, {"tool": "deploy", "allow": "x"}]}`))
-	var re *approver.RulesError
+	var re *configfile.Error
 	if !errors.As(err, &re) {
 		t.Fatalf("error = %v", err)
 	}
-	want := approver.RulesError{Line: 1, Col: 83, Index: 2, Tool: "deploy", Problem: `"allow" must be true or false`, Err: approver.ErrInvalidRules}
-	if diff := cmp.Diff(want, *re, cmpopts.EquateErrors()); diff != "" {
+	want := configfile.Error{Line: 1, Column: 83, Subject: "rule 2 (tool deploy)", Err: errors.New(`"allow" must be true or false`)}
+	if diff := cmp.Diff(want, *re, cmp.Comparer(func(a, b error) bool { return a.Error() == b.Error() })); diff != "" {
 		t.Errorf("RulesError (-want +got):\n%s", diff)
 	}
 }
@@ -166,14 +166,14 @@ func TestFormatRules(t *testing.T) {
 		rules[i].Scope = approver.ScopeOperator // scope is not written
 		rules[i].Number = i + 1                 // the parser numbers rules
 	}
-	if diff := cmp.Diff(rules, back); diff != "" {
+	if diff := cmp.Diff(explicit(rules), explicit(back)); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 	none, err := approver.FormatRules(nil)
 	if err != nil || string(none) != "{\n  \"schema\": 2,\n  \"rules\": []\n}\n" {
 		t.Errorf("FormatRules(nil) = %q, %v", none, err)
 	}
-	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Decision: approver.RuleAllow}}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Decision: approver.RuleAllow}}); !approver.IsRulesError(err) {
 		t.Errorf("an exact-subject rule was formatted: %v", err)
 	}
 	if _, err := approver.FormatRules([]approver.Rule{{Tool: "ok"}, {Tool: "not ok"}}); err == nil || !strings.HasPrefix(err.Error(), "rule 2:") {
@@ -199,8 +199,8 @@ func FuzzParseRules(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rules, err := approver.ParseRules(data)
 		if err != nil {
-			var re *approver.RulesError
-			if !errors.As(err, &re) || !errors.Is(err, approver.ErrInvalidRules) {
+			var re *configfile.Error
+			if !errors.As(err, &re) || !approver.IsRulesError(err) {
 				t.Fatalf("error %v is not a *RulesError wrapping ErrInvalidRules", err)
 			}
 			return
@@ -253,7 +253,7 @@ func TestRuleValidate(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, approver.ErrInvalidRules) || !strings.Contains(err.Error(), tt.says) {
+		if !approver.IsRulesError(err) || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("Validate(%v) = %v, want ErrInvalidRules saying %q", tt.rule, err, tt.says)
 		}
 	}

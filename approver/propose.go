@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// ProposeCommand returns the narrowest command pattern worth remembering
+// proposeCommand returns the narrowest command pattern worth remembering
 // for argv, one simple command: the program, then its subcommand when the
 // second word looks like one (a lower-case word such as test, push or
 // run), then "*" for whatever follows. So "go test ./pkg/..." gives
@@ -15,17 +15,17 @@ import (
 // "ls" ls.
 //
 // For a program that runs programs or code, or destroys data
-// ([ExactReason]: find, env, sh, python3, git, rm, …) it is the exact
+// ([exactReason]: find, env, sh, python3, git, rm, …) it is the exact
 // command line: find * would also allow find . -exec sh -c '…' \;. When
 // the exact line holds a '*' — which a command pattern reads as any run
 // of characters, so no command rule matches only it — or an empty word,
-// which a rule cannot hold, there is no proposal: ProposeCommand returns
+// which a rule cannot hold, there is no proposal: proposeCommand returns
 // nil, and an "always" answer remembers the exact call instead.
-func ProposeCommand(argv []string) []CommandWord {
+func proposeCommand(argv []string) []CommandWord {
 	if len(argv) == 0 {
 		return nil
 	}
-	if ExactReason(argv) != "" {
+	if exactReason(argv) != "" {
 		if slices.ContainsFunc(argv, unrepresentable) {
 			return nil
 		}
@@ -58,10 +58,10 @@ func looksLikeSubcommand(w string) bool {
 	return strings.Trim(w, "abcdefghijklmnopqrstuvwxyz0123456789-_") == ""
 }
 
-// FormatCommandLine writes argv as one command line that
-// [SplitCommandLine] reads back: each word quoted for a POSIX shell when
+// formatCommandLine writes argv as one command line that
+// [splitCommandLine] reads back: each word quoted for a POSIX shell when
 // it needs to be.
-func FormatCommandLine(argv []string) string {
+func formatCommandLine(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, w := range argv {
 		parts[i] = shellQuote(w)
@@ -71,7 +71,7 @@ func FormatCommandLine(argv []string) string {
 
 // propose makes the rules an approver may offer as "always" for a command
 // line: for each command no allow rule covers, the narrowest pattern
-// ([ProposeCommand]) with the command's line as its first Match example;
+// ([proposeCommand]) with the command's line as its first Match example;
 // commands that give the same pattern share one rule. When one of them
 // has no pattern (an exact line holding '*'), there is no proposal at all:
 // "always" then remembers the exact call, never less than was asked
@@ -87,11 +87,11 @@ func (g *Gate) propose(req Request, subject string) []Rule {
 	}
 	var out []Rule
 	for _, argv := range g.uncovered(req.Tool, req.Source, g.defs.of(req.Definition), commands) {
-		words := ProposeCommand(argv)
+		words := proposeCommand(argv)
 		if words == nil {
 			return nil
 		}
-		line := FormatCommandLine(argv)
+		line := formatCommandLine(argv)
 		i := slices.IndexFunc(out, func(r Rule) bool { return FormatCommand(r.Command) == FormatCommand(words) })
 		if i >= 0 {
 			if !slices.Contains(out[i].Match, line) {
@@ -99,7 +99,7 @@ func (g *Gate) propose(req Request, subject string) []Rule {
 			}
 			continue
 		}
-		out = append(out, Rule{Tool: req.Tool, Source: req.Source, Command: words, Decision: RuleAllow, Match: []string{line}, Scope: ScopeOperator})
+		out = append(out, Rule{Tool: req.Tool, Source: req.Source, Command: words, Decision: RuleAllow, Match: []string{line}})
 	}
 	return out
 }

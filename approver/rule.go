@@ -7,115 +7,79 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/basis-go/basis/contract"
 )
 
 // Scope says where a rule came from. It is set by whoever loads or makes the
-// rule, never read from a file.
-type Scope int
+// rule, never read from a file. The zero value means ScopeOperator.
+type Scope string
 
 const (
 	// ScopeOperator: the operator's own rules (<config dir>/rules.json, or
-	// rules a host program states). The zero value.
-	ScopeOperator Scope = iota
+	// rules a host program states).
+	ScopeOperator Scope = "operator"
 	// ScopeWorkspace: a workspace's .basis/rules.json, which may only deny
 	// or ask.
-	ScopeWorkspace
+	ScopeWorkspace Scope = "workspace"
 	// ScopeSession: made by the gate from a for-session answer; it lives as
 	// long as the gate.
-	ScopeSession
+	ScopeSession Scope = "session"
 	// ScopeSystem: the administrator's rules (/etc/basis/rules.json). Its
 	// deny and ask rules cannot be overridden by any other rule.
-	ScopeSystem
+	ScopeSystem Scope = "system"
 )
 
-var scopeNames = [...]string{
-	ScopeOperator:  "operator",
-	ScopeWorkspace: "workspace",
-	ScopeSession:   "session",
-	ScopeSystem:    "system",
-}
+var scopes = []Scope{ScopeOperator, ScopeWorkspace, ScopeSession, ScopeSystem}
 
-// ErrUnknownScope is wrapped by the error returned for text that names no
-// scope.
-var ErrUnknownScope = errors.New("unknown scope")
-
-// String returns "operator", "workspace", "session" or "system".
-func (s Scope) String() string {
-	if s >= 0 && int(s) < len(scopeNames) {
-		return scopeNames[s]
+// or returns s, or ScopeOperator for the zero value.
+func (s Scope) or() Scope {
+	if s == "" {
+		return ScopeOperator
 	}
-	return fmt.Sprintf("Scope(%d)", int(s))
+	return s
 }
 
-// MarshalText implements [encoding.TextMarshaler].
-func (s Scope) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(scopeNames) {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownScope, int(s))
-	}
-	return []byte(scopeNames[s]), nil
-}
+// MarshalText writes the zero value as "operator".
+func (s Scope) MarshalText() ([]byte, error) { return marshalEnum(s.or(), "scope", scopes) }
 
-// UnmarshalText implements [encoding.TextUnmarshaler].
-func (s *Scope) UnmarshalText(text []byte) error {
-	for i, name := range scopeNames {
-		if string(text) == name {
-			*s = Scope(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: want one of operator, workspace, session, system", ErrUnknownScope)
-}
+// UnmarshalText accepts only the words of the constants above.
+func (s *Scope) UnmarshalText(text []byte) error { return unmarshalEnum(s, text, "scope", scopes) }
 
 // RuleDecision is what a rule says about the calls it matches. The zero
-// value is RuleDeny: a rule that says nothing else refuses.
-type RuleDecision int
+// value means RuleDeny: a rule that says nothing else refuses.
+type RuleDecision string
 
 const (
 	// RuleDeny refuses the call, nobody asked.
-	RuleDeny RuleDecision = iota
+	RuleDeny RuleDecision = "deny"
 	// RuleAsk sends the call to the approver even when an allow rule also
 	// matches ("allow git *, but always ask for git push *").
-	RuleAsk
+	RuleAsk RuleDecision = "ask"
 	// RuleAllow lets the call run unasked.
-	RuleAllow
+	RuleAllow RuleDecision = "allow"
 )
 
-var ruleDecisionNames = [...]string{RuleDeny: "deny", RuleAsk: "ask", RuleAllow: "allow"}
+var ruleDecisions = []RuleDecision{RuleDeny, RuleAsk, RuleAllow}
 
-// ErrUnknownRuleDecision is wrapped by the error returned for text that
-// names no rule decision.
-var ErrUnknownRuleDecision = errors.New("unknown rule decision")
-
-// String returns "deny", "ask" or "allow".
-func (d RuleDecision) String() string {
-	if d.valid() {
-		return ruleDecisionNames[d]
+// or returns d, or RuleDeny for the zero value.
+func (d RuleDecision) or() RuleDecision {
+	if d == "" {
+		return RuleDeny
 	}
-	return fmt.Sprintf("RuleDecision(%d)", int(d))
+	return d
 }
 
-func (d RuleDecision) valid() bool { return d >= RuleDeny && d <= RuleAllow }
-
-// MarshalText implements [encoding.TextMarshaler].
+// MarshalText writes the zero value as "deny".
 func (d RuleDecision) MarshalText() ([]byte, error) {
-	if !d.valid() {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownRuleDecision, int(d))
-	}
-	return []byte(ruleDecisionNames[d]), nil
+	return marshalEnum(d.or(), "rule decision", ruleDecisions)
 }
 
-// UnmarshalText implements [encoding.TextUnmarshaler].
+// UnmarshalText accepts only the words of the constants above.
 func (d *RuleDecision) UnmarshalText(text []byte) error {
-	for i, name := range ruleDecisionNames {
-		if string(text) == name {
-			*d = RuleDecision(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: want one of allow, ask, deny", ErrUnknownRuleDecision)
+	return unmarshalEnum(d, text, "rule decision", ruleDecisions)
 }
 
 // Sources a rule can be bound to, besides an absolute path.
@@ -178,8 +142,8 @@ func (w *CommandWord) UnmarshalJSON(data []byte) error {
 // most one of them may be set. See the package documentation for how rules
 // match and which one wins.
 //
-// Rules files are read by [ParseRules] and written by [FormatRules]. The
-// JSON tags here are for records such as an audit log, which also show
+// Rules files are read by [LoadRules] and written by [RulesFile]. The JSON
+// tags here are for records such as an audit log, which also show
 // "subject" and "scope".
 type Rule struct {
 	// Tool is the tool's name, exactly as the model calls it.
@@ -257,15 +221,15 @@ func (r *Rule) kind() ruleKind {
 	return kindTool
 }
 
-// Validate reports whether r can be used, as a *[RulesError] wrapping
-// [ErrInvalidRules] when it cannot: a valid tool name and source, at most
+// Validate reports whether r can be used, as a *[configfile.Error] when it
+// cannot: a valid tool name and source, at most
 // one of Pattern, Command and Subject, no empty command word, a known
 // decision and scope, and examples that agree with the rule. It does not
-// judge the decision against the scope; [LoadWorkspaceRules] and [NewGate]
+// judge the decision against the scope; [LoadRules] and [NewGate]
 // do.
 func (r Rule) Validate() error {
 	if problem := r.problem(); problem != "" {
-		return &RulesError{Tool: r.validTool(), Problem: problem, Err: ErrInvalidRules}
+		return ruleError("", 0, 0, 0, r.validTool(), problem)
 	}
 	return r.CheckExamples()
 }
@@ -277,10 +241,10 @@ func (r *Rule) problem() string {
 	if problem := sourceProblem(r.Source); problem != "" {
 		return problem
 	}
-	if !r.Decision.valid() {
+	if !slices.Contains(ruleDecisions, r.Decision.or()) {
 		return "the rule's decision is not allow, ask or deny"
 	}
-	if _, err := r.Scope.MarshalText(); err != nil {
+	if !slices.Contains(scopes, r.Scope.or()) {
 		return "the rule's scope is not operator, workspace, session or system"
 	}
 	set := 0
@@ -376,7 +340,7 @@ func (r Rule) from() string {
 // what is the rule without its source.
 func (r Rule) what() string {
 	var b strings.Builder
-	b.WriteString(r.Decision.String())
+	b.WriteString(string(r.Decision.or()))
 	b.WriteByte(' ')
 	b.WriteString(r.Tool)
 	switch r.kind() {

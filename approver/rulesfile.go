@@ -28,70 +28,109 @@ const (
 	WorkspaceRulesFile = ".basis/rules.json"
 )
 
-// LoadRules reads the rules file at path and marks every rule with scope,
-// the file and its number. A missing file is no rules (nil, nil, nil); a
-// file that exists and cannot be used is an error — never fewer rules.
+// Rules is what a rules file says.
+type Rules struct {
+	// Rules are the file's rules in file order, each with the scope it was
+	// loaded with, the file and its number (from 1).
+	Rules []Rule
+	// Warnings are rules that load but can never match: allow rules bound
+	// to no source or recording no definition, each with the command that
+	// rebinds it.
+	Warnings []Warning
+	// NoOperatorAllowRules: the system file says
+	// "allow_operator_allow_rules": false, so the operator's rules may only
+	// deny and ask. Pass it on as [GateOptions.NoOperatorAllowRules].
+	NoOperatorAllowRules bool
+}
+
+// LoadRules reads the rules file at path as scope says it is:
 //
-// The file is read with [configfile.Read]: a FIFO, a device (a link to
-// /dev/zero), a directory or a file over [configfile.DefaultLimit] is an
-// error naming the file, and ctx stops the read. Problems with the content
-// are *[RulesError] values naming the file, line and column, all of them
-// joined. An operator file that is writable by its group or by others may
-// not hold allow rules (anyone who can write it could approve any tool):
-// that is an error wrapping [ErrLooseFile] saying how to fix it.
+//   - ScopeOperator: the operator's <config dir>/rules.json ([RulesFile]).
+//     Its allow rules are refused when its group or others can write it:
+//     whoever can write it could approve any tool.
+//   - ScopeWorkspace: a repository's .basis/rules.json, deny and ask rules
+//     only, so that a repository can never pre-approve its own tools; its
+//     rules need no source.
+//   - ScopeSystem: the administrator's /etc/basis/rules.json, which may also
+//     say "allow_operator_allow_rules": false. A file its group or others
+//     can write is refused whole.
 //
-// Warnings are rules that load but can never match: allow rules bound to
-// no source (written before rules were bound to a tool's source), each with
-// the command that rebinds it. Deny and ask rules without a source match
-// every source and are not warned about.
-func LoadRules(ctx context.Context, path string, scope Scope) ([]Rule, []Warning, error) {
+// A missing file is no rules. A file that exists and cannot be used is an
+// error, never fewer rules: every problem as a *[configfile.Error] naming
+// the file, line, column and rule ("rule 3 (tool deploy)"), joined. The file
+// is read with [configfile.Read]: no FIFO, device, directory or oversized
+// file, and ctx stops the read.
+//
+// The format, strict (unknown or repeated keys are errors), is
+//
+//	{"schema": 2, "rules": [{"tool": NAME, "source"?: PATH|"builtin"|"*",
+//	  "pattern"?: GLOB, "command"?: ["word", ["alt", "alt"], "*", ...],
+//	  "decision": "allow"|"ask"|"deny", "reason"?: TEXT,
+//	  "match"?: [EXAMPLE, ...], "not_match"?: [EXAMPLE, ...],
+//	  "definition"?: {...}}]}
+//
+// Schema 1 files are read too ("allow": true|false for "decision").
+func LoadRules(ctx context.Context, path string, scope Scope) (*Rules, error) {
+	scope = scope.or()
+	if scope == ScopeSession || !slices.Contains(scopes, scope) {
+		return nil, fmt.Errorf("approver: LoadRules: rules of scope %q are not read from a file", scope)
+	}
 	data, info, err := configfile.ReadInfo(ctx, path, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return &Rules{}, nil
 	}
 	if err != nil {
-		return nil, nil, fileReadError(path, err)
+		return nil, fileReadError(path, err)
 	}
-	f, problems := parseRulesFile(data, false)
+	if scope == ScopeSystem {
+		// The mode checked is the one of the file read, found on its open
+		// descriptor: a stat of the path now could see another file.
+		if perm := info.Mode().Perm(); perm&0o022 != 0 {
+			return nil, &configfile.Error{File: path, Err: fmt.Errorf(
+				"the system rules file can be written by its group or by others (mode %04o), so it is refused: it speaks for every user of this machine; fix it with: chmod go-w %s",
+				perm, shellQuote(targetOf(path)))}
+		}
+	}
+	f, problems := parseRules(data, scope)
 	if len(problems) > 0 {
 		for _, p := range problems {
 			p.File = path
 		}
-		return nil, nil, joinProblems(problems)
+		return nil, joinProblems(problems)
 	}
 	rules := f.rules
 	for i := range rules {
-		rules[i].Scope = scope
 		rules[i].File = path
 	}
-	if scope != ScopeWorkspace {
-		// The mode checked is the one of the file read, found on its open
-		// descriptor: a stat of the path now could see another file.
+	if scope == ScopeOperator {
 		if err := checkLooseMode(path, info.Mode(), rules); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return rules, unboundWarnings(rules), nil
+	return &Rules{Rules: rules, Warnings: unboundWarnings(rules), NoOperatorAllowRules: !f.operatorAllows}, nil
+}
+
+// targetOf is the file a chmod must change: path's target.
+func targetOf(path string) string {
+	if target, _ := configfile.Target(path); target != "" {
+		return target
+	}
+	return path
 }
 
 // fileReadError names the file once, whatever the error says.
 func fileReadError(path string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), path+": ")
-	return &readError{path: path, msg: msg, err: err}
+	return &configfile.Error{File: path, Err: &readError{msg: msg, err: err}}
 }
 
 type readError struct {
-	path, msg string
-	err       error
+	msg string
+	err error
 }
 
-func (e *readError) Error() string { return "rules file " + e.path + ": " + e.msg }
+func (e *readError) Error() string { return e.msg }
 func (e *readError) Unwrap() error { return e.err }
-
-// ErrLooseFile is wrapped by the error for an operator rules file that
-// anyone but its owner can write and that holds allow rules; it also wraps
-// [ErrInvalidRules].
-var ErrLooseFile = fmt.Errorf("%w: a rules file others can write may not allow", ErrInvalidRules)
 
 // checkLoose refuses allow rules from a file its group or others can
 // write, as ssh refuses a loose authorized_keys.
@@ -112,13 +151,9 @@ func checkLooseMode(path string, mode fs.FileMode, rules []Rule) error {
 		return nil
 	}
 	if perm := mode.Perm(); perm&0o022 != 0 {
-		target, _ := configfile.Target(path)
-		if target == "" {
-			target = path
-		}
-		return &RulesError{File: path, Problem: fmt.Sprintf(
+		return &configfile.Error{File: path, Err: fmt.Errorf(
 			"the file can be written by its group or by others (mode %04o), so its allow rules are refused: whoever can write it could approve any tool; fix it with: chmod go-w %s",
-			perm, shellQuote(target)), Err: ErrLooseFile}
+			perm, shellQuote(targetOf(path)))}
 	}
 	return nil
 }
@@ -201,30 +236,6 @@ func workspaceOf(source string) string {
 	return ""
 }
 
-// LoadWorkspaceRules reads a workspace's rules file (normally
-// <root>/.basis/rules.json) with [ScopeWorkspace], as [LoadRules] does. It
-// may hold deny and ask rules only: an allow rule is an error wrapping
-// [ErrWorkspaceAllow] that names the file, the rule's position and its
-// tool, because a repository that could allow its own tools could approve
-// whatever it ships. Its rules need no source: they speak only for their
-// own workspace.
-func LoadWorkspaceRules(ctx context.Context, path string) ([]Rule, error) {
-	rules, _, err := LoadRules(ctx, path, ScopeWorkspace)
-	if err != nil {
-		return nil, err
-	}
-	var problems []*RulesError
-	for _, r := range rules {
-		if r.Decision == RuleAllow {
-			problems = append(problems, &RulesError{File: path, Index: r.Number, Tool: r.Tool, Problem: workspaceAllowProblem, Err: ErrWorkspaceAllow})
-		}
-	}
-	if len(problems) > 0 {
-		return nil, joinProblems(problems)
-	}
-	return rules, nil
-}
-
 // RulesFile is the operator's rules file, <config dir>/rules.json, which
 // basis adds rules to and removes them from. Changes are safe against other
 // basis processes changing the file at the same time: each holds an
@@ -236,12 +247,6 @@ func LoadWorkspaceRules(ctx context.Context, path string) ([]Rule, error) {
 type RulesFile struct {
 	// Path is the rules file.
 	Path string
-}
-
-// List returns the file's rules with [ScopeOperator], numbered as the file
-// holds them, and the warnings [LoadRules] gives; a missing file has none.
-func (f *RulesFile) List(ctx context.Context) ([]Rule, []Warning, error) {
-	return LoadRules(ctx, f.Path, ScopeOperator)
 }
 
 // Add appends r to the file, creating the file and its directory when
@@ -256,11 +261,11 @@ func (f *RulesFile) Add(r Rule) (added bool, err error) {
 		return false, err
 	}
 	if r.Subject != "" {
-		return false, &RulesError{Tool: r.Tool, Problem: "matches one exact subject, which only a session can remember; write a pattern instead (SubjectPattern makes one)", Err: ErrInvalidRules}
+		return false, ruleError("", 0, 0, 0, r.Tool, "matches one exact subject, which only a session can remember; write a pattern instead")
 	}
 	if r.Definition != nil {
-		if r.Definition, err = CanonicalDefinition(r.Definition); err != nil {
-			return false, &RulesError{Tool: r.Tool, Problem: err.Error(), Err: ErrInvalidRules}
+		if r.Definition, err = canonicalDefinition(r.Definition); err != nil {
+			return false, ruleError("", 0, 0, 0, r.Tool, err.Error())
 		}
 	}
 	err = f.update(func(rules []Rule) ([]Rule, bool) {
@@ -293,7 +298,7 @@ func sameDefinition(a, b json.RawMessage) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return len(a) == 0 && len(b) == 0
 	}
-	return DefinitionDigest(a) == DefinitionDigest(b)
+	return definitionDigest(a) == definitionDigest(b)
 }
 
 // Save adds r as [RulesFile.Add] does and returns the file's path: the
@@ -307,7 +312,7 @@ func (f *RulesFile) Save(r Rule) (where string, err error) {
 }
 
 // Remove deletes every rule for which match returns true, given its
-// number (from 1, as [RulesFile.List] numbers it) and the rule, and returns
+// number (from 1, as [LoadRules] numbers it) and the rule, and returns
 // the rules it deleted. The file is rewritten only when something was
 // deleted.
 func (f *RulesFile) Remove(match func(number int, r Rule) bool) (removed []Rule, err error) {
@@ -326,31 +331,6 @@ func (f *RulesFile) Remove(match func(number int, r Rule) bool) (removed []Rule,
 		return nil, err
 	}
 	return removed, nil
-}
-
-// RuleFilter selects rules to remove. Empty fields match anything, so
-// {Tool: "spawn"} selects every rule of spawn — bare, pattern and command
-// rules alike.
-type RuleFilter struct {
-	// Number, when not 0, selects the rule with this number alone (as
-	// "basis rules list" shows it); the other fields must then match too.
-	Number int
-	// Tool, Source and Pattern must equal the rule's when set.
-	Tool, Source, Pattern string
-	// Command, when set, must equal the rule's word for word.
-	Command []CommandWord
-	// Decision, when set, must equal the rule's.
-	Decision *RuleDecision
-}
-
-// Match reports whether r, numbered number, is selected.
-func (q RuleFilter) Match(number int, r Rule) bool {
-	return (q.Number == 0 || q.Number == number) &&
-		(q.Tool == "" || q.Tool == r.Tool) &&
-		(q.Source == "" || q.Source == r.Source) &&
-		(q.Pattern == "" || q.Pattern == r.Pattern) &&
-		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y CommandWord) bool { return slices.Equal(x, y) })) &&
-		(q.Decision == nil || *q.Decision == r.Decision)
 }
 
 // sameRule reports whether a and b match the same calls with the same
@@ -379,10 +359,11 @@ func (f *RulesFile) update(change func([]Rule) ([]Rule, bool)) error {
 		return fmt.Errorf("rules file %s: %w", f.Path, err)
 	}
 	defer unlock()
-	rules, _, err := f.List(context.Background())
+	file, err := LoadRules(context.Background(), f.Path, ScopeOperator)
 	if err != nil {
 		return err
 	}
+	rules := file.Rules
 	rules, changed := change(rules)
 	if !changed {
 		return nil
@@ -390,7 +371,7 @@ func (f *RulesFile) update(change func([]Rule) ([]Rule, bool)) error {
 	if err := checkLoose(f.Path, rules); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	data, err := FormatRules(rules)
+	data, err := formatRules(rules)
 	if err != nil {
 		return err
 	}

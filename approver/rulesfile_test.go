@@ -24,7 +24,7 @@ import (
 var ctx = context.Background()
 
 func TestLoadRulesMissingFileIsNoRules(t *testing.T) {
-	rules, warnings, err := approver.LoadRules(ctx, filepath.Join(t.TempDir(), "rules.json"), approver.ScopeOperator)
+	rules, warnings, err := approver.LoadRules3(ctx, filepath.Join(t.TempDir(), "rules.json"), approver.ScopeOperator)
 	if rules != nil || warnings != nil || err != nil {
 		t.Errorf("LoadRules of a missing file = %v, %v, %v; want nil, nil, nil", rules, warnings, err)
 	}
@@ -70,7 +70,7 @@ func TestLoadRulesRefusesWhatIsNotARulesFile(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, scope := range []approver.Scope{approver.ScopeOperator, approver.ScopeWorkspace} {
-				_, _, err := approver.LoadRules(tt.ctx, tt.path, scope)
+				_, _, err := approver.LoadRules3(tt.ctx, tt.path, scope)
 				if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.path) {
 					t.Errorf("%s: LoadRules = %v; want %v naming %s", scope, err, tt.want, tt.path)
 				}
@@ -95,12 +95,12 @@ func TestLoadRulesSetsScopeFileAndNumber(t *testing.T) {
 		{Tool: "spawn", Scope: approver.ScopeWorkspace, File: path, Number: 1},
 		{Tool: "deploy", Reason: "CI deploys", Scope: approver.ScopeWorkspace, File: path, Number: 2},
 	}
-	if diff := cmp.Diff(want, rules); diff != "" {
+	if diff := cmp.Diff(explicit(want), rules); diff != "" {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	bad := writeFile(t, "bad.json", "{\"schema\": 1, \"rules\": [\n  {\"tool\": \"deploy\"}]}")
-	_, _, err = approver.LoadRules(ctx, bad, approver.ScopeOperator)
-	var re *approver.RulesError
+	_, _, err = approver.LoadRules3(ctx, bad, approver.ScopeOperator)
+	var re *configfile.Error
 	if !errors.As(err, &re) || re.File != bad || err.Error() != bad+`:2:3: rule 1 (tool deploy): "allow" is missing; say true to allow or false to deny` {
 		t.Errorf("error = %v, want a *RulesError naming %s at 2:3", err, bad)
 	}
@@ -116,7 +116,7 @@ func TestLoadRulesUnboundRulesMatchNothing(t *testing.T) {
   {"tool": "spawn", "command": ["go", "test", "*"], "allow": true},
   {"tool": "fmt_check", "source": "/home/me/.config/basis/tools.json", "allow": true}
 ]}`)
-	rules, warnings, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
+	rules, warnings, err := approver.LoadRules3(ctx, path, approver.ScopeOperator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,12 +164,12 @@ func TestLoadWorkspaceRulesRefusesAllow(t *testing.T) {
 		{"tool": "spawn", "source": "*", "allow": true}
 	]}`)
 	rules, err := approver.LoadWorkspaceRules(ctx, path)
-	if rules != nil || !errors.Is(err, approver.ErrWorkspaceAllow) || !errors.Is(err, approver.ErrInvalidRules) {
+	if rules != nil || !approver.IsWorkspaceAllow(err) || !approver.IsRulesError(err) {
 		t.Fatalf("LoadWorkspaceRules = %v, %v; want ErrWorkspaceAllow", rules, err)
 	}
 	for _, want := range []string{
-		"rules file " + path + ": rule 2 (tool jenkins_job): an allow rule is refused here: a workspace may only deny or ask",
-		"rules file " + path + ": rule 3 (tool spawn): an allow rule is refused here",
+		path + ":3:3: rule 2 (tool jenkins_job): an allow rule is refused here: a workspace may only deny or ask",
+		path + ":4:3: rule 3 (tool spawn): an allow rule is refused here",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error = %v\nwant it to hold %q", err, want)
@@ -203,19 +203,19 @@ func TestLoadRulesLooseOperatorFile(t *testing.T) {
 			if err := os.Chmod(path, tt.mode); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
+			_, _, err := approver.LoadRules3(ctx, path, approver.ScopeOperator)
 			if !tt.loose {
 				if err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			want := fmt.Sprintf("rules file %s: the file can be written by its group or by others (mode %04o), so its allow rules are refused: whoever can write it could approve any tool; fix it with: chmod go-w %s", path, tt.mode, path)
-			if !errors.Is(err, approver.ErrLooseFile) || err.Error() != want {
+			want := fmt.Sprintf("%s: the file can be written by its group or by others (mode %04o), so its allow rules are refused: whoever can write it could approve any tool; fix it with: chmod go-w %s", path, tt.mode, path)
+			if !approver.IsLoose(err) || err.Error() != want {
 				t.Errorf("error = %v\nwant %s", err, want)
 			}
 			f := &approver.RulesFile{Path: path}
-			if _, err := f.Add(approver.Rule{Tool: "y", Source: repoManifest, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrLooseFile) {
+			if _, err := f.Add(approver.Rule{Tool: "y", Source: repoManifest, Decision: approver.RuleAllow}); !approver.IsLoose(err) {
 				t.Errorf("Add to a loose file = %v", err)
 			}
 		})
@@ -263,26 +263,26 @@ func TestRulesFileAddListRemove(t *testing.T) {
 		return r
 	}
 	want := []approver.Rule{numbered(1, add[0]), numbered(2, add[1]), numbered(3, add[2]), numbered(4, add[3])}
-	if diff := cmp.Diff(want, rules); diff != "" {
+	if diff := cmp.Diff(explicit(want), rules); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
 	}
 
-	removed, err := f.Remove(approver.RuleFilter{Tool: "nothing"}.Match)
+	removed, err := f.Remove(approver.MatchTool("nothing"))
 	if err != nil || len(removed) != 0 {
 		t.Errorf("Remove of nothing = %v, %v", removed, err)
 	}
 	// A filter on the tool alone takes its command and pattern rules too.
-	removed, err = f.Remove(approver.RuleFilter{Tool: "spawn"}.Match)
-	if diff := cmp.Diff(want[:2], removed); err != nil || diff != "" {
+	removed, err = f.Remove(approver.MatchTool("spawn"))
+	if diff := cmp.Diff(explicit(want[:2]), removed); err != nil || diff != "" {
 		t.Errorf("Remove of spawn's rules: %v (-want +got):\n%s", err, diff)
 	}
 	// By the number List shows.
-	removed, err = f.Remove(approver.RuleFilter{Number: 2}.Match)
-	if diff := cmp.Diff([]approver.Rule{numbered(2, add[3])}, removed); err != nil || diff != "" {
+	removed, err = f.Remove(approver.MatchNumber(2))
+	if diff := cmp.Diff(explicit([]approver.Rule{numbered(2, add[3])}), removed); err != nil || diff != "" {
 		t.Errorf("Remove by number: %v (-want +got):\n%s", err, diff)
 	}
 	rules, _, _ = f.List(ctx)
-	if diff := cmp.Diff([]approver.Rule{numbered(1, add[2])}, rules); diff != "" {
+	if diff := cmp.Diff(explicit([]approver.Rule{numbered(1, add[2])}), rules); diff != "" {
 		t.Errorf("after Remove (-want +got):\n%s", diff)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
@@ -317,7 +317,7 @@ func TestRulesFileWritesThroughASymlink(t *testing.T) {
 	if info, err := os.Stat(target); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("the target: %v, %v; want mode 0600 kept", info, err)
 	}
-	rules, _, err := approver.LoadRules(ctx, target, approver.ScopeOperator)
+	rules, _, err := approver.LoadRules3(ctx, target, approver.ScopeOperator)
 	if err != nil || len(rules) != 1 || rules[0].Tool != "deploy" {
 		t.Errorf("the target holds %v, %v", rules, err)
 	}
@@ -325,13 +325,13 @@ func TestRulesFileWritesThroughASymlink(t *testing.T) {
 
 func TestRulesFileRefusesWhatItCannotStore(t *testing.T) {
 	f := &approver.RulesFile{Path: filepath.Join(t.TempDir(), "rules.json")}
-	if _, err := f.Add(approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Decision: approver.RuleAllow}); !approver.IsRulesError(err) {
 		t.Errorf("Add of an exact-subject rule = %v", err)
 	}
-	if _, err := f.Add(approver.Rule{Tool: "bad tool"}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "bad tool"}); !approver.IsRulesError(err) {
 		t.Errorf("Add of an invalid rule = %v", err)
 	}
-	if _, err := f.Add(approver.Rule{Tool: "x", Source: "relative/tools.json"}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "x", Source: "relative/tools.json"}); !approver.IsRulesError(err) {
 		t.Errorf("Add of a rule with a relative source = %v", err)
 	}
 	if _, err := os.Stat(f.Path); !errors.Is(err, os.ErrNotExist) {
@@ -346,7 +346,7 @@ func TestRulesFileKeepsAFileItCannotRead(t *testing.T) {
 	const broken = `{"schema": 1, "rules": [{"tool": "deploy"}]}`
 	path := writeFile(t, "rules.json", broken)
 	f := &approver.RulesFile{Path: path}
-	if _, err := f.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Decision: approver.RuleAllow}); !errors.Is(err, approver.ErrInvalidRules) {
+	if _, err := f.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Decision: approver.RuleAllow}); !approver.IsRulesError(err) {
 		t.Errorf("Add to a broken file = %v, want its parse error", err)
 	}
 	if removed, err := f.Remove(func(int, approver.Rule) bool { return true }); err == nil || len(removed) != 0 {

@@ -129,7 +129,7 @@ func TestGateSavesAlwaysAnswers(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.wantRule.File, tt.wantRule.Number = file.Path, 1
-			if diff := cmp.Diff([]approver.Rule{tt.wantRule}, rules); diff != "" {
+			if diff := cmp.Diff(explicit([]approver.Rule{tt.wantRule}), rules); diff != "" {
 				t.Errorf("saved rules (-want +got):\n%s", diff)
 			}
 			next := &counter{answer: approver.Answer{Decision: approver.Deny}}

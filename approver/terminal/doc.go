@@ -5,9 +5,7 @@
 //
 // It is a module of its own so that a host which never asks at a terminal
 // does not take golang.org/x/term (and the raw-mode handling it brings)
-// into its module graph. What the question says and what each key means
-// live in the approver module ([approver.TerminalQuestion],
-// [approver.TerminalAnswer]), shared by every approver that asks a person;
-// this package only opens the terminal, switches it to raw mode, discards
-// keys typed ahead, reads one key and restores the terminal.
+// into its module graph. It opens the terminal, switches it to raw mode,
+// discards keys typed ahead, asks, reads one key and restores the
+// terminal.
 package terminal

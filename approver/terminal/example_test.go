@@ -9,7 +9,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/basis-go/basis/approver"
@@ -30,7 +29,7 @@ func ExampleTerminal() {
 		Tool:    "deploy",
 		Preview: contract.Preview{SideEffect: contract.SideEffectExternal, Summary: "run ./deploy.sh"},
 	})
-	fmt.Println(answer.Decision, errors.Is(err, approver.ErrNoTerminal))
+	fmt.Println(answer.Decision, errors.Is(err, terminal.ErrNoTerminal))
 	// Output: deny true
 }
 
@@ -38,29 +37,31 @@ func ExampleTerminal() {
 // the operator's and the workspace's, in that order, with the person at the
 // terminal asked about the rest and "always" answers saved to the
 // operator's file.
-func operatorGate(ctx context.Context, configDir, root string) (*approver.Gate, error) {
-	system, err := approver.LoadSystemRules(ctx, approver.SystemRulesPath())
-	if err != nil {
-		return nil, err
-	}
+func operatorGate(ctx context.Context, systemDir, configDir, root string) (*approver.Gate, error) {
 	operator := &approver.RulesFile{Path: filepath.Join(configDir, approver.OperatorRulesFile)}
-	operatorRules, warnings, err := operator.List(ctx)
-	if err != nil {
-		return nil, err
+	opts := &approver.GateOptions{
+		Timeout: 5 * time.Minute, // for the question, not the call
+		Save:    operator.Save,   // where "always" answers go
 	}
-	for _, w := range slices.Concat(system.Warnings, warnings) {
-		log.Print(w) // an allow rule bound to no source, and the command that fixes it
+	for _, layer := range []struct {
+		path  string
+		scope approver.Scope
+	}{
+		{filepath.Join(systemDir, approver.SystemRulesFile), approver.ScopeSystem},
+		{operator.Path, approver.ScopeOperator},
+		{filepath.Join(root, approver.WorkspaceRulesFile), approver.ScopeWorkspace},
+	} {
+		rules, err := approver.LoadRules(ctx, layer.path, layer.scope)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range rules.Warnings {
+			log.Print(w) // an allow rule that matches nothing, and the command that fixes it
+		}
+		opts.Rules = append(opts.Rules, rules.Rules...) // consulted before anyone is asked
+		opts.NoOperatorAllowRules = opts.NoOperatorAllowRules || rules.NoOperatorAllowRules
 	}
-	workspaceRules, err := approver.LoadWorkspaceRules(ctx, filepath.Join(root, approver.WorkspaceRulesFile))
-	if err != nil {
-		return nil, err
-	}
-	return approver.NewGate(&terminal.Terminal{SaveTo: operator.Path}, &approver.GateOptions{
-		Rules:                slices.Concat(system.Rules, operatorRules, workspaceRules), // consulted before anyone is asked
-		NoOperatorAllowRules: !system.AllowOperatorAllowRules,
-		Timeout:              5 * time.Minute, // for the question, not the call
-		Save:                 operator.Save,   // where "always" answers go
-	})
+	return approver.NewGate(&terminal.Terminal{SaveTo: operator.Path}, opts)
 }
 
 // The operator allows go test; the workspace denies downloads. Both calls
@@ -72,13 +73,6 @@ func ExampleTerminal_gate() {
 	defer os.RemoveAll(systemDir)
 	defer os.RemoveAll(configDir)
 	defer os.RemoveAll(root)
-	// The machine's /etc/basis/rules.json is not this example's business.
-	if old, ok := os.LookupEnv("BASIS_SYSTEM_CONFIG_DIR"); ok {
-		defer os.Setenv("BASIS_SYSTEM_CONFIG_DIR", old)
-	} else {
-		defer os.Unsetenv("BASIS_SYSTEM_CONFIG_DIR")
-	}
-	os.Setenv("BASIS_SYSTEM_CONFIG_DIR", systemDir)
 	os.WriteFile(filepath.Join(configDir, approver.OperatorRulesFile), []byte(`{"schema": 2, "rules": [
 		{"tool": "spawn", "source": "builtin", "command": ["go", "test", "*"], "decision": "allow"}
 	]}`), 0o600)
@@ -87,7 +81,7 @@ func ExampleTerminal_gate() {
 		{"tool": "spawn", "command": ["curl", "*"], "decision": "deny", "reason": "this repository never downloads; vendor the file instead"}
 	]}`), 0o644)
 	ctx := context.Background()
-	gate, err := operatorGate(ctx, configDir, root)
+	gate, err := operatorGate(ctx, systemDir, configDir, root)
 	if err != nil {
 		fmt.Println(err)
 		return

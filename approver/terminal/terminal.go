@@ -4,6 +4,7 @@ package terminal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -13,6 +14,12 @@ import (
 	"github.com/basis-go/basis/approver"
 	"golang.org/x/term"
 )
+
+// ErrNoTerminal is what [Terminal.Approve] returns when there is no terminal
+// to ask at: none was given, /dev/tty cannot be opened, or what was given
+// is not a terminal. Nothing is printed anywhere then. A host branches on
+// it to ask some other way (a [approver.Hook], say) when nobody is there.
+var ErrNoTerminal = errors.New("no terminal to ask at")
 
 // DefaultTTY is the device a [Terminal] opens when it is given none: the
 // controlling terminal of this process.
@@ -37,7 +44,7 @@ const DefaultTTY = "/dev/tty"
 //
 // With no terminal — none given, /dev/tty cannot be opened, or what was
 // given is not a terminal — Approve prints nothing anywhere and returns
-// [approver.ErrNoTerminal] with a denial whose reason says "no terminal to ask at".
+// [ErrNoTerminal] with a denial whose reason says "no terminal to ask at".
 //
 // Questions from concurrent calls are asked one at a time. A question ends
 // when its context is done, with the terminal's mode restored; that needs a
@@ -73,7 +80,7 @@ func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.
 	defer closeTTY()
 	raw, err := tty.SyscallConn()
 	if err != nil {
-		return denyFor(approver.ErrNoTerminal)
+		return denyFor(ErrNoTerminal)
 	}
 	// The descriptor is used only inside Control: the file stays in
 	// non-blocking mode, where read deadlines (and so cancellation) work,
@@ -81,11 +88,11 @@ func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.
 	var state *term.State
 	ctlErr := raw.Control(func(fd uintptr) {
 		if !term.IsTerminal(int(fd)) {
-			err = approver.ErrNoTerminal
+			err = ErrNoTerminal
 			return
 		}
 		if state, err = term.MakeRaw(int(fd)); err != nil {
-			err = fmt.Errorf("%w: the terminal cannot be put in raw mode: %w", approver.ErrNoTerminal, err)
+			err = fmt.Errorf("%w: the terminal cannot be put in raw mode: %w", ErrNoTerminal, err)
 			return
 		}
 		_ = discardTypeahead(int(fd))
@@ -98,8 +105,8 @@ func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.
 	}
 	defer raw.Control(func(fd uintptr) { _ = term.Restore(int(fd), state) })
 
-	if _, err := tty.WriteString(approver.TerminalQuestion(req)); err != nil {
-		return denyFor(fmt.Errorf("%w: writing the question: %w", approver.ErrNoTerminal, err))
+	if _, err := tty.WriteString(question(req)); err != nil {
+		return denyFor(fmt.Errorf("%w: writing the question: %w", ErrNoTerminal, err))
 	}
 	key, err := readKey(ctx, tty)
 	if err != nil {
@@ -107,9 +114,9 @@ func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.
 			_, _ = tty.WriteString("\r\n  (no answer; denied)\r\n")
 			return denyFor(ctx.Err())
 		}
-		return denyFor(fmt.Errorf("%w: reading a key: %w", approver.ErrNoTerminal, err))
+		return denyFor(fmt.Errorf("%w: reading a key: %w", ErrNoTerminal, err))
 	}
-	answer, said := approver.TerminalAnswer(key, req, t.SaveTo)
+	answer, said := answer(key, req, t.SaveTo)
 	_, _ = tty.WriteString(said + "\r\n")
 	return answer, nil
 }
@@ -127,7 +134,7 @@ func (t *Terminal) open() (*os.File, func(), error) {
 	// controlling terminal.
 	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, nil, approver.ErrNoTerminal
+		return nil, nil, ErrNoTerminal
 	}
 	return f, func() { f.Close() }, nil
 }

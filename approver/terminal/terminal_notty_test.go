@@ -45,7 +45,7 @@ func TestTerminalWithoutATerminal(t *testing.T) {
 	printed := captureStdoutStderr(t, func() {
 		for name, term := range terminals {
 			answer, err := term.Approve(context.Background(), terminalRequest(t))
-			if !errors.Is(err, approver.ErrNoTerminal) || answer.Decision != approver.Deny || !strings.Contains(answer.Reason, "no terminal to ask at") {
+			if !errors.Is(err, terminal.ErrNoTerminal) || answer.Decision != approver.Deny || !strings.Contains(answer.Reason, "no terminal to ask at") {
 				t.Errorf("%s: %+v, %v; want a denial with ErrNoTerminal", name, answer, err)
 			}
 			g := newGate(t, term)

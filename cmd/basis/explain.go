@@ -66,14 +66,14 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	} else {
 		fmt.Fprintln(out, "rules that match:")
 		for _, m := range rules.Matches {
-			fmt.Fprintf(out, "  %-9s %s\n", m.Rule.Scope.String()+":", show(describeRule(m.Rule)))
+			fmt.Fprintf(out, "  %-9s %s\n", string(m.Rule.Scope)+":", show(describeRule(m.Rule)))
 		}
 	}
 	for _, r := range rules.Inert {
 		fmt.Fprintf(out, "  not used:  %s\n", show(describeRule(r)))
 	}
 	for _, st := range rules.Stale {
-		fmt.Fprintf(out, "  changed:   %s %s approved the tool as it was; since then: %s\n", st.Rule.Scope.String()+":", show(describeRule(st.Rule)), show(strings.Join(st.Changes, "; ")))
+		fmt.Fprintf(out, "  changed:   %s %s approved the tool as it was; since then: %s\n", string(st.Rule.Scope)+":", show(describeRule(st.Rule)), show(strings.Join(st.Changes, "; ")))
 	}
 	code = exitRefused
 	switch {

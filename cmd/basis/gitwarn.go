@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -100,14 +101,14 @@ func gitTargets(req approver.Request, root string) []gitTarget {
 		if len(argv) == 0 {
 			continue
 		}
-		if approver.ProgramName(argv[0]) == "cd" && len(argv) > 1 {
+		if programName(argv[0]) == "cd" && len(argv) > 1 {
 			add(gitTarget{dir: join(base, argv[1])})
 		}
 		gitAt := -1
 		for i, w := range argv {
 			if mentionsGit(w) {
 				runs = true
-				if gitAt < 0 && strings.EqualFold(approver.ProgramName(w), "git") {
+				if gitAt < 0 && strings.EqualFold(programName(w), "git") {
 					gitAt = i
 				}
 			}
@@ -164,7 +165,7 @@ func mentionsGit(text string) bool {
 	for _, word := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/+-", r))
 	}) {
-		if strings.EqualFold(approver.ProgramName(word), "git") {
+		if strings.EqualFold(programName(word), "git") {
 			return true
 		}
 	}
@@ -182,4 +183,30 @@ func (w *workspace) warnAbout(appr approver.Approver) approver.Approver {
 		req.Warnings = slices.Concat(req.Warnings, w.callGitWarnings(ctx, req))
 		return appr.Approve(ctx, req)
 	})
+}
+
+// programName is the name a command's program goes by: the last element
+// of argv0 (/usr/bin/git is git), with a version after the name taken off
+// (git2.43 is git); any mkfs variant is mkfs. It keeps its case; callers
+// fold ASCII case, since on a case-insensitive file system GIT runs git.
+func programName(argv0 string) string {
+	name := path.Base(strings.TrimRight(argv0, "/"))
+	if name == "/" || name == "." {
+		return name
+	}
+	if strings.HasPrefix(strings.ToLower(name), "mkfs") {
+		return "mkfs"
+	}
+	end := len(name)
+	for end > 0 && (name[end-1] >= '0' && name[end-1] <= '9' || name[end-1] == '.') {
+		end--
+	}
+	if end == len(name) || end == 0 || name[end] == '.' {
+		// No version, all version, or a dot first (run.3 is no version).
+		return name
+	}
+	if name[end-1] == '-' && end > 1 {
+		end--
+	}
+	return name[:end]
 }

@@ -31,14 +31,14 @@ func (p *policy) rules() []approver.Rule {
 func (w *workspace) loadPolicy(ctx context.Context) (*policy, []error) {
 	var p policy
 	var errs []error
-	sys, err := approver.LoadSystemRules(ctx, w.systemRulesPath())
+	sys, err := approver.LoadRules(ctx, w.systemRulesPath(), approver.ScopeSystem)
 	if err != nil {
 		errs = append(errs, problems(err)...)
 	} else {
-		p.system, p.noOperatorAllows = sys.Rules, !sys.AllowOperatorAllowRules
+		p.system, p.noOperatorAllows = sys.Rules, sys.NoOperatorAllowRules
 		p.warnings = append(p.warnings, sys.Warnings...)
 	}
-	operator, warnings, err := w.operatorRules().List(ctx)
+	operator, warnings, err := listRules(ctx, w.operatorRules())
 	if err != nil {
 		errs = append(errs, problems(err)...)
 	}
@@ -47,11 +47,12 @@ func (w *workspace) loadPolicy(ctx context.Context) (*policy, []error) {
 	if err := w.outsideWorkspace(w.workspaceRulesPath()); err != nil {
 		errs = append(errs, err)
 	} else {
-		ws, err := approver.LoadWorkspaceRules(ctx, w.workspaceRulesPath())
+		ws, err := approver.LoadRules(ctx, w.workspaceRulesPath(), approver.ScopeWorkspace)
 		if err != nil {
 			errs = append(errs, problems(err)...)
+		} else {
+			p.workspace = ws.Rules
 		}
-		p.workspace = ws
 	}
 	return &p, errs
 }
@@ -92,3 +93,13 @@ func (w *workspace) newGate(ctx context.Context, appr approver.Approver) (*appro
 
 // errNoSuchTool reports a rule for a tool the roster does not have.
 var errNoSuchTool = errors.New("no such tool")
+
+// listRules reads the operator's rules file: its rules, numbered, and the
+// warnings about those that match nothing.
+func listRules(ctx context.Context, f *approver.RulesFile) ([]approver.Rule, []approver.Warning, error) {
+	r, err := approver.LoadRules(ctx, f.Path, approver.ScopeOperator)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.Rules, r.Warnings, nil
+}

@@ -344,7 +344,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "rules add: %v; nothing was saved", err)
 	}
 	file := w.operatorRules()
-	before, _, err := file.List(ctx)
+	before, _, err := listRules(ctx, file)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -357,7 +357,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 		return exitOK
 	}
 	verb := "added"
-	if after, _, err := file.List(ctx); err == nil && len(after) == len(before) {
+	if after, _, err := listRules(ctx, file); err == nil && len(after) == len(before) {
 		verb = "rebound"
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", verb, describeRule(r))
@@ -473,7 +473,7 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 	}
 	file := w.operatorRules()
 	if len(numbers) > 0 {
-		current, _, err := file.List(ctx)
+		current, _, err := listRules(ctx, file)
 		if err != nil {
 			return configErr(e, []error{err})
 		}
@@ -483,11 +483,11 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 			}
 		}
 	}
-	filter := approver.RuleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}
+	filter := ruleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}
 	gone, err := file.Remove(func(number int, r approver.Rule) bool {
 		if len(numbers) > 0 {
 			for _, n := range numbers {
-				if (approver.RuleFilter{Number: n}).Match(number, r) {
+				if (ruleFilter{Number: n}).Match(number, r) {
 					return true
 				}
 			}
@@ -506,4 +506,29 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 		fmt.Fprintf(e.stdout, "removed: %s\n", describeRule(r))
 	}
 	return exitOK
+}
+
+// ruleFilter selects rules to remove. Empty fields match anything, so
+// {Tool: "spawn"} selects every rule of spawn — bare, pattern and command
+// rules alike.
+type ruleFilter struct {
+	// Number, when not 0, selects the rule with this number alone (as
+	// "basis rules list" shows it); the other fields must then match too.
+	Number int
+	// Tool, Source and Pattern must equal the rule's when set.
+	Tool, Source, Pattern string
+	// Command, when set, must equal the rule's word for word.
+	Command []approver.CommandWord
+	// Decision, when set, must equal the rule's.
+	Decision *approver.RuleDecision
+}
+
+// Match reports whether r, numbered number, is selected.
+func (q ruleFilter) Match(number int, r approver.Rule) bool {
+	return (q.Number == 0 || q.Number == number) &&
+		(q.Tool == "" || q.Tool == r.Tool) &&
+		(q.Source == "" || q.Source == r.Source) &&
+		(q.Pattern == "" || q.Pattern == r.Pattern) &&
+		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y approver.CommandWord) bool { return slices.Equal(x, y) })) &&
+		(q.Decision == nil || *q.Decision == r.Decision)
 }

@@ -409,7 +409,7 @@ func testServeAlwaysIsRememberedForTheWorkspace(t *testing.T, overHTTP bool) {
 		t.Errorf("asked %d times, want once: the second call is allowed by the remembered answer", n)
 	}
 	// It is an operator rule bound to this workspace's manifest.
-	rules, _, err := (&approver.RulesFile{Path: filepath.Join(r.config, approver.OperatorRulesFile)}).List(context.Background())
+	rules, _, err := listRules(context.Background(), &approver.RulesFile{Path: filepath.Join(r.config, approver.OperatorRulesFile)})
 	if err != nil {
 		t.Fatal(err)
 	}

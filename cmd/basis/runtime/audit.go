@@ -139,7 +139,7 @@ func (a *auditor) fill(rec *AuditRecord, r *registered, p *contract.Preview, v *
 		rec.SideEffect, rec.Subject = &se, p.Subject
 	}
 	if v != nil {
-		rec.Verdict = &AuditVerdict{Allow: v.Allow, Source: v.Source.String(), Reason: v.Reason}
+		rec.Verdict = &AuditVerdict{Allow: v.Allow, Source: string(v.Source), Reason: v.Reason}
 		if v.Rule != nil {
 			rec.Verdict.Rule = v.Rule.String()
 		}

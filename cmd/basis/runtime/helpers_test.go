@@ -179,7 +179,7 @@ type countingApprover struct {
 
 func (a *countingApprover) Approve(_ context.Context, req approver.Request) (approver.Answer, error) {
 	a.asked.Add(1)
-	return approver.Answer{Decision: a.decision, Reason: "the test approver said " + a.decision.String()}, nil
+	return approver.Answer{Decision: a.decision, Reason: "the test approver said " + string(a.decision)}, nil
 }
 
 func newGate(t testing.TB, a approver.Approver, rules ...approver.Rule) *approver.Gate {

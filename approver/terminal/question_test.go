@@ -1,11 +1,12 @@
 //go:build unix
 
-package approver
+package terminal
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/display"
 	"github.com/google/go-cmp/cmp"
@@ -14,18 +15,18 @@ import (
 // TestTerminalOffersProposedRules: with rules proposed, the question shows
 // them and "a" remembers them, saying what it covers and where it is kept.
 func TestTerminalOffersProposedRules(t *testing.T) {
-	req := Request{Tool: "spawn", Source: BuiltinSource, Preview: contract.Preview{SideEffect: contract.SideEffectProcess, Summary: "run go test ./pkg/... | tail -1"},
-		Proposed: []Rule{
-			{Tool: "spawn", Source: BuiltinSource, Command: Words("go", "test", "*"), Decision: RuleAllow},
-			{Tool: "spawn", Source: BuiltinSource, Command: Words("tail", "*"), Decision: RuleAllow},
+	req := approver.Request{Tool: "spawn", Source: approver.BuiltinSource, Preview: contract.Preview{SideEffect: contract.SideEffectProcess, Summary: "run go test ./pkg/... | tail -1"},
+		Proposed: []approver.Rule{
+			{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow},
+			{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("tail", "*"), Decision: approver.RuleAllow},
 		}}
-	q := TerminalQuestion(req)
+	q := question(req)
 	if !strings.Contains(q, "  always would allow: go test *; tail *\r\n") || !strings.Contains(q, "[a] always (the rule above)") {
 		t.Errorf("question:\n%s", q)
 	}
-	answer, said := TerminalAnswer('a', req, "/home/me/.config/basis/rules.json")
-	want := Answer{Decision: AllowSession, Persist: true, Reason: "allowed at the terminal", Remember: &Remember{Proposed: true}}
-	if diff := cmp.Diff(want, answer); diff != "" {
+	got, said := answer('a', req, "/home/me/.config/basis/rules.json")
+	want := approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "allowed at the terminal", Remember: &approver.Remember{Proposed: true}}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
 	if said != "a: allowed; commands matching go test *; tail * will not be asked about again from now on (saved to /home/me/.config/basis/rules.json)" {
@@ -33,17 +34,17 @@ func TestTerminalOffersProposedRules(t *testing.T) {
 	}
 	// Without proposals, "a" is the exact call.
 	req.Proposed = nil
-	if answer, _ := TerminalAnswer('a', req, ""); answer.Remember != nil || answer.Persist {
-		t.Errorf("answer without proposals: %+v", answer)
+	if got, _ := answer('a', req, ""); got.Remember != nil || got.Persist {
+		t.Errorf("answer without proposals: %+v", got)
 	}
 }
 
 // TestTerminalShowsWarnings: the host's warnings are in the question,
 // escaped like everything else, and in the request a hook reads.
 func TestTerminalShowsWarnings(t *testing.T) {
-	req := Request{Tool: "spawn", Source: BuiltinSource, Preview: contract.Preview{SideEffect: contract.SideEffectProcess, Summary: "run git status"},
+	req := approver.Request{Tool: "spawn", Source: approver.BuiltinSource, Preview: contract.Preview{SideEffect: contract.SideEffectProcess, Summary: "run git status"},
 		Warnings: []string{".git/config:3: core.fsmonitor names a program git runs", "evil\x1b[2J"}}
-	q := TerminalQuestion(req)
+	q := question(req)
 	for _, want := range []string{"  warning: .git/config:3: core.fsmonitor names a program git runs\r\n", `  warning: evil\u001b[2J` + "\r\n"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("question lacks %q:\n%s", want, q)
@@ -53,7 +54,7 @@ func TestTerminalShowsWarnings(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), `"warnings":[".git/config:3: core.fsmonitor names a program git runs","evil\u001b[2J"]`) {
 		t.Errorf("hook request %s, %v", data, err)
 	}
-	var back Request
+	var back approver.Request
 	if err := back.UnmarshalJSON(data); err != nil || !cmp.Equal(back.Warnings, req.Warnings) {
 		t.Errorf("read back %q, %v", back.Warnings, err)
 	}
@@ -73,10 +74,10 @@ var hostileText = []string{
 // through, so only the question's own line ends are not shown characters.
 func TestTerminalQuestionShowsNothingThatActs(t *testing.T) {
 	for _, h := range hostileText {
-		req := Request{Tool: "t" + h, Preview: contract.Preview{SideEffect: contract.SideEffectProcess,
+		req := approver.Request{Tool: "t" + h, Preview: contract.Preview{SideEffect: contract.SideEffectProcess,
 			Summary: "run " + h, Subject: []byte(`{"body":"` + h + `"}`)},
-			Proposed: []Rule{{Tool: "spawn", Command: Words("echo", h), Decision: RuleAllow}}}
-		q := TerminalQuestion(req)
+			Proposed: []approver.Rule{{Tool: "spawn", Command: approver.Words("echo", h), Decision: approver.RuleAllow}}}
+		q := question(req)
 		for _, line := range strings.Split(strings.TrimPrefix(q, "\r\n"), "\r\n") {
 			for _, r := range line {
 				if !display.Shown(r) {
@@ -89,7 +90,7 @@ func TestTerminalQuestionShowsNothingThatActs(t *testing.T) {
 				t.Errorf("%q: the question lacks %q:\n%s", h, piece, q)
 			}
 		}
-		_, said := TerminalAnswer('a', req, "/config/rules\u202e.json")
+		_, said := answer('a', req, "/config/rules\u202e.json")
 		for _, r := range said {
 			if !display.Shown(r) {
 				t.Errorf("%q: the echo holds %U: %q", h, r, said)
@@ -97,8 +98,8 @@ func TestTerminalQuestionShowsNothingThatActs(t *testing.T) {
 		}
 	}
 	// A typed escape does not pass for the character it names.
-	typed := TerminalQuestion(Request{Tool: "t", Preview: contract.Preview{Summary: `\u202e`}})
-	char := TerminalQuestion(Request{Tool: "t", Preview: contract.Preview{Summary: "\u202e"}})
+	typed := question(approver.Request{Tool: "t", Preview: contract.Preview{Summary: `\u202e`}})
+	char := question(approver.Request{Tool: "t", Preview: contract.Preview{Summary: "\u202e"}})
 	if typed == char {
 		t.Errorf("a typed \\u202e and the character U+202E read the same:\n%s", typed)
 	}
