@@ -173,4 +173,3 @@ func TestDelegationDepth(t *testing.T) {
 		t.Errorf("negative depth stored as %d, want 0", d)
 	}
 }
-
