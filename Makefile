@@ -61,6 +61,18 @@ staticcheck: ## staticcheck (pinned in scripts/tools/go.mod) in every module and
 	done
 lint: staticcheck ## alias of staticcheck
 
+# apidiff (pinned in scripts/tools/go.mod, like staticcheck) lists, per
+# module, the incompatible API changes between BASE and the working tree:
+# what the CHANGELOG must name. BASE unset: each module against its last
+# release tag, or 7246ab3 (the tree before issue 21) when it has none.
+# MODULE=dir limits it to one module. Not part of ci: an incompatible
+# change is a decision to write down, not a failure.
+BASE ?=
+.PHONY: apidiff
+apidiff: ## incompatible API changes per module between BASE (default: last release tags, else 7246ab3) and the working tree
+	@ad=$$(cd scripts/tools && GOWORK=off $(GO) tool -n apidiff); \
+	scripts/apidiff.sh "$$ad" "$(BASE)" $(if $(MODULE),$(MODULE),$(filter-out e2e examples,$(MODULES)))
+
 .PHONY: fmt-check
 fmt-check: ## fail if gofmt would change a file
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

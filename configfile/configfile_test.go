@@ -179,7 +179,7 @@ func TestParseSyntaxErrors(t *testing.T) {
 		_, err := configfile.Parse([]byte(tt.doc))
 		var se *configfile.SyntaxError
 		if !errors.As(err, &se) || se.Kind != tt.kind {
-			t.Errorf("Parse(%q) = %v, want kind %d", tt.doc, err, tt.kind)
+			t.Errorf("Parse(%q) = %v, want kind %q", tt.doc, err, tt.kind)
 			continue
 		}
 		if l, c := configfile.LineCol([]byte(tt.doc), se.Off); l != tt.line || c != tt.col {

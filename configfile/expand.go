@@ -22,31 +22,32 @@ var (
 	ErrPlaceholder = errors.New("malformed placeholder")
 )
 
-// PlaceholderKind says what is wrong with a placeholder.
-type PlaceholderKind int
+// PlaceholderKind says what is wrong with a placeholder. It is a string
+// so that a kind prints as itself in a test failure or a log.
+type PlaceholderKind string
 
-// The problems [Expand] and [Placeholders] report. The zero value is no
-// kind, so an ExpandError built by hand without one is not mistaken for
+// The problems [Expand] and [Placeholders] report. The zero value, "", is
+// no kind, so an ExpandError built by hand without one is not mistaken for
 // any of these.
 const (
 	// PlaceholderUnset: ${VAR} names a variable that is not set, and has
 	// no default. The only kind that depends on the environment.
-	PlaceholderUnset PlaceholderKind = iota + 1
+	PlaceholderUnset PlaceholderKind = "unset"
 	// PlaceholderUnclosed: a ${ is never closed with }.
-	PlaceholderUnclosed
+	PlaceholderUnclosed PlaceholderKind = "unclosed"
 	// PlaceholderEmpty: ${} names no variable.
-	PlaceholderEmpty
+	PlaceholderEmpty PlaceholderKind = "empty"
 	// PlaceholderNoName: ${ is followed by something other than a
 	// variable name.
-	PlaceholderNoName
+	PlaceholderNoName PlaceholderKind = "no_name"
 	// PlaceholderBadName: the name starts with a digit.
-	PlaceholderBadName
+	PlaceholderBadName PlaceholderKind = "bad_name"
 	// PlaceholderTooDeep: defaults are nested more than
 	// [MaxPlaceholderDepth] deep.
-	PlaceholderTooDeep
+	PlaceholderTooDeep PlaceholderKind = "too_deep"
 	// PlaceholderUnsupported: a shell form other than ${VAR} and
 	// ${VAR:-default}, such as ${VAR-x} or ${VAR:?x}.
-	PlaceholderUnsupported
+	PlaceholderUnsupported PlaceholderKind = "unsupported"
 )
 
 // ExpandError is why a string could not be expanded. It names the

@@ -118,12 +118,12 @@ func TestPlaceholders(t *testing.T) {
 	tests := []struct {
 		in    string
 		names []string
-		kind  configfile.PlaceholderKind // 0: no error
+		kind  configfile.PlaceholderKind // "": no error
 	}{
-		{"plain", nil, 0},
-		{"${UNSET}", []string{"UNSET"}, 0}, // not looked up: no error
-		{"${A}/${B:-${C}}", []string{"A", "B", "C"}, 0},
-		{"$${A}", nil, 0},
+		{"plain", nil, ""},
+		{"${UNSET}", []string{"UNSET"}, ""}, // not looked up: no error
+		{"${A}/${B:-${C}}", []string{"A", "B", "C"}, ""},
+		{"$${A}", nil, ""},
 		{"${A} ${B-x}", nil, configfile.PlaceholderUnsupported},
 		{"${A:-${}", nil, configfile.PlaceholderEmpty},
 	}
@@ -137,7 +137,7 @@ func TestPlaceholders(t *testing.T) {
 			t.Errorf("Placeholders(%q) error %T is not an *ExpandError", tt.in, err)
 		}
 		if !reflect.DeepEqual(names, tt.names) || kind != tt.kind {
-			t.Errorf("Placeholders(%q) = %q, kind %d; want %q, kind %d", tt.in, names, kind, tt.names, tt.kind)
+			t.Errorf("Placeholders(%q) = %q, kind %q; want %q, kind %q", tt.in, names, kind, tt.names, tt.kind)
 		}
 	}
 }

@@ -40,15 +40,17 @@ type SyntaxError struct {
 	Kind SyntaxKind
 }
 
-// SyntaxKind says how a document fails to be one JSON value.
-type SyntaxKind int
+// SyntaxKind says how a document fails to be one JSON value. It is a
+// string so that a kind prints as itself in a test failure or a log; the
+// zero value, "", is no kind.
+type SyntaxKind string
 
 // The ways a document can fail to be one JSON value.
 const (
-	SyntaxInvalid    SyntaxKind = iota + 1 // not JSON at Off
-	SyntaxEmpty                            // nothing but whitespace
-	SyntaxIncomplete                       // ends inside a value
-	SyntaxTrailing                         // more after the value
+	SyntaxInvalid    SyntaxKind = "invalid"    // not JSON at Off
+	SyntaxEmpty      SyntaxKind = "empty"      // nothing but whitespace
+	SyntaxIncomplete SyntaxKind = "incomplete" // ends inside a value
+	SyntaxTrailing   SyntaxKind = "trailing"   // more after the value
 )
 
 // Error returns a message that says what to look for.

@@ -24,8 +24,10 @@ const (
 	SideEffectExternal
 )
 
-// ErrUnknownSideEffect is returned (wrapped) when text names no side effect.
-var ErrUnknownSideEffect = errors.New("unknown side effect")
+// errUnknownSideEffect is wrapped by the error for text that names no
+// side effect. No caller branches on it: a manifest reader reports the
+// message, which lists the accepted words.
+var errUnknownSideEffect = errors.New("unknown side effect")
 
 var sideEffectNames = [...]string{
 	SideEffectNone:       "none",
@@ -51,7 +53,7 @@ func (s SideEffect) Consequential() bool { return s != SideEffectNone }
 // as its text form.
 func (s SideEffect) MarshalText() ([]byte, error) {
 	if s < 0 || int(s) >= len(sideEffectNames) {
-		return nil, fmt.Errorf("%w: %d", ErrUnknownSideEffect, int(s))
+		return nil, fmt.Errorf("%w: %d", errUnknownSideEffect, int(s))
 	}
 	return []byte(sideEffectNames[s]), nil
 }
@@ -67,7 +69,7 @@ func (s *SideEffect) UnmarshalText(text []byte) error {
 }
 
 // ParseSideEffect returns the SideEffect whose text form is text. The error
-// wraps [ErrUnknownSideEffect] and lists the accepted words; it does not
+// wraps errUnknownSideEffect and lists the accepted words; it does not
 // quote text, which may come from a file whose values are not for printing.
 func ParseSideEffect(text string) (SideEffect, error) {
 	for i, name := range sideEffectNames {
@@ -75,5 +77,5 @@ func ParseSideEffect(text string) (SideEffect, error) {
 			return SideEffect(i), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: want one of none, local_state, process, external", ErrUnknownSideEffect)
+	return 0, fmt.Errorf("%w: want one of none, local_state, process, external", errUnknownSideEffect)
 }

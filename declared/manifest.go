@@ -602,7 +602,7 @@ func (p *parser) expandField(off int, tool, field, s string) (string, bool) {
 func unknownKey(key string, known []string, what string) (field, text string) {
 	allowed := what + " may have " + strings.Join(known, ", ")
 	if configfile.LooksLikeKey(key) {
-		if best := contract.ClosestNames(key, known, 1); len(best) > 0 {
+		if best := configfile.Suggest(key, known, 1); len(best) > 0 {
 			return key, "unknown key; did you mean " + best[0] + "? (" + allowed + ")"
 		}
 		if len(key) <= 20 && !strings.ContainsAny(key, "0123456789") {

@@ -8,14 +8,17 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// Sentinels for [errors.Is]; every [SchemaProblem] wraps one of them.
+// Every [SchemaProblem] wraps one of these.
 var (
-	// ErrNotObject: the schema is not a JSON object.
+	// ErrNotObject: the schema is not a JSON object. A manifest reader
+	// branches on it to point at the "inputSchema" value itself rather
+	// than at a place inside it.
 	ErrNotObject = errors.New("input schema is not a JSON object")
-	// ErrInvalid: the schema is an object but cannot be used: its "type"
+	// errInvalid: the schema is an object but cannot be used: its "type"
 	// is not "object", it names an unsupported draft, it refers outside
-	// itself, or it does not compile.
-	ErrInvalid = errors.New("invalid input schema")
+	// itself, or it does not compile. No caller branches on it: the
+	// problem's pointer and message say what to fix.
+	errInvalid = errors.New("invalid input schema")
 )
 
 // CompileError is every problem [Compile] found in one schema.
@@ -29,7 +32,7 @@ type SchemaProblem struct {
 	// a whole).
 	Pointer string
 	// Err says what is wrong, quoting nothing from the schema; it wraps
-	// [ErrNotObject] or [ErrInvalid].
+	// [ErrNotObject] or an unexported error for any other problem.
 	Err error
 }
 

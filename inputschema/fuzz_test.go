@@ -26,8 +26,9 @@ func FuzzCompileCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, schema, input string) {
 		s, err := inputschema.Compile(json.RawMessage(schema))
 		if err != nil {
-			if !errors.Is(err, inputschema.ErrNotObject) && !errors.Is(err, inputschema.ErrInvalid) {
-				t.Fatalf("compile error wraps no sentinel: %v", err)
+			var ce *inputschema.CompileError
+			if !errors.As(err, &ce) || len(ce.Problems) == 0 {
+				t.Fatalf("compile error is not a *CompileError with problems: %v", err)
 			}
 			return
 		}

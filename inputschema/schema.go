@@ -48,7 +48,7 @@ type Schema struct {
 // $ref outside the schema is refused, nothing is read from disk or the
 // network. The error is a *[CompileError] listing every problem, each
 // naming where in the schema it is and wrapping [ErrNotObject] or
-// [ErrInvalid]; it quotes nothing from the schema.
+// an unexported error for any other problem; it quotes nothing from the schema.
 func Compile(raw json.RawMessage) (*Schema, error) {
 	if _, problems := compileSchema(raw, nil); len(problems) > 0 {
 		return nil, &CompileError{Problems: problems}
@@ -127,16 +127,16 @@ func compileSchema(raw json.RawMessage, prepare func(*jsonschema.Compiler)) (*js
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fail(ErrInvalid, "is not valid JSON")
+		return nil, fail(errInvalid, "is not valid JSON")
 	}
 	obj, _ := doc.(map[string]any)
 	if t, ok := obj["type"]; ok && t != "object" {
-		return nil, fail(ErrInvalid, `"type" must be "object" or left out: the program reads one JSON object`)
+		return nil, fail(errInvalid, `"type" must be "object" or left out: the program reads one JSON object`)
 	}
 	if s, ok := obj["$schema"]; ok {
 		text, _ := s.(string)
 		if !acceptedDraft(text) {
-			return nil, fail(ErrInvalid, `"$schema" must name JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07 (http://json-schema.org/draft-07/schema#), or be left out for 2020-12`)
+			return nil, fail(errInvalid, `"$schema" must name JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07 (http://json-schema.org/draft-07/schema#), or be left out for 2020-12`)
 		}
 	}
 	c := jsonschema.NewCompiler()
@@ -146,7 +146,7 @@ func compileSchema(raw json.RawMessage, prepare func(*jsonschema.Compiler)) (*js
 		prepare(c)
 	}
 	if err := c.AddResource(schemaURL, doc); err != nil {
-		return nil, fail(ErrInvalid, "cannot be used as a schema")
+		return nil, fail(errInvalid, "cannot be used as a schema")
 	}
 	sch, err := c.Compile(schemaURL)
 	if err != nil {
@@ -175,7 +175,7 @@ func (refuseLoader) Load(string) (any, error) {
 // own text, which quotes the schema's values.
 func describeCompileError(err error) []SchemaProblem {
 	one := func(text string) []SchemaProblem {
-		return []SchemaProblem{{Err: newProblem(ErrInvalid, text)}}
+		return []SchemaProblem{{Err: newProblem(errInvalid, text)}}
 	}
 	var (
 		invalid     *jsonschema.SchemaValidationError
@@ -199,7 +199,7 @@ func describeCompileError(err error) []SchemaProblem {
 		}
 		var out []SchemaProblem
 		for _, p := range describeValidation(ve, "metaschema") {
-			out = append(out, SchemaProblem{Pointer: p.Field, Err: newProblem(ErrInvalid, "not valid JSON Schema: "+p.Rule)})
+			out = append(out, SchemaProblem{Pointer: p.Field, Err: newProblem(errInvalid, "not valid JSON Schema: "+p.Rule)})
 		}
 		return out
 	case errors.As(err, &load):

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/configfile"
-	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
 )
 
@@ -234,7 +233,7 @@ func quotable(word string, known []string) bool {
 	if !configfile.LooksLikeKey(word) {
 		return false
 	}
-	return len(contract.ClosestNames(word, known, 1)) > 0 || len(word) <= 20 && !strings.ContainsAny(word, "0123456789")
+	return len(configfile.Suggest(word, known, 1)) > 0 || len(word) <= 20 && !strings.ContainsAny(word, "0123456789")
 }
 
 // printableName is a server name fit for a message: server names are

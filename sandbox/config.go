@@ -3,16 +3,15 @@
 package sandbox
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
-	"io"
-	"path/filepath"
-	"sort"
-	"strings"
 )
 
 // SpawnTool is the name under which spawn's commands get their policy from
@@ -72,116 +71,33 @@ type Override struct {
 	Write []string
 }
 
-type configFile struct {
-	Schema  *int                    `json:"schema"`
-	Mode    *string                 `json:"mode"`
-	Write   []string                `json:"write"`
-	Protect []string                `json:"protect"`
-	Spawn   *overrideFile           `json:"spawn"`
-	Tools   map[string]overrideFile `json:"tools"`
-	// PassEnv is not a sandbox policy but what else a program is
-	// handed: the operator's one file about what programs may reach.
-	PassEnv []string `json:"pass_env"`
-}
-
-type overrideFile struct {
-	Mode    *string  `json:"mode"`
-	Network *bool    `json:"network"`
-	Write   []string `json:"write"`
-}
-
-// ParseConfig parses an operator's sandbox.json. home expands a leading
-// "~/" in write paths; every write path must end up absolute. Errors wrap
-// [ErrInvalidPolicy], name the key at fault and quote no value.
-func ParseConfig(data []byte, home string) (*Config, error) {
-	f, err := decodeConfig(data)
-	if err != nil {
-		return nil, err
+// ParseConfig parses an operator's sandbox.json. file is its path, for
+// messages; home expands a leading "~/" in write and protect paths, and
+// every write path must end up absolute. The error is an [errors.Join] of
+// one [*configfile.Error] per problem found, each with the line, column
+// and field at fault; none quotes a value from the file.
+func ParseConfig(file string, data []byte, home string) (*Config, error) {
+	p := &configParser{file: file, data: data, home: home}
+	c := p.parse()
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
 	}
-	c := &Config{}
-	if f.Mode != nil {
-		if c.Mode, err = parseMode(*f.Mode, "mode"); err != nil {
-			return nil, err
-		}
-	}
-	if c.Write, err = writePaths(f.Write, home, "write"); err != nil {
-		return nil, err
-	}
-	if c.Protect, err = protectPaths(f.Protect, home, "protect"); err != nil {
-		return nil, err
-	}
-	if f.Spawn != nil {
-		if c.Spawn, err = f.Spawn.override(home, "spawn"); err != nil {
-			return nil, err
-		}
-	}
-	for _, name := range sortedKeys(f.Tools) {
-		if name == SpawnTool {
-			return nil, fmt.Errorf("%w: tools.%s: set spawn's policy in the \"spawn\" section", ErrInvalidPolicy, SpawnTool)
-		}
-		o, err := f.Tools[name].override(home, "tools."+name)
-		if err != nil {
-			return nil, err
-		}
-		if c.Tools == nil {
-			c.Tools = make(map[string]Override)
-		}
-		c.Tools[name] = o
-	}
-	for i, p := range f.PassEnv {
-		if err := childenv.CheckPattern(p); err != nil {
-			return nil, fmt.Errorf("%w: pass_env[%d]: %w", ErrInvalidPolicy, i, err)
-		}
-	}
-	c.PassEnv = f.PassEnv
 	return c, nil
 }
 
-// ParseWorkspaceConfig parses a workspace's .basis/sandbox.json, which
-// may only tighten the operator's policy: "off", "network": true, write
-// paths and "pass_env" are load errors, as an allow rule in a workspace
-// rules file is. It may add protected paths, which only tighten too; they
-// must be relative (looked up in every writable directory, the workspace
-// among them): a workspace names its own files, not the machine's. Apply
-// the result with [Config.Tighten].
-func ParseWorkspaceConfig(data []byte) (*Config, error) {
-	c, err := ParseConfig(data, "")
-	if err != nil {
-		return nil, err
-	}
-	widen := func(key string) error {
-		return fmt.Errorf("%w: %s: a workspace sandbox.json may only tighten the sandbox; the operator's %s decides this", ErrInvalidPolicy, key, ConfigFile)
-	}
-	check := func(prefix string, mode Mode, network *bool, write []string) error {
-		switch {
-		case mode == Off:
-			return widen(prefix + "mode")
-		case network != nil && *network:
-			return widen(prefix + "network")
-		case len(write) > 0:
-			return widen(prefix + "write")
-		}
-		return nil
-	}
-	if err := check("", c.Mode, nil, c.Write); err != nil {
-		return nil, err
-	}
-	if len(c.PassEnv) > 0 {
-		return nil, fmt.Errorf("%w: pass_env: a workspace sandbox.json cannot hand its programs the operator's credentials; only the operator's %s passes them", ErrInvalidPolicy, ConfigFile)
-	}
-	for i, p := range c.Protect {
-		if filepath.IsAbs(p) {
-			return nil, fmt.Errorf("%w: protect[%d]: a workspace sandbox.json names protected paths relative to the workspace; absolute ones belong in the operator's %s", ErrInvalidPolicy, i, ConfigFile)
-		}
-	}
-	if err := check("spawn.", c.Spawn.Mode, c.Spawn.Network, c.Spawn.Write); err != nil {
-		return nil, err
-	}
-	for _, name := range sortedKeys(c.Tools) {
-		o := c.Tools[name]
-		if err := check("tools."+name+".", o.Mode, o.Network, o.Write); err != nil {
-			return nil, err
-		}
+// ParseWorkspaceConfig parses a workspace's .basis/sandbox.json at file,
+// which may only tighten the operator's policy: "off", "network": true,
+// write paths and "pass_env" are load errors, as an allow rule in a
+// workspace rules file is. It may add protected paths, which only tighten
+// too; they must be relative (looked up in every writable directory, the
+// workspace among them): a workspace names its own files, not the
+// machine's. Errors are as [ParseConfig]'s. Apply the result with
+// [Config.Tighten].
+func ParseWorkspaceConfig(file string, data []byte) (*Config, error) {
+	p := &configParser{file: file, data: data, workspace: true}
+	c := p.parse()
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
 	}
 	return c, nil
 }
@@ -243,170 +159,283 @@ func (c *Config) Tighten(p Policy, tool string) Policy {
 	return Tighten(p, ws)
 }
 
-func decodeConfig(data []byte) (*configFile, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var f configFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, jsonError(data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: unexpected data after the JSON object", ErrInvalidPolicy)
-	}
-	if err := checkDuplicateKeys(data); err != nil {
-		return nil, err
-	}
-	switch {
-	case f.Schema == nil:
-		return nil, fmt.Errorf("%w: missing \"schema\": add \"schema\": 1", ErrInvalidPolicy)
-	case *f.Schema != 1:
-		return nil, fmt.Errorf("%w: schema %d is not supported (this basis reads schema 1)", ErrInvalidPolicy, *f.Schema)
-	}
-	return &f, nil
+// configKeys and sectionKeys are the keys of sandbox.json and of its
+// "spawn" and "tools" sections, for "unknown key" and "did you mean".
+var (
+	configKeys  = []string{"schema", "mode", "write", "protect", "spawn", "tools", "pass_env"}
+	sectionKeys = []string{"mode", "network", "write"}
+)
+
+// configParser reads one sandbox.json, collecting every problem with its
+// position rather than stopping at the first, so one edit fixes them all.
+type configParser struct {
+	file      string
+	data      []byte
+	home      string
+	workspace bool // a workspace's file: it may only tighten
+	errs      []error
 }
 
-// jsonError turns a decoding error into one that gives a line and column
-// or a key, never the offending text.
-func jsonError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		line, col := position(data, syn.Offset-1) // Offset is just past the bad byte
-		return fmt.Errorf("%w: JSON syntax error at line %d, column %d", ErrInvalidPolicy, line, col)
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) && typ.Field != "" {
-		return fmt.Errorf("%w: %s: expected %s", ErrInvalidPolicy, typ.Field, typ.Type)
-	}
-	if msg, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("%w: unknown key %s (the keys are schema, mode, write, protect, spawn, tools, pass_env; in a section mode, network, write)", ErrInvalidPolicy, msg)
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w: the file is empty or ends early", ErrInvalidPolicy)
-	}
-	return fmt.Errorf("%w: the file is not a JSON object of the sandbox.json format", ErrInvalidPolicy)
+// fail records a problem at byte offset off of the file.
+func (p *configParser) fail(off int, subject, field, text string) {
+	line, col := configfile.LineCol(p.data, off)
+	p.errs = append(p.errs, &configfile.Error{File: p.file, Line: line, Column: col, Subject: subject, Field: field, Err: errors.New(text)})
 }
 
-func position(data []byte, offset int64) (line, col int) {
-	line, col = 1, 1
-	for i := int64(0); i < offset && i < int64(len(data)); i++ {
-		if data[i] == '\n' {
-			line, col = line+1, 1
+// widen refuses, in a workspace's file, a setting that would widen the
+// operator's sandbox.
+func (p *configParser) widen(off int, subject, field string) {
+	p.fail(off, subject, field, "a workspace sandbox.json may only tighten the sandbox; the operator's "+ConfigFile+" decides this")
+}
+
+func (p *configParser) parse() *Config {
+	doc, err := configfile.Parse(p.data)
+	if err != nil {
+		var syn *configfile.SyntaxError
+		if errors.As(err, &syn) {
+			line, col := configfile.LineCol(p.data, syn.Off)
+			p.errs = append(p.errs, &configfile.Error{File: p.file, Line: line, Column: col, Err: err})
 		} else {
-			col++
-		}
-	}
-	return line, col
-}
-
-// checkDuplicateKeys refuses an object with a repeated key: encoding/json
-// would keep the last, so {"mode": "read-only", "mode": "off"} would read
-// as something other than what a reviewer sees first.
-func checkDuplicateKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var walk func(path string) error
-	walk = func(path string) error {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := make(map[string]bool)
-			for dec.More() {
-				k, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				key, _ := k.(string)
-				if seen[key] {
-					return fmt.Errorf("%w: key %s%s appears twice", ErrInvalidPolicy, path, key)
-				}
-				seen[key] = true
-				if err := walk(path + key + "."); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token()
-			return err
-		case json.Delim('['):
-			for dec.More() {
-				if err := walk(path); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token()
-			return err
+			p.errs = append(p.errs, &configfile.Error{File: p.file, Err: err})
 		}
 		return nil
 	}
-	if err := walk(""); err != nil && errors.Is(err, ErrInvalidPolicy) {
-		return err
+	if doc.Kind() != "object" {
+		p.fail(doc.Off, "", "", "the file is "+doc.KindPhrase()+", not an object of the sandbox.json format (\"schema\": 1, \"mode\", \"write\", …)")
+		return nil
 	}
-	return nil
-}
-
-func (o overrideFile) override(home, key string) (Override, error) {
-	var out Override
-	var err error
-	if o.Mode != nil {
-		if out.Mode, err = parseMode(*o.Mode, key+".mode"); err != nil {
-			return Override{}, err
-		}
-	}
-	out.Network = o.Network
-	if out.Write, err = writePaths(o.Write, home, key+".write"); err != nil {
-		return Override{}, err
-	}
-	return out, nil
-}
-
-func parseMode(s, key string) (Mode, error) {
-	m := Mode(s)
-	if !m.Valid() {
-		return "", fmt.Errorf("%w: %s must be %q, %q or %q", ErrInvalidPolicy, key, WorkspaceWrite, ReadOnly, Off)
-	}
-	return m, nil
-}
-
-func writePaths(paths []string, home, key string) ([]string, error) {
-	var out []string
-	for i, p := range paths {
-		if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
-			p = filepath.Join(home, rest)
-		}
-		if !filepath.IsAbs(p) || strings.IndexByte(p, 0) >= 0 {
-			return nil, fmt.Errorf("%w: %s[%d] must be an absolute path or start with ~/", ErrInvalidPolicy, key, i)
-		}
-		out = append(out, filepath.Clean(p))
-	}
-	return out, nil
-}
-
-// protectPaths checks and cleans protected paths: "~/" is expanded
-// (when home is known), absolute paths are kept, relative ones must stay
-// inside the directory they are looked up in.
-func protectPaths(paths []string, home, key string) ([]string, error) {
-	var out []string
-	for i, p := range paths {
-		if rest, ok := strings.CutPrefix(p, "~/"); ok {
-			if home == "" {
-				return nil, fmt.Errorf("%w: %s[%d]: ~/ stands for the operator's home, in the operator's file only", ErrInvalidPolicy, key, i)
+	c := &Config{}
+	schema := false
+	for _, m := range p.members(doc, "", configKeys) {
+		v := m.Value
+		switch m.Key {
+		case "schema":
+			schema = true
+			if n, ok := number(v); !ok || n != "1" {
+				p.fail(v.Off, "", "schema", "this basis reads schema 1; write \"schema\": 1")
 			}
-			p = filepath.Join(home, rest)
+		case "mode":
+			c.Mode = p.mode(v, "", "mode")
+			if p.workspace && c.Mode == Off {
+				p.widen(v.Off, "", "mode")
+			}
+		case "write":
+			c.Write = p.writePaths(v, "", "write")
+		case "protect":
+			c.Protect = p.protectPaths(v)
+		case "spawn":
+			c.Spawn = p.section(v, "spawn")
+		case "tools":
+			if v.Kind() != "object" {
+				p.fail(v.Off, "", "tools", "must be an object of tool names, not "+v.KindPhrase())
+				continue
+			}
+			for _, t := range p.members(v, "", nil) {
+				if t.Key == SpawnTool {
+					p.fail(t.KeyOff, "", "tools."+SpawnTool, "set spawn's policy in the \"spawn\" section")
+					continue
+				}
+				if c.Tools == nil {
+					c.Tools = make(map[string]Override)
+				}
+				c.Tools[t.Key] = p.section(t.Value, "tool "+t.Key)
+			}
+		case "pass_env":
+			c.PassEnv = p.passEnv(v)
 		}
-		if err := validProtect(p); err != nil {
-			return nil, fmt.Errorf("%w: %s[%d] %s", ErrInvalidPolicy, key, i, err)
-		}
-		out = append(out, filepath.Clean(p))
 	}
-	return out, nil
+	if !schema {
+		p.fail(doc.Off, "", "schema", "missing; add \"schema\": 1")
+	}
+	return c
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// members lists the members of object v, refusing a repeated key
+// (encoding/json would keep the last, so {"mode": "read-only", "mode":
+// "off"} would read as something other than what a reviewer sees first)
+// and, when known is not nil, a key not in known.
+func (p *configParser) members(v configfile.Value, subject string, known []string) []configfile.Member {
+	var out []configfile.Member
+	seen := map[string]bool{}
+	for _, m := range v.Members() {
+		switch {
+		case seen[m.Key]:
+			p.fail(m.KeyOff, subject, fieldName(m.Key), "appears twice; keep one")
+		case known != nil && !slices.Contains(known, m.Key):
+			p.unknown(m, subject, known)
+		default:
+			out = append(out, m)
+		}
+		seen[m.Key] = true
 	}
-	sort.Strings(keys)
-	return keys
+	return out
+}
+
+// unknown refuses a key the format does not define, naming it only when
+// it looks like a key: anything else may be a value written in the wrong
+// place, so it is located by line and column instead.
+func (p *configParser) unknown(m configfile.Member, subject string, known []string) {
+	allowed := "the keys are " + strings.Join(known, ", ")
+	if !configfile.LooksLikeKey(m.Key) {
+		p.fail(m.KeyOff, subject, "", "unknown key (not shown: it may be a value written in the wrong place); "+allowed)
+		return
+	}
+	if best := configfile.Suggest(m.Key, known, 1); len(best) > 0 {
+		p.fail(m.KeyOff, subject, m.Key, "unknown key; did you mean "+best[0]+"? ("+allowed+")")
+		return
+	}
+	p.fail(m.KeyOff, subject, m.Key, "unknown key ("+allowed+")")
+}
+
+// section reads the "spawn" section or one tool's.
+func (p *configParser) section(v configfile.Value, subject string) Override {
+	var o Override
+	if v.Kind() != "object" {
+		p.fail(v.Off, subject, "", "must be an object with mode, network or write, not "+v.KindPhrase())
+		return o
+	}
+	for _, m := range p.members(v, subject, sectionKeys) {
+		switch m.Key {
+		case "mode":
+			o.Mode = p.mode(m.Value, subject, "mode")
+			if p.workspace && o.Mode == Off {
+				p.widen(m.Value.Off, subject, "mode")
+			}
+		case "network":
+			switch string(m.Value.Raw) {
+			case "true", "false":
+				b := string(m.Value.Raw) == "true"
+				o.Network = &b
+				if p.workspace && b {
+					p.widen(m.Value.Off, subject, "network")
+				}
+			default:
+				p.fail(m.Value.Off, subject, "network", "must be true or false, not "+m.Value.KindPhrase())
+			}
+		case "write":
+			o.Write = p.writePaths(m.Value, subject, "write")
+		}
+	}
+	return o
+}
+
+func (p *configParser) mode(v configfile.Value, subject, field string) Mode {
+	s, ok := v.Text()
+	if m := Mode(s); ok && m.Valid() {
+		return m
+	}
+	p.fail(v.Off, subject, field, fmt.Sprintf("must be %q, %q or %q", WorkspaceWrite, ReadOnly, Off))
+	return ""
+}
+
+// stringList reads an array of strings, reporting each element that is not
+// one; the index of each string kept is its index in the file.
+func (p *configParser) stringList(v configfile.Value, subject, field string) (vals []string, elems []configfile.Value) {
+	if v.Kind() != "array" {
+		p.fail(v.Off, subject, field, "must be a list of strings, not "+v.KindPhrase())
+		return nil, nil
+	}
+	for i, e := range v.Elements() {
+		s, ok := e.Text()
+		if !ok {
+			p.fail(e.Off, subject, fmt.Sprintf("%s[%d]", field, i), "must be a string, not "+e.KindPhrase())
+			continue
+		}
+		vals = append(vals, s)
+		elems = append(elems, e)
+	}
+	return vals, elems
+}
+
+func (p *configParser) writePaths(v configfile.Value, subject, field string) []string {
+	vals, elems := p.stringList(v, subject, field)
+	if p.workspace && v.Kind() == "array" && len(v.Elements()) > 0 {
+		p.widen(v.Off, subject, field)
+		return nil
+	}
+	var out []string
+	for i, w := range vals {
+		if rest, ok := strings.CutPrefix(w, "~/"); ok && p.home != "" {
+			w = filepath.Join(p.home, rest)
+		}
+		if !filepath.IsAbs(w) || strings.IndexByte(w, 0) >= 0 {
+			p.fail(elems[i].Off, subject, fmt.Sprintf("%s[%d]", field, index(v, elems[i])), "must be an absolute path or start with ~/")
+			continue
+		}
+		out = append(out, filepath.Clean(w))
+	}
+	return out
+}
+
+// protectPaths checks and cleans protected paths: "~/" is expanded (in
+// the operator's file), absolute paths are kept (in the operator's file),
+// relative ones must stay inside the directory they are looked up in.
+func (p *configParser) protectPaths(v configfile.Value) []string {
+	vals, elems := p.stringList(v, "", "protect")
+	var out []string
+	for i, path := range vals {
+		off, field := elems[i].Off, fmt.Sprintf("protect[%d]", index(v, elems[i]))
+		if rest, ok := strings.CutPrefix(path, "~/"); ok {
+			if p.workspace || p.home == "" {
+				p.fail(off, "", field, "~/ stands for the operator's home, in the operator's file only")
+				continue
+			}
+			path = filepath.Join(p.home, rest)
+		}
+		if err := validProtect(path); err != nil {
+			p.fail(off, "", field, err.Error())
+			continue
+		}
+		if p.workspace && filepath.IsAbs(path) {
+			p.fail(off, "", field, "a workspace sandbox.json names protected paths relative to the workspace; absolute ones belong in the operator's "+ConfigFile)
+			continue
+		}
+		out = append(out, filepath.Clean(path))
+	}
+	return out
+}
+
+func (p *configParser) passEnv(v configfile.Value) []string {
+	if p.workspace {
+		p.fail(v.Off, "", "pass_env", "a workspace sandbox.json cannot hand its programs the operator's credentials; only the operator's "+ConfigFile+" passes them")
+		return nil
+	}
+	vals, elems := p.stringList(v, "", "pass_env")
+	var out []string
+	for i, pattern := range vals {
+		if err := childenv.CheckPattern(pattern); err != nil {
+			p.fail(elems[i].Off, "", fmt.Sprintf("pass_env[%d]", index(v, elems[i])), err.Error())
+			continue
+		}
+		out = append(out, pattern)
+	}
+	return out
+}
+
+// index is the position of element e in array v, for a field name.
+func index(v configfile.Value, e configfile.Value) int {
+	for i, x := range v.Elements() {
+		if x.Off == e.Off {
+			return i
+		}
+	}
+	return -1
+}
+
+// number is v's text when it is a JSON number.
+func number(v configfile.Value) (string, bool) {
+	if v.Kind() != "number" {
+		return "", false
+	}
+	return string(v.Raw), true
+}
+
+// fieldName is a key as a field of a message: shown when it looks like
+// a key, otherwise left out (it may be a value written in the wrong
+// place).
+func fieldName(key string) string {
+	if configfile.LooksLikeKey(key) {
+		return key
+	}
+	return ""
 }

@@ -3,17 +3,44 @@
 package sandbox_test
 
 import (
-	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/sandbox"
 	"github.com/google/go-cmp/cmp"
 )
 
 func ptr[T any](v T) *T { return &v }
+
+const (
+	operatorFile  = "/home/u/.config/basis/sandbox.json"
+	workspaceFile = "/repo/.basis/sandbox.json"
+)
+
+// checkConfigErrors fails unless err is a join of *configfile.Error, each
+// naming file and, but for an unreadable file, a line and column.
+func checkConfigErrors(t *testing.T, file string, err error) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		ce, ok := e.(*configfile.Error)
+		if !ok {
+			t.Fatalf("problem %v is a %T, want a *configfile.Error", e, e)
+		}
+		if ce.File != file || ce.Line < 1 || ce.Column < 1 {
+			t.Fatalf("problem %v: file %q line %d column %d, want %q and a position", e, ce.File, ce.Line, ce.Column, file)
+		}
+	}
+}
 
 func TestParseConfig(t *testing.T) {
 	tests := []struct {
@@ -35,38 +62,39 @@ func TestParseConfig(t *testing.T) {
 		{"off", `{"schema": 1, "mode": "off"}`, &sandbox.Config{Mode: sandbox.Off}, ""},
 		{"pass_env", `{"schema": 1, "pass_env": ["AWS_PROFILE", "GITHUB_*", "*_API_KEY"]}`,
 			&sandbox.Config{PassEnv: []string{"AWS_PROFILE", "GITHUB_*", "*_API_KEY"}}, ""},
-		{"pass_env: basis's own", `{"schema": 1, "pass_env": ["PATH", "BASIS_SERVE_TOKEN"]}`, nil, "pass_env[1]: invalid variable pattern: basis's own variables"},
+		{"pass_env: basis's own", `{"schema": 1, "pass_env": ["PATH", "BASIS_SERVE_TOKEN"]}`, nil, "1:36: pass_env[1]: invalid variable pattern: basis's own variables"},
 		{"pass_env: not a name", `{"schema": 1, "pass_env": ["A-B"]}`, nil, "pass_env[0]: invalid variable pattern"},
 		{"pass_env: empty", `{"schema": 1, "pass_env": [""]}`, nil, "pass_env[0]: invalid variable pattern: it is empty"},
-		{"pass_env: not a list", `{"schema": 1, "pass_env": "GITHUB_TOKEN"}`, nil, "pass_env: expected"},
+		{"pass_env: not a list", `{"schema": 1, "pass_env": "GITHUB_TOKEN"}`, nil, "1:27: pass_env: must be a list of strings, not a string"},
 		{"protect", `{"schema": 1, "protect": [".envrc", "~/.config/git", "/srv//hooks/", ".vscode/tasks.json"]}`,
 			&sandbox.Config{Protect: []string{".envrc", "/home/u/.config/git", "/srv/hooks", ".vscode/tasks.json"}}, ""},
-		{"protect leaving the directory", `{"schema": 1, "protect": ["../x"]}`, nil, "protect[0] must name something inside"},
-		{"protect dot-dot in the middle", `{"schema": 1, "protect": ["a/../../x"]}`, nil, "protect[0] must name something inside"},
-		{"protect empty", `{"schema": 1, "protect": [".git", ""]}`, nil, "protect[1] is empty"},
-		{"protect not a string", `{"schema": 1, "protect": [1]}`, nil, "protect"},
-		{"missing schema", `{"mode": "off"}`, nil, `missing "schema"`},
-		{"future schema", `{"schema": 2}`, nil, "schema 2 is not supported"},
-		{"unknown key", `{"schema": 1, "netwrok": true}`, nil, `unknown key "netwrok"`},
-		{"unknown key in a section", `{"schema": 1, "spawn": {"net": true}}`, nil, `unknown key "net"`},
-		{"bad mode", `{"schema": 1, "mode": "workspace_write"}`, nil, "mode must be"},
-		{"bad tool mode", `{"schema": 1, "tools": {"x": {"mode": "none"}}}`, nil, "tools.x.mode must be"},
-		{"relative write", `{"schema": 1, "write": ["build"]}`, nil, "write[0] must be an absolute path"},
+		{"protect leaving the directory", `{"schema": 1, "protect": ["../x"]}`, nil, "protect[0]: must name something inside"},
+		{"protect dot-dot in the middle", `{"schema": 1, "protect": ["a/../../x"]}`, nil, "protect[0]: must name something inside"},
+		{"protect empty", `{"schema": 1, "protect": [".git", ""]}`, nil, "1:35: protect[1]: is empty"},
+		{"protect not a string", `{"schema": 1, "protect": [1]}`, nil, "protect[0]: must be a string, not a number"},
+		{"missing schema", `{"mode": "off"}`, nil, `1:1: schema: missing; add "schema": 1`},
+		{"future schema", `{"schema": 2}`, nil, "1:12: schema: this basis reads schema 1"},
+		{"unknown key", `{"schema": 1, "netwrok": true}`, nil, `1:15: netwrok: unknown key (the keys are schema, mode, write, protect, spawn, tools, pass_env)`},
+		{"unknown key in a section", `{"schema": 1, "spawn": {"net": true}}`, nil, `1:25: spawn: net: unknown key; did you mean network?`},
+		{"bad mode", `{"schema": 1, "mode": "workspace_write"}`, nil, `1:23: mode: must be "workspace-write", "read-only" or "off"`},
+		{"bad tool mode", `{"schema": 1, "tools": {"x": {"mode": "none"}}}`, nil, "tool x: mode: must be"},
+		{"relative write", `{"schema": 1, "write": ["build"]}`, nil, "1:25: write[0]: must be an absolute path"},
 		{"spawn in tools", `{"schema": 1, "tools": {"spawn": {}}}`, nil, `"spawn" section`},
-		{"duplicate key", `{"schema": 1, "mode": "read-only", "mode": "off"}`, nil, "key mode appears twice"},
-		{"nested duplicate", `{"schema": 1, "tools": {"x": {"network": false, "network": true}}}`, nil, "key tools.x.network appears twice"},
-		{"wrong type", `{"schema": 1, "spawn": {"network": "yes"}}`, nil, "spawn.network: expected bool"},
-		{"syntax", "{\"schema\": 1,\n \"mode\": }", nil, "line 2, column 10"},
-		{"trailing data", `{"schema": 1} {}`, nil, "after the JSON object"},
+		{"duplicate key", `{"schema": 1, "mode": "read-only", "mode": "off"}`, nil, "1:36: mode: appears twice"},
+		{"nested duplicate", `{"schema": 1, "tools": {"x": {"network": false, "network": true}}}`, nil, "tool x: network: appears twice"},
+		{"wrong type", `{"schema": 1, "spawn": {"network": "yes"}}`, nil, "spawn: network: must be true or false, not a string"},
+		{"syntax", "{\"schema\": 1,\n \"mode\": }", nil, "sandbox.json:2:"},
+		{"trailing data", `{"schema": 1} {}`, nil, "1:15: there is more after the JSON value ends"},
 		{"empty", ``, nil, "empty"},
-		{"not an object", `[]`, nil, "sandbox.json"},
+		{"not an object", `[]`, nil, "1:1: the file is an array, not an object of the sandbox.json format"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := sandbox.ParseConfig([]byte(tt.data), "/home/u")
+			got, err := sandbox.ParseConfig(operatorFile, []byte(tt.data), "/home/u")
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, sandbox.ErrInvalidPolicy) {
-					t.Fatalf("error = %v, want ErrInvalidPolicy containing %q", err, tt.wantErr)
+				checkConfigErrors(t, operatorFile, err)
+				if !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
 				}
 				return
 			}
@@ -87,41 +115,80 @@ func TestParseWorkspaceConfigMayOnlyTighten(t *testing.T) {
 		wantErr string
 	}{
 		{"read-only", `{"schema": 1, "mode": "read-only", "spawn": {"network": false}}`, ""},
-		{"off", `{"schema": 1, "mode": "off"}`, "mode: a workspace sandbox.json may only tighten"},
-		{"tool off", `{"schema": 1, "tools": {"x": {"mode": "off"}}}`, "tools.x.mode"},
-		{"network", `{"schema": 1, "spawn": {"network": true}}`, "spawn.network"},
-		{"write", `{"schema": 1, "write": ["/etc"]}`, "write"},
-		{"tool write", `{"schema": 1, "tools": {"x": {"write": ["/etc"]}}}`, "tools.x.write"},
-		{"pass_env", `{"schema": 1, "pass_env": ["AWS_*"]}`, "pass_env: a workspace sandbox.json cannot hand its programs the operator's credentials"},
+		{"off", `{"schema": 1, "mode": "off"}`, "1:23: mode: a workspace sandbox.json may only tighten"},
+		{"tool off", `{"schema": 1, "tools": {"x": {"mode": "off"}}}`, "tool x: mode: a workspace sandbox.json may only tighten"},
+		{"network", `{"schema": 1, "spawn": {"network": true}}`, "spawn: network: a workspace sandbox.json may only tighten"},
+		{"write", `{"schema": 1, "write": ["/etc"]}`, "1:24: write: a workspace sandbox.json may only tighten"},
+		{"tool write", `{"schema": 1, "tools": {"x": {"write": ["/etc"]}}}`, "tool x: write: a workspace sandbox.json may only tighten"},
+		{"pass_env", `{"schema": 1, "pass_env": ["AWS_*"]}`, "1:27: pass_env: a workspace sandbox.json cannot hand its programs the operator's credentials"},
 		{"protect relative paths", `{"schema": 1, "protect": [".envrc", "scripts/hooks"]}`, ""},
-		{"protect an absolute path", `{"schema": 1, "protect": ["/etc"]}`, "protect[0]: a workspace sandbox.json names protected paths relative to the workspace"},
+		{"protect an absolute path", `{"schema": 1, "protect": ["/etc"]}`, "1:27: protect[0]: a workspace sandbox.json names protected paths relative to the workspace"},
 		{"protect the home", `{"schema": 1, "protect": ["~/.ssh"]}`, "protect[0]: ~/ stands for the operator's home"},
-		{"protect outside", `{"schema": 1, "protect": [".."]}`, "protect[0] must name something inside"},
+		{"protect outside", `{"schema": 1, "protect": [".."]}`, "protect[0]: must name something inside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := sandbox.ParseWorkspaceConfig([]byte(tt.data))
+			_, err := sandbox.ParseWorkspaceConfig(workspaceFile, []byte(tt.data))
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("ParseWorkspaceConfig: %v", err)
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, sandbox.ErrInvalidPolicy) {
-				t.Fatalf("error = %v, want ErrInvalidPolicy containing %q", err, tt.wantErr)
+			checkConfigErrors(t, workspaceFile, err)
+			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
 			}
 		})
 	}
 }
 
+// TestParseConfigReportsEveryProblem: one reading names every problem of
+// the file, each where it is, so one edit fixes them all.
+func TestParseConfigReportsEveryProblem(t *testing.T) {
+	data := `{
+  "schema": 1,
+  "mode": "none",
+  "write": ["build", "/ok"],
+  "spawn": {"netwrok": true},
+  "tools": {"deploy": {"mode": "off", "write": 3}}
+}`
+	type at struct {
+		Line, Column   int
+		Subject, Field string
+	}
+	want := []at{
+		{3, 11, "", "mode"},
+		{4, 13, "", "write[0]"},
+		{5, 13, "spawn", "netwrok"},
+		{6, 48, "tool deploy", "write"},
+	}
+	_, err := sandbox.ParseConfig(operatorFile, []byte(data), "/home/u")
+	checkConfigErrors(t, operatorFile, err)
+	var got []at
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		ce := e.(*configfile.Error)
+		got = append(got, at{ce.Line, ce.Column, ce.Subject, ce.Field})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s\n%v", diff, err)
+	}
+	// A workspace's file: the same problems, and what would widen.
+	_, err = sandbox.ParseWorkspaceConfig(workspaceFile, []byte(data))
+	checkConfigErrors(t, workspaceFile, err)
+	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != 5 {
+		t.Errorf("workspace file: %d problems, want 5 (write widens instead of being relative, and tool deploy's mode off):\n%v", n, err)
+	}
+}
+
 func TestConfigPolicy(t *testing.T) {
-	operator, err := sandbox.ParseConfig([]byte(`{"schema": 1, "write": ["/opt/cache"], "protect": [".envrc"],
+	operator, err := sandbox.ParseConfig(operatorFile, []byte(`{"schema": 1, "write": ["/opt/cache"], "protect": [".envrc"],
 		"spawn": {"network": true},
 		"tools": {"fetch": {"network": false}, "lint": {"mode": "read-only"}, "grant": {"network": true, "write": ["/srv"]}}}`), "/home/u")
 	if err != nil {
 		t.Fatal(err)
 	}
-	workspace, err := sandbox.ParseWorkspaceConfig([]byte(`{"schema": 1, "protect": ["scripts", ".envrc"], "tools": {"build": {"mode": "read-only"}, "grant": {"network": false}}}`))
+	workspace, err := sandbox.ParseWorkspaceConfig(workspaceFile, []byte(`{"schema": 1, "protect": ["scripts", ".envrc"], "tools": {"build": {"mode": "read-only"}, "grant": {"network": false}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,11 +267,9 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(`{"schema": 1, "tools": {"spawn": {}}}`))
 	f.Add([]byte(`{"schema": 1, "protect": [".git", "~/x", "a/../b"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := sandbox.ParseConfig(data, "/home/u")
+		c, err := sandbox.ParseConfig(operatorFile, data, "/home/u")
 		if err != nil {
-			if !errors.Is(err, sandbox.ErrInvalidPolicy) {
-				t.Fatalf("error does not wrap ErrInvalidPolicy: %v", err)
-			}
+			checkConfigErrors(t, operatorFile, err)
 			return
 		}
 		// Whatever parses yields policies that validate, for any tool.
@@ -213,7 +278,7 @@ func FuzzParseConfig(f *testing.F) {
 				t.Fatalf("a parsed config gives an invalid policy for %q: %v", tool, err)
 			}
 		}
-		if ws, err := sandbox.ParseWorkspaceConfig(data); err == nil {
+		if ws, err := sandbox.ParseWorkspaceConfig(workspaceFile, data); err == nil {
 			p := ws.Tighten(sandbox.Policy{Mode: sandbox.WorkspaceWrite}, "a")
 			if p.Network || p.Mode == sandbox.Off || len(p.Write) > 0 {
 				t.Fatalf("a workspace config widened the policy: %+v", p)

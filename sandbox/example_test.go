@@ -16,7 +16,7 @@ import (
 // test binary's TestMain calls it), then Prepare on the command.
 func Example() {
 	// The operator's config: spawn may use the network, nothing else.
-	config, err := sandbox.ParseConfig([]byte(`{"schema": 1, "spawn": {"network": true}}`), os.Getenv("HOME"))
+	config, err := sandbox.ParseConfig("sandbox.json", []byte(`{"schema": 1, "spawn": {"network": true}}`), os.Getenv("HOME"))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -63,9 +63,10 @@ type Policy struct {
 	Protect []string
 }
 
-// ErrInvalidPolicy is wrapped by every error about a policy or a config
-// file that cannot be used as written.
-var ErrInvalidPolicy = errors.New("invalid sandbox policy")
+// errInvalidPolicy is wrapped by every error about a policy that cannot
+// be used as written (a config file's problems are [*configfile.Error]).
+// No caller branches on it: the message says what to fix.
+var errInvalidPolicy = errors.New("invalid sandbox policy")
 
 // mode returns the effective mode: the zero value means WorkspaceWrite.
 func (p Policy) mode() Mode {
@@ -79,16 +80,16 @@ func (p Policy) mode() Mode {
 // that is not absolute.
 func (p Policy) Validate() error {
 	if !p.mode().Valid() {
-		return fmt.Errorf("%w: mode must be %q, %q or %q", ErrInvalidPolicy, WorkspaceWrite, ReadOnly, Off)
+		return fmt.Errorf("%w: mode must be %q, %q or %q", errInvalidPolicy, WorkspaceWrite, ReadOnly, Off)
 	}
 	for i, w := range p.Write {
 		if !filepath.IsAbs(w) {
-			return fmt.Errorf("%w: write path %d is not absolute", ErrInvalidPolicy, i)
+			return fmt.Errorf("%w: write path %d is not absolute", errInvalidPolicy, i)
 		}
 	}
 	for i, path := range p.Protect {
 		if err := validProtect(path); err != nil {
-			return fmt.Errorf("%w: protected path %d %s", ErrInvalidPolicy, i, err)
+			return fmt.Errorf("%w: protected path %d %s", errInvalidPolicy, i, err)
 		}
 	}
 	return nil

@@ -100,10 +100,10 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 		return nil, nil, err
 	}
 	if cmd.Path == "" || len(cmd.Args) == 0 {
-		return nil, nil, fmt.Errorf("%w: the command has no program", ErrInvalidPolicy)
+		return nil, nil, fmt.Errorf("%w: the command has no program", errInvalidPolicy)
 	}
 	if cmd.Process != nil {
-		return nil, nil, fmt.Errorf("%w: the command has already started", ErrInvalidPolicy)
+		return nil, nil, fmt.Errorf("%w: the command has already started", errInvalidPolicy)
 	}
 	sp := spec{Version: specVersion, Program: cmd.Path}
 	if !s.policy.Network {

@@ -12,13 +12,16 @@ import (
 
 // ErrUnavailable is matched (errors.Is) by every error that says this
 // machine cannot confine a program as the policy asks: an
-// [*UnavailableError].
+// [*UnavailableError]. A host branches on it to tell the operator how to
+// opt out ("mode": "off") instead of reporting a failed call, as basis
+// check does.
 var ErrUnavailable = errors.New("sandbox unavailable")
 
 // ErrNoTrampoline is returned by [Sandbox.Prepare] in a program that did
 // not call [Main] at the top of main: the sandbox re-executes the running
 // binary to confine a program, and without Main that binary would run its
-// own main instead.
+// own main instead. A host's tests branch on it to say that main must
+// call [Main] first.
 var ErrNoTrampoline = errors.New("sandbox: this program does not call sandbox.Main() at the top of main, so it cannot confine the programs it starts")
 
 // UnavailableError says why this machine cannot confine a program and how
@@ -83,7 +86,7 @@ func New(policy Policy, workspace string) (*Sandbox, error) {
 		return nil, err
 	}
 	if workspace == "" {
-		return nil, fmt.Errorf("%w: no workspace root", ErrInvalidPolicy)
+		return nil, fmt.Errorf("%w: no workspace root", errInvalidPolicy)
 	}
 	root, err := filepath.Abs(workspace)
 	if err != nil {

@@ -143,7 +143,7 @@ by signal N.
 		return exitRefused
 	}
 	// An outcome that is none of the three is not a success.
-	fmt.Fprintf(e.stderr, "basis: the call ended with no known status (%d)\n", int(out.Status))
+	fmt.Fprintf(e.stderr, "basis: the call ended with no known status (%q)\n", string(out.Status))
 	return exitFailed
 }
 
@@ -179,7 +179,7 @@ func writeOutcomeJSON(w io.Writer, out runtime.Outcome) error {
 		DurationMS: float64(out.Duration.Microseconds()) / 1000,
 	}
 	if out.Status == runtime.StatusRefused {
-		o.Stage = out.Stage.String()
+		o.Stage = string(out.Stage)
 	}
 	if x := out.Exit; x != nil {
 		o.Exit = &runtime.AuditExit{Kind: x.Kind.String()}

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -150,7 +150,7 @@ func run(ctx context.Context, args []string, e *env) int {
 
 // didYouMean is " (did you mean X?)" for the closest candidate, or "".
 func didYouMean(name string, candidates []string) string {
-	if close := contract.ClosestNames(name, candidates, 1); len(close) > 0 {
+	if close := configfile.Suggest(name, candidates, 1); len(close) > 0 {
 		return fmt.Sprintf(" (did you mean %s?)", close[0])
 	}
 	return ""
@@ -185,7 +185,7 @@ func flagErrText(err error, fs *flag.FlagSet) string {
 		var known []string
 		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
 		hint := ""
-		if close := contract.ClosestNames(name, known, 1); len(close) > 0 {
+		if close := configfile.Suggest(name, known, 1); len(close) > 0 {
 			hint = "; did you mean " + dashed(close[0]) + "?"
 		}
 		return "unknown flag " + dashed(name) + hint

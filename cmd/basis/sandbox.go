@@ -57,8 +57,8 @@ func (w *workspace) loadSandboxes(ctx context.Context) (*sandboxes, []error) {
 	if data, err := readSandboxConfig(ctx, opPath); err != nil {
 		errs = append(errs, err)
 	} else if data != nil {
-		if s.operator, err = sandbox.ParseConfig(data, w.e.getenv("HOME")); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", w.displayPath(opPath), err))
+		if s.operator, err = sandbox.ParseConfig(w.displayPath(opPath), data, w.e.getenv("HOME")); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	wsPath := filepath.Join(w.root, workspaceSandboxFile)
@@ -67,8 +67,8 @@ func (w *workspace) loadSandboxes(ctx context.Context) (*sandboxes, []error) {
 	} else if data, err := readSandboxConfig(ctx, wsPath); err != nil {
 		errs = append(errs, err)
 	} else if data != nil {
-		if s.workspace, err = sandbox.ParseWorkspaceConfig(data); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", w.displayPath(wsPath), err))
+		if s.workspace, err = sandbox.ParseWorkspaceConfig(w.displayPath(wsPath), data); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return s, errs
@@ -96,7 +96,7 @@ func (w *workspace) passEnv(ctx context.Context) []string {
 	if err != nil || data == nil {
 		return nil
 	}
-	c, err := sandbox.ParseConfig(data, w.e.getenv("HOME"))
+	c, err := sandbox.ParseConfig("", data, w.e.getenv("HOME"))
 	if err != nil {
 		return nil
 	}

@@ -211,11 +211,11 @@ func TestSandboxConfigProblemsStopEverything(t *testing.T) {
 		workspace string
 		says      string
 	}{
-		{name: "operator file not JSON", operator: `{"schema": 1,`, says: "~/.config/basis/sandbox.json: "},
-		{name: "operator misspells a key", operator: `{"schema": 1, "netwrok": true}`, says: "~/.config/basis/sandbox.json: "},
-		{name: "workspace turns the sandbox off", workspace: `{"schema": 1, "mode": "off"}`, says: ".basis/sandbox.json: "},
-		{name: "workspace grants the network", workspace: `{"schema": 1, "tools": {"mark": {"network": true}}}`, says: ".basis/sandbox.json: "},
-		{name: "workspace adds a write path", workspace: `{"schema": 1, "write": ["/etc"]}`, says: ".basis/sandbox.json: "},
+		{name: "operator file not JSON", operator: `{"schema": 1,`, says: "~/.config/basis/sandbox.json:1:14: the file ends before"},
+		{name: "operator misspells a key", operator: `{"schema": 1, "netwrok": true}`, says: "~/.config/basis/sandbox.json:1:15: netwrok: unknown key"},
+		{name: "workspace turns the sandbox off", workspace: `{"schema": 1, "mode": "off"}`, says: ".basis/sandbox.json:1:23: mode: a workspace sandbox.json may only tighten"},
+		{name: "workspace grants the network", workspace: `{"schema": 1, "tools": {"mark": {"network": true}}}`, says: ".basis/sandbox.json:1:45: tool mark: network: a workspace sandbox.json may only tighten"},
+		{name: "workspace adds a write path", workspace: `{"schema": 1, "write": ["/etc"]}`, says: ".basis/sandbox.json:1:24: write: a workspace sandbox.json may only tighten"},
 		{name: "a directory where the file would be", workspace: "DIR", says: "sandbox.json: not a regular file"},
 	}
 	for _, tt := range tests {

@@ -13,14 +13,22 @@ import (
 )
 
 // Registration errors, for [errors.Is]. Every one arrives inside a
-// *[RegistrationError] naming the tool and its source.
+// *[RegistrationError] naming the tool and its source. A host that builds
+// its roster from sources it does not control (a workspace's manifest, an
+// MCP server) branches on them to drop the offending tool and keep the
+// rest, or to tell the author to rename it.
 var (
 	// ErrInvalidName is [contract.ErrInvalidName] itself, so an invalid
 	// name is one error whichever package a host checks it with.
-	ErrInvalidName  = contract.ErrInvalidName
+	ErrInvalidName = contract.ErrInvalidName
+	// ErrReservedName: the name is spawn's or starts with mcp__ outside
+	// AddMCP, in any letter case.
 	ErrReservedName = errors.New("reserved tool name")
-	ErrCollision    = errors.New("tool name collision")
-	ErrInvalidTool  = errors.New("invalid tool")
+	// ErrCollision: two tools have the same name.
+	ErrCollision = errors.New("tool name collision")
+	// ErrInvalidTool: a nil tool, a Descriptor that panics, an input
+	// schema that does not compile, or a replacement of the wrong source.
+	ErrInvalidTool = errors.New("invalid tool")
 )
 
 // RegistrationError says why a tool could not join the roster.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,117 +16,95 @@ import (
 	"github.com/basis-go/basis/subprocess"
 )
 
-// Status is how a call ended. The zero value is no status at all: an
-// Outcome nobody filled in never reads as success, and it neither
-// marshals nor unmarshals.
-type Status int
+// Status is how a call ended, spelled as the audit log and basis call
+// --json spell it. The zero value, "", is no status at all: an Outcome
+// nobody filled in never reads as success, and it neither marshals nor
+// unmarshals.
+type Status string
 
 const (
 	// StatusOK: the tool ran and succeeded; Text is its result.
-	StatusOK Status = iota + 1
+	StatusOK Status = "ok"
 	// StatusToolError: the tool ran and failed; Text says how.
-	StatusToolError
+	StatusToolError Status = "tool_error"
 	// StatusRefused: the tool never ran; Stage says where it was stopped
 	// and Text says why.
-	StatusRefused
+	StatusRefused Status = "refused"
 )
 
-var statusNames = [...]string{StatusOK: "ok", StatusToolError: "tool_error", StatusRefused: "refused"}
-
-func (s Status) valid() bool { return s >= StatusOK && int(s) < len(statusNames) }
-
-// String returns the name the audit log uses ("ok", "tool_error",
-// "refused"), or "Status(N)" for a value that is none of them.
-func (s Status) String() string {
-	if !s.valid() {
-		return fmt.Sprintf("Status(%d)", int(s))
-	}
-	return statusNames[s]
-}
+var statuses = []Status{StatusOK, StatusToolError, StatusRefused}
 
 // MarshalText implements [encoding.TextMarshaler]. It refuses a Status
 // that is none of the constants, the zero value among them.
 func (s Status) MarshalText() ([]byte, error) {
-	if !s.valid() {
-		return nil, fmt.Errorf("runtime: %v is not a status; want one of %s", s, strings.Join(statusNames[1:], ", "))
+	if !slices.Contains(statuses, s) {
+		return nil, fmt.Errorf("runtime: %q is not a status; want one of %s", string(s), enumList(statuses))
 	}
-	return []byte(s.String()), nil
+	return []byte(s), nil
 }
 
 // UnmarshalText implements [encoding.TextUnmarshaler], for reading audit
 // records back. It accepts only the names of the constants.
 func (s *Status) UnmarshalText(text []byte) error {
-	i, err := enumParse(statusNames[1:], string(text), "status")
-	if err != nil {
-		return err
+	if !slices.Contains(statuses, Status(text)) {
+		return fmt.Errorf("runtime: unknown status %q: want one of %s", text, enumList(statuses))
 	}
-	*s = Status(i + 1)
+	*s = Status(text)
 	return nil
 }
 
-// Stage is where a refused call was stopped.
-type Stage int
+// Stage is where a refused call was stopped, spelled as the audit log and
+// basis call --json spell it.
+type Stage string
 
 const (
 	// StageNone: the call was not refused.
-	StageNone Stage = iota
+	StageNone Stage = ""
 	// StageUnknown: no tool has the name the model used.
-	StageUnknown
+	StageUnknown Stage = "unknown"
 	// StageInvalid: the input is not one JSON object matching the tool's
 	// schema, or checking it against the schema ran out of its budget
 	// (an *inputschema.BudgetError) or was stopped by the caller's
 	// context (Err wraps the context's error).
-	StageInvalid
+	StageInvalid Stage = "invalid"
 	// StagePreview: the tool refused the call in its authorization preview.
-	StagePreview
+	StagePreview Stage = "preview"
 	// StageDenied: the gate denied the call.
-	StageDenied
+	StageDenied Stage = "denied"
 	// StageAudit: the gate allowed the call, but its start record could
 	// not be written to the audit log, so it was not run (see
 	// [Options.Audit]).
-	StageAudit
+	StageAudit Stage = "audit"
 )
 
-var stageNames = [...]string{StageNone: "", StageUnknown: "unknown", StageInvalid: "invalid", StagePreview: "preview", StageDenied: "denied", StageAudit: "audit"}
-
-func (s Stage) valid() bool { return s >= 0 && int(s) < len(stageNames) }
-
-// String returns the name the audit log uses ("unknown", "invalid",
-// "preview", "denied", "audit"; "" for StageNone), or "Stage(N)".
-func (s Stage) String() string {
-	if !s.valid() {
-		return fmt.Sprintf("Stage(%d)", int(s))
-	}
-	return stageNames[s]
-}
+var stages = []Stage{StageNone, StageUnknown, StageInvalid, StagePreview, StageDenied, StageAudit}
 
 // MarshalText implements [encoding.TextMarshaler]. StageNone is the empty
-// text.
+// text; a Stage that is none of the constants is refused.
 func (s Stage) MarshalText() ([]byte, error) {
-	if !s.valid() {
-		return nil, fmt.Errorf("runtime: %v is not a stage", s)
+	if !slices.Contains(stages, s) {
+		return nil, fmt.Errorf("runtime: %q is not a stage; want one of %s", string(s), enumList(stages[1:]))
 	}
-	return []byte(stageNames[s]), nil
+	return []byte(s), nil
 }
 
 // UnmarshalText implements [encoding.TextUnmarshaler], for reading audit
-// records back.
+// records back. It accepts only the names of the constants.
 func (s *Stage) UnmarshalText(text []byte) error {
-	i, err := enumParse(stageNames[:], string(text), "stage")
-	if err != nil {
-		return err
+	if !slices.Contains(stages, Stage(text)) {
+		return fmt.Errorf("runtime: unknown stage %q: want one of %s", text, enumList(stages[1:]))
 	}
-	*s = Stage(i)
+	*s = Stage(text)
 	return nil
 }
 
-func enumParse(names []string, text, what string) (int, error) {
+// enumList is the names of an enumeration, for an error.
+func enumList[E ~string](names []E) string {
+	q := make([]string, len(names))
 	for i, n := range names {
-		if n == text {
-			return i, nil
-		}
+		q[i] = string(n)
 	}
-	return 0, fmt.Errorf("runtime: unknown %s %q: want one of %s", what, text, strings.Join(names, ", "))
+	return strings.Join(q, ", ")
 }
 
 // Outcome is what became of one call. Text is always what the model reads.

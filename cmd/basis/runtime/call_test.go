@@ -595,8 +595,40 @@ func TestStatusZeroValueIsInvalid(t *testing.T) {
 			t.Errorf("%v round-trips as %s to %v (%v)", st, text, back, err)
 		}
 	}
-	if got := fmt.Sprint(runtime.Status(0), runtime.StatusToolError); got != "Status(0) tool_error" {
-		t.Errorf("String = %q", got)
+	if _, err := json.Marshal(runtime.Status("OK")); err == nil {
+		t.Error("a Status that is none of the constants marshalled")
+	}
+}
+
+// TestStatusAndStageSpelling: the spelling of every Status and Stage in
+// an audit record and in basis call --json is the one users already read.
+func TestStatusAndStageSpelling(t *testing.T) {
+	tests := []struct {
+		value any
+		want  string
+	}{
+		{runtime.StatusOK, `"ok"`},
+		{runtime.StatusToolError, `"tool_error"`},
+		{runtime.StatusRefused, `"refused"`},
+		{runtime.StageNone, `""`},
+		{runtime.StageUnknown, `"unknown"`},
+		{runtime.StageInvalid, `"invalid"`},
+		{runtime.StagePreview, `"preview"`},
+		{runtime.StageDenied, `"denied"`},
+		{runtime.StageAudit, `"audit"`},
+	}
+	for _, tt := range tests {
+		got, err := json.Marshal(tt.value)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("json.Marshal(%v) = %s, %v; want %s", tt.value, got, err, tt.want)
+		}
+		if fmt.Sprint(tt.value) != strings.Trim(tt.want, `"`) {
+			t.Errorf("fmt.Sprint(%v) = %q, want the same spelling %s", tt.value, fmt.Sprint(tt.value), tt.want)
+		}
+	}
+	var st runtime.Stage
+	if err := json.Unmarshal([]byte(`"refused"`), &st); err == nil {
+		t.Errorf("Stage unmarshalled from a status as %q", st)
 	}
 }
 

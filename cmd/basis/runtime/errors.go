@@ -11,16 +11,22 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// Refusal kinds basis decides itself, for [errors.Is] on [Outcome.Err].
-// The other two refusals wrap the contract's sentinels: invalid input
+// Refusal kinds basis decides itself, for [errors.Is] on [Outcome.Err]
+// and on the error of a call through a host's own loop, where only the
+// error travels (an [Outcome] also says it as its [Stage]). The other two
+// refusals wrap the contract's sentinels: invalid input
 // [contract.ErrInvalidInput], a preview refusal [contract.ErrRefused].
 var (
-	// ErrUnknownTool: no tool has the name the model used.
+	// ErrUnknownTool: no tool has the name the model used. A host
+	// branches on it to offer the model the tool list again. Also
+	// wrapped by [Runtime.Definition]'s error for a name no tool has.
 	ErrUnknownTool = errors.New("unknown tool")
-	// ErrDenied: the gate denied the call.
+	// ErrDenied: the gate denied the call. A host branches on it to stop
+	// retrying what a person or a rule refused.
 	ErrDenied = errors.New("denied")
 	// ErrAuditFailed: the call's start record could not be written to
-	// the audit log, so the call was not run.
+	// the audit log, so the call was not run. A host branches on it to
+	// stop the session: nothing consequential can run unrecorded.
 	ErrAuditFailed = errors.New("audit record not written")
 )
 

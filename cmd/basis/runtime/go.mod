@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/basis-go/basis/approver v0.1.0
+	github.com/basis-go/basis/configfile v0.1.0
 	github.com/basis-go/basis/contract v0.1.0
 	github.com/basis-go/basis/inputschema v0.1.0
 	github.com/basis-go/basis/subprocess v0.1.0
@@ -12,7 +13,6 @@ require (
 )
 
 require (
-	github.com/basis-go/basis/configfile v0.1.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )

@@ -1,16 +1,16 @@
-package contract
+package configfile
 
 import (
 	"slices"
 	"strings"
 )
 
-// ClosestNames returns up to n of candidates that look like a misspelling
-// of name, closest first (ties in candidate order): those within a small
-// edit distance, ignoring case, and those that contain name when it has
-// three characters or more. Every binding uses it for "did you mean",
-// so a typo gets the same help wherever it is made.
-func ClosestNames(name string, candidates []string, n int) []string {
+// Suggest returns up to n of candidates that look like a misspelling of
+// name, closest first (ties in candidate order): those within a small edit
+// distance, ignoring case, and those that contain name when it has three
+// characters or more. It is the config readers' "did you mean" (an unknown
+// key, server type or flag), so a typo gets the same help in every file.
+func Suggest(name string, candidates []string, n int) []string {
 	type scored struct {
 		name string
 		dist int
