@@ -9,8 +9,7 @@ import (
 )
 
 // Decision is an approver's answer to one request. The zero value is no
-// decision at all, and the [Gate] treats it as a denial: nothing that is not
-// an answer is ever read as consent.
+// decision, and the [Gate] denies.
 type Decision string
 
 const (
@@ -18,11 +17,9 @@ const (
 	Allow Decision = "allow"
 	// Deny refuses this one call.
 	Deny Decision = "deny"
-	// AllowSession lets this call run and remembers the answer for the rest
-	// of the gate's life (see [Remember] for what it covers).
+	// AllowSession lets this call run and remembers it ([Remember]).
 	AllowSession Decision = "allow_session"
-	// DenySession refuses this call and remembers the refusal, with its
-	// reason, for the rest of the gate's life.
+	// DenySession refuses this call and remembers the refusal.
 	DenySession Decision = "deny_session"
 )
 

@@ -29,6 +29,11 @@ var (
 	ErrInvalidAnswer  = errInvalidAnswer
 )
 
+type (
+	HookError  = hookError
+	PanicError = panicError
+)
+
 const (
 	ExactRunsPrograms = exactRunsPrograms
 	ExactDestroys     = exactDestroys
