@@ -113,8 +113,8 @@ func ExampleRulesFile() {
 	_, _ = rules.Add(approver.Rule{Tool: "deploy", Source: "/repo/.basis/tools.json", Reason: "deploys go through CI"})
 	data, _ := os.ReadFile(rules.Path)
 	fmt.Print(string(data))
-	list, _, _ := rules.List(context.Background())
-	for _, r := range list {
+	list, _ := approver.LoadRules(context.Background(), rules.Path, approver.ScopeOperator)
+	for _, r := range list.Rules {
 		fmt.Println(r.Number, r)
 	}
 	// Output:
