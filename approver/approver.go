@@ -128,8 +128,8 @@ type requestJSON struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// MarshalJSON encodes the request in the shape documented on [Request],
-// without HTML escaping, so "&&" in a command stays "&&".
+// MarshalJSON encodes the request as a hook reads it, without HTML
+// escaping.
 func (r Request) MarshalJSON() ([]byte, error) {
 	w := requestJSON{
 		CallID: r.CallID,
@@ -161,8 +161,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// UnmarshalJSON decodes the shape [Request.MarshalJSON] writes; "changed"
-// is words for the approver and is not read back into Stale.
+// UnmarshalJSON decodes what [Request.MarshalJSON] writes, but Stale.
 func (r *Request) UnmarshalJSON(data []byte) error {
 	var w requestJSON
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -218,8 +217,7 @@ var (
 	})
 )
 
-// AllowAll returns an approver that allows every call it is asked about. A
-// gate still denies what a rule denies, since rules answer first.
+// AllowAll returns an approver that allows every call it is asked about.
 func AllowAll() Approver { return allowAll }
 
 // DenyAll returns an approver that denies every call it is asked about:

@@ -25,12 +25,10 @@ const (
 
 var decisions = []Decision{Allow, Deny, AllowSession, DenySession}
 
-// Allows reports whether the decision lets the call run: Allow or
-// AllowSession.
+// Allows reports whether d is Allow or AllowSession.
 func (d Decision) Allows() bool { return d == Allow || d == AllowSession }
 
-// ForSession reports whether the decision is remembered: AllowSession or
-// DenySession.
+// ForSession reports whether d is AllowSession or DenySession.
 func (d Decision) ForSession() bool { return d == AllowSession || d == DenySession }
 
 func (d Decision) valid() bool { return slices.Contains(decisions, d) }

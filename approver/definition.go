@@ -398,9 +398,7 @@ type StaleRule struct {
 	Changes []string
 }
 
-// String reads "operator rule 1 in FILE (allow fmt from SOURCE) allowed
-// fmt as it was; it has changed since: CHANGES", or, for a rule that
-// records no definition, says so and how to rebind it.
+// String says which rule allowed the tool as it was, and what changed.
 func (s StaleRule) String() string {
 	if len(s.Rule.Definition) == 0 {
 		bound := s.Rule

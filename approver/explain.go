@@ -35,8 +35,7 @@ type Explanation struct {
 	Allow []Rule
 }
 
-// Explain says what the gate's rules make of the call req describes,
-// without asking the approver and without remembering anything.
+// Explain says what the gate's rules make of a call, asking nobody.
 func (g *Gate) Explain(req Request) Explanation {
 	var e Explanation
 	if !req.Preview.SideEffect.Consequential() {

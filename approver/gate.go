@@ -177,8 +177,7 @@ func subjectText(p contract.Preview) string {
 	return string(p.Subject)
 }
 
-// SessionRules returns the rules this gate has made from for-session
-// answers, oldest first.
+// SessionRules returns the rules made from for-session answers, oldest first.
 func (g *Gate) SessionRules() []Rule {
 	g.mu.RLock()
 	defer g.mu.RUnlock()

@@ -81,8 +81,7 @@ func (d *RuleDecision) UnmarshalText(text []byte) error {
 
 // Sources a rule can be bound to, besides an absolute path.
 const (
-	// BuiltinSource is the source of tools built into basis: spawn.
-	BuiltinSource = "builtin"
+	BuiltinSource = "builtin" // tools built into basis: spawn
 	// AnySource binds a rule to every source on purpose (basis rules add
 	// --any-source).
 	AnySource = "*"
@@ -93,8 +92,7 @@ const (
 // ["git", ["push", "fetch"], "*"].
 type CommandWord []string
 
-// Words makes a command pattern of plain words, one alternative each:
-// Words("go", "test", "*").
+// Words makes a command pattern of plain words: Words("go", "test", "*").
 func Words(words ...string) []CommandWord {
 	out := make([]CommandWord, len(words))
 	for i, w := range words {
