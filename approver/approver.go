@@ -11,12 +11,9 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// Approver decides whether one consequential call may run. The [Gate] asks
-// it only when no rule answered, and treats an error, a panic, a missed
-// deadline and a zero [Decision] alike: as a denial (fail closed).
-//
-// Implementations must be safe for concurrent use and should return
-// promptly when ctx is done.
+// Approver decides whether one call may run, when no rule answered. An
+// error, a panic, a missed deadline and a zero [Decision] are denials.
+// Implementations must be safe for concurrent use.
 type Approver interface {
 	Approve(ctx context.Context, req Request) (Answer, error)
 }
@@ -29,35 +26,28 @@ func (f ApproverFunc) Approve(ctx context.Context, req Request) (Answer, error) 
 
 // Answer is an approver's reply.
 type Answer struct {
-	// Decision is the answer itself. The zero value is not a decision, and a
-	// gate denies.
+	// Decision is the answer; the zero value is none, and a gate denies.
 	Decision Decision
-	// Reason is what the model reads when the call is denied, so it should
-	// say why and, where it can, what to do instead. An empty reason is
-	// replaced by one that names the tool.
+	// Reason is what the model reads on a denial: why, and what to do
+	// instead. Empty: one that names the tool.
 	Reason string
-	// Remember widens what a for-session answer covers; nil means exactly
-	// this call (the same tool and the same Subject, byte for byte). It is
-	// ignored for Allow and Deny.
+	// Remember widens what a for-session answer covers; nil means this
+	// exact call.
 	Remember *Remember
-	// Persist asks that a for-session answer be kept beyond the session:
-	// the gate saves it as an operator rule, bound to the call's source,
-	// through [GateOptions.Save]. It is ignored for Allow and Deny.
+	// Persist asks the gate to save a for-session answer as an operator
+	// rule through [GateOptions.Save].
 	Persist bool
 }
 
-// Remember says what a for-session answer covers beyond the exact call. At
-// most one field may be set; the zero value means the exact call, as a nil
-// *Remember does.
+// Remember says what a for-session answer covers beyond the exact call: at
+// most one field set.
 type Remember struct {
 	// Tool covers every call of the tool.
 	Tool bool `json:"tool,omitempty"`
-	// Command covers every call whose Subject's commands all match this argv
-	// prefix, written as a [Rule]'s Command is ("go", "test", "*").
+	// Command covers calls whose commands all match this pattern
+	// ("go", "test", "*").
 	Command []string `json:"command,omitempty"`
-	// Proposed covers what the rules in [Request.Proposed] cover: the
-	// narrowest command rules for the call's commands that the gate
-	// proposed. Without proposals it means the exact call.
+	// Proposed covers what [Request.Proposed] covers.
 	Proposed bool `json:"proposed,omitempty"`
 }
 
@@ -84,54 +74,33 @@ func (r *Remember) check() error {
 }
 
 // Request is what an approver is asked about: one call of one tool, with the
-// tool's own preview of what the call would do.
-//
-// Its JSON form, which [Hook] writes to the hook's stdin, is
-//
-//	{"call_id": "...", "tool": "...", "input": {...},
-//	 "preview": {"side_effect": "process", "capabilities": ["process_exec"],
-//	             "dir": "...", "subject": {...}, "summary": "..."}}
-//
-// with "capabilities" and "dir" left out when empty, and "subject" and
-// "input" null when absent; "definition" (the tool's) and "changed" (each
-// stale rule and what changed since it approved the tool) when there are
-// any.
+// tool's own preview of what the call would do. [Hook] sends it as JSON
+// (docs/rules.md shows the shape).
 type Request struct {
 	// CallID is the model provider's id for the call.
 	CallID string
 	// Tool is the name the model called.
 	Tool string
-	// Source is where the tool was declared: the absolute, symlink-resolved
-	// path of its manifest or MCP config, or [BuiltinSource] for spawn.
-	// Rules match only calls from the source they are bound to; a request
-	// with no source matches only rules bound to [AnySource].
+	// Source is where the tool was declared: the absolute path of its
+	// manifest or MCP config, or [BuiltinSource]. Rules match only calls
+	// from their own source.
 	Source string
 	// Preview is the tool's description of this call; approvers judge its
-	// Subject, not the tool's name.
+	// Subject.
 	Preview contract.Preview
 	// Input is the model's arguments, a JSON object.
 	Input json.RawMessage
 	// Definition is the tool's definition now ([contract.Definer]): an
-	// allow rule matches only a call of the definition it approved, and
-	// "always" answers record it. Empty for a tool that has none; only
-	// allow rules that record none match such a call.
+	// allow rule matches only the definition it approved.
 	Definition json.RawMessage
-	// Stale, set by the gate, are the allow rules that would have allowed
-	// the call had the tool not changed since they approved it, each with
-	// what changed: an approver shows them, so the person asked knows the
-	// tool is not what was approved.
+	// Stale, set by the gate: allow rules that would match had the tool
+	// not changed since, with what changed, for the approver to show.
 	Stale []StaleRule
-	// Proposed, set by the gate, are the narrowest operator rules that
-	// would allow the call's commands no rule allows yet (see
-	// [proposeCommand]), each with the command line as its first Match
-	// example: what an approver may offer as "always", and what an answer
-	// with Remember.Proposed remembers. Empty for a call that is not an
-	// analysed command line.
+	// Proposed, set by the gate: the narrowest rules that would allow the
+	// call's uncovered commands, what "always" may offer.
 	Proposed []Rule
-	// Warnings, set by the host, are what the person or program asked
-	// should know beyond the preview — such as a git config in the
-	// repository that names programs git runs. Rules never match them;
-	// approvers that ask a person show them.
+	// Warnings, set by the host: what the person asked should know beyond
+	// the preview. Rules never match them.
 	Warnings []string
 }
 
@@ -159,8 +128,8 @@ type requestJSON struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// MarshalJSON encodes the request in the shape documented on [Request],
-// without HTML escaping, so "&&" in a command stays "&&".
+// MarshalJSON encodes the request as a hook reads it, without HTML
+// escaping.
 func (r Request) MarshalJSON() ([]byte, error) {
 	w := requestJSON{
 		CallID: r.CallID,
@@ -192,8 +161,7 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// UnmarshalJSON decodes the shape [Request.MarshalJSON] writes; "changed"
-// is words for the approver and is not read back into Stale.
+// UnmarshalJSON decodes what [Request.MarshalJSON] writes, but Stale.
 func (r *Request) UnmarshalJSON(data []byte) error {
 	var w requestJSON
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -249,11 +217,9 @@ var (
 	})
 )
 
-// AllowAll returns an approver that allows every call it is asked about. A
-// gate still denies what a rule denies, since rules answer first.
+// AllowAll returns an approver that allows every call it is asked about.
 func AllowAll() Approver { return allowAll }
 
-// DenyAll returns an approver that denies every call it is asked about,
-// with a reason that names the tool. It is the approver for a run where
-// nobody may be asked.
+// DenyAll returns an approver that denies every call it is asked about:
+// for a run where nobody may be asked.
 func DenyAll() Approver { return denyAll }

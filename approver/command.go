@@ -82,14 +82,9 @@ func subjectCommands(subject string) (commands [][]string, ok bool) {
 // [splitCommandLine] return.
 var errCommandSyntax = errors.New("invalid command rule")
 
-// ParseCommand reads a command pattern in the form the CLI takes and
-// [FormatCommand] writes: words split as a POSIX shell splits them (single
-// and double quotes and backslashes work as in sh; nothing is expanded),
-// where a word that is a whole unquoted brace group lists alternatives —
-// "git {push,fetch} *" is the words git, push-or-fetch, and *. Braces are
-// only this rule syntax: to match a literal brace, comma inside braces, or
-// one of | & ; < > ( ) $ ` quote it. '*' matches any run within a word,
-// quoted or not, and a last word "*" any number of further words.
+// ParseCommand reads a command pattern as the CLI takes it: words split as
+// sh splits them, a whole unquoted brace group listing alternatives
+// ("git {push,fetch} *").
 func ParseCommand(s string) ([]CommandWord, error) {
 	words, err := splitShellWords(s)
 	if err != nil {
@@ -126,8 +121,7 @@ func splitCommandLine(line string) ([]string, error) {
 	return out, nil
 }
 
-// FormatCommand writes a command pattern in the form [ParseCommand] reads:
-// plain words as they are, others single-quoted, alternatives in braces.
+// FormatCommand writes a command pattern in the form [ParseCommand] reads.
 func FormatCommand(words []CommandWord) string {
 	parts := make([]string, len(words))
 	for i, w := range words {

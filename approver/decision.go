@@ -9,8 +9,7 @@ import (
 )
 
 // Decision is an approver's answer to one request. The zero value is no
-// decision at all, and the [Gate] treats it as a denial: nothing that is not
-// an answer is ever read as consent.
+// decision, and the [Gate] denies.
 type Decision string
 
 const (
@@ -18,22 +17,18 @@ const (
 	Allow Decision = "allow"
 	// Deny refuses this one call.
 	Deny Decision = "deny"
-	// AllowSession lets this call run and remembers the answer for the rest
-	// of the gate's life (see [Remember] for what it covers).
+	// AllowSession lets this call run and remembers it ([Remember]).
 	AllowSession Decision = "allow_session"
-	// DenySession refuses this call and remembers the refusal, with its
-	// reason, for the rest of the gate's life.
+	// DenySession refuses this call and remembers the refusal.
 	DenySession Decision = "deny_session"
 )
 
 var decisions = []Decision{Allow, Deny, AllowSession, DenySession}
 
-// Allows reports whether the decision lets the call run: Allow or
-// AllowSession.
+// Allows reports whether d is Allow or AllowSession.
 func (d Decision) Allows() bool { return d == Allow || d == AllowSession }
 
-// ForSession reports whether the decision is remembered: AllowSession or
-// DenySession.
+// ForSession reports whether d is AllowSession or DenySession.
 func (d Decision) ForSession() bool { return d == AllowSession || d == DenySession }
 
 func (d Decision) valid() bool { return slices.Contains(decisions, d) }

@@ -114,8 +114,7 @@ func definitionDigest(def json.RawMessage) string {
 	return configfile.HashPrefix + hex.EncodeToString(sum[:])
 }
 
-// Digest returns the digest of the definition the rule approved
-// ([definitionDigest]), or "" when it records none.
+// Digest returns "sha256:…" of the definition the rule approved, or "".
 func (r Rule) Digest() string { return definitionDigest(r.Definition) }
 
 // covers reports whether an allow rule approved for approved covers a call
@@ -132,13 +131,9 @@ func covers(approved, current *definition) bool {
 }
 
 // CompareDefinitions reports whether an allow rule that recorded approved
-// covers a tool whose definition is now current, and what changed since:
-// one phrase per difference, such as `command was ["./fmt.sh"], is now
-// ["python3","fmt.py"]`. A sandbox tighter than the approved one still
-// matches and is not listed as a change; a looser one does not match.
-// Values are shown as JSON, content hashes shortened; definitions hold no
-// secret. An empty approved matches only an empty current (a tool with no
-// definition). A definition that is not one JSON object is an error.
+// covers a tool whose definition is now current (a tighter sandbox still
+// does), and what changed, one phrase each: `command was ["./fmt.sh"], is
+// now ["python3","fmt.py"]`.
 func CompareDefinitions(approved, current json.RawMessage) (bool, []string, error) {
 	a, err := parseDefinition(approved)
 	if err != nil {
@@ -394,8 +389,7 @@ func (c *definitions) of(raw json.RawMessage) *definition {
 }
 
 // StaleRule is an allow rule that would match a call but for the tool's
-// definition, which changed since the rule approved it: the call is asked
-// about again, and Changes say why.
+// definition, which changed since the rule approved it.
 type StaleRule struct {
 	// Rule is the rule, a copy.
 	Rule Rule
@@ -404,9 +398,7 @@ type StaleRule struct {
 	Changes []string
 }
 
-// String reads "operator rule 1 in FILE (allow fmt from SOURCE) allowed
-// fmt as it was; it has changed since: CHANGES", or, for a rule that
-// records no definition, says so and how to rebind it.
+// String says which rule allowed the tool as it was, and what changed.
 func (s StaleRule) String() string {
 	if len(s.Rule.Definition) == 0 {
 		bound := s.Rule

@@ -211,10 +211,11 @@ func TestAlwaysAnswersRecordTheDefinition(t *testing.T) {
 	if v := g.Authorize(context.Background(), fmtRequest(t, sloppy)); !v.Allow || v.SavedTo != path {
 		t.Fatalf("verdict %+v", v)
 	}
-	rules, warnings, err := file.List(context.Background())
-	if err != nil || len(warnings) != 0 || len(rules) != 1 {
-		t.Fatalf("List = %+v, %v, %v", rules, warnings, err)
+	loaded, err := approver.LoadRules(context.Background(), file.Path, approver.ScopeOperator)
+	if err != nil || len(loaded.Warnings) != 0 || len(loaded.Rules) != 1 {
+		t.Fatalf("LoadRules = %+v, %v", loaded, err)
 	}
+	rules := loaded.Rules
 	if got, want := string(rules[0].Definition), `{"program":"/repo/fmt.sh","side_effect":"process"}`; got != want {
 		t.Errorf("saved definition %s, want %s", got, want)
 	}
@@ -250,7 +251,11 @@ func TestAlwaysAnswersRecordTheDefinition(t *testing.T) {
 		}
 	}
 	// The second "always" is a second approval beside the first.
-	rules, _, _ = file.List(context.Background())
+	loaded, err = approver.LoadRules(context.Background(), file.Path, approver.ScopeOperator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules = loaded.Rules
 	if len(rules) != 2 || rules[1].Digest() == rules[0].Digest() || !strings.HasPrefix(rules[1].Digest(), "sha256:") {
 		t.Errorf("rules after a second always: %+v", rules)
 	}
@@ -274,10 +279,11 @@ func TestRulesFileRebindsOldApprovals(t *testing.T) {
 			t.Fatalf("Add %d = %v, %v; want %v", i+1, added, err, wantAdded)
 		}
 	}
-	rules, warnings, err := file.List(context.Background())
-	if err != nil || len(warnings) != 0 {
-		t.Fatalf("List: %v, warnings %v", err, warnings)
+	loaded, err := approver.LoadRules(context.Background(), file.Path, approver.ScopeOperator)
+	if err != nil || len(loaded.Warnings) != 0 {
+		t.Fatalf("LoadRules = %+v, %v", loaded, err)
 	}
+	rules := loaded.Rules
 	got := []string{}
 	for _, r := range rules {
 		got = append(got, r.String()+" "+r.Digest())
@@ -317,10 +323,11 @@ func TestDefinitionWarningsSayWhereToRebind(t *testing.T) {
   {"tool": "spawn", "source": "builtin", "command": ["go", "test", "*"], "decision": "allow"},
   {"tool": "deploy", "source": "/home/me/src/app/.basis/tools.json", "decision": "deny"}
 ]}`)
-	_, warnings, err := (&approver.RulesFile{Path: path}).List(context.Background())
+	loaded, err := approver.LoadRules(context.Background(), path, approver.ScopeOperator)
 	if err != nil {
 		t.Fatal(err)
 	}
+	warnings := loaded.Warnings
 	var fixes []string
 	for _, w := range warnings {
 		fixes = append(fixes, w.Fix)

@@ -39,9 +39,8 @@ func renumber(err error, index int, tool string) error {
 	return err
 }
 
-// PanicError is the error a [Verdict] carries when the approver panicked.
-// The panic is recovered; the call is denied.
-type PanicError struct {
+// panicError is the error a [Verdict] carries when the approver panicked.
+type panicError struct {
 	// Value is what the approver panicked with.
 	Value any
 	// Stack is the approver goroutine's stack at the panic.
@@ -49,7 +48,7 @@ type PanicError struct {
 }
 
 // Error names the panic value; the stack is for logs.
-func (e *PanicError) Error() string { return fmt.Sprintf("the approver panicked: %v", e.Value) }
+func (e *panicError) Error() string { return fmt.Sprintf("the approver panicked: %v", e.Value) }
 
 var (
 	errInvalidAnswer = errors.New("the approver's answer is not a decision")

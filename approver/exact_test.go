@@ -212,10 +212,11 @@ func TestAlwaysOnFindDoesNotAllowFindExec(t *testing.T) {
 	if diff := cmp.Diff(want, explained); diff != "" {
 		t.Errorf("Explain's rule differs from the terminal's proposal (-terminal +explain):\n%s", diff)
 	}
-	saved, _, err := file.List(context.Background())
-	if err != nil || len(saved) != 1 || approver.FormatCommand(saved[0].Command) != "find . -name x.go" {
-		t.Fatalf("saved %v, %v", saved, err)
+	loaded, err := approver.LoadRules(context.Background(), file.Path, approver.ScopeOperator)
+	if err != nil || len(loaded.Rules) != 1 || approver.FormatCommand(loaded.Rules[0].Command) != "find . -name x.go" {
+		t.Fatalf("saved %+v, %v", loaded, err)
 	}
+	saved := loaded.Rules
 	// The same find again runs unasked; find -exec is asked about.
 	if v := g.Authorize(context.Background(), find); !v.Allow || v.Source != approver.SourceRule {
 		t.Errorf("the same find again: %+v", v)

@@ -113,8 +113,8 @@ func ExampleRulesFile() {
 	_, _ = rules.Add(approver.Rule{Tool: "deploy", Source: "/repo/.basis/tools.json", Reason: "deploys go through CI"})
 	data, _ := os.ReadFile(rules.Path)
 	fmt.Print(string(data))
-	list, _, _ := rules.List(context.Background())
-	for _, r := range list {
+	list, _ := approver.LoadRules(context.Background(), rules.Path, approver.ScopeOperator)
+	for _, r := range list.Rules {
 		fmt.Println(r.Number, r)
 	}
 	// Output:
@@ -139,7 +139,7 @@ func ExampleGate_Explain() {
 	e := gate.Explain(approver.Request{Tool: "spawn", Source: approver.BuiltinSource, Preview: spawnCall(
 		`{"body":"go test ./... | tail -1","commands":[["go","test","./..."],["tail","-1"]],"cwd":"/repo","mode":"command","target":"local"}`)})
 	for _, m := range e.Matches {
-		fmt.Println("matched:", m.Rule, m.Commands)
+		fmt.Println("matched:", m)
 	}
 	fmt.Println("decided by rules:", e.Decided)
 	fmt.Println(e.Gap)
@@ -147,7 +147,7 @@ func ExampleGate_Explain() {
 		fmt.Println(r.AddCommand())
 	}
 	// Output:
-	// matched: allow spawn command go test * from builtin [[go test ./...]]
+	// matched: allow spawn command go test * from builtin
 	// decided by rules: false
 	// no rule allows the command tail -1
 	// basis rules add --tool spawn --source builtin --command 'tail *' --allow --match 'tail -1'

@@ -42,13 +42,10 @@ func (e *exampleError) which() int {
 	return 0
 }
 
-// CheckExamples reports whether r agrees with its own examples: every
-// Match example must match the rule and no NotMatch example may. For a
-// command rule an example is one command line, split like shell words
-// (as a POSIX shell splits words); for a pattern rule it is a Subject as JSON,
-// compared in canonical form. Bare and exact-subject rules take no
-// examples. The error is a *[configfile.Error] naming the rule and the
-// first example that disagrees.
+// CheckExamples reports, as a *[configfile.Error], the first of r's
+// examples that disagrees with it: a Match example it does not match, or a
+// NotMatch example it does. An example is a command line for a command
+// rule, Subject JSON for a pattern rule.
 func (r Rule) CheckExamples() error {
 	if errs := r.exampleErrors(); len(errs) > 0 {
 		return &configfile.Error{Subject: ruleSubject(0, r.validTool()), Err: errs[0]}

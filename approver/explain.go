@@ -13,53 +13,29 @@ import (
 // Explanation is what rules alone say about one call, without asking any
 // approver: for "basis explain" and for denial messages.
 type Explanation struct {
-	// ReadOnly: the preview says the call only reads, so it passes
-	// unasked and no rule is consulted.
+	// ReadOnly: the call only reads, so it passes unasked.
 	ReadOnly bool
-	// Matches lists every rule that matches the call, in rule order
-	// (fixed rules, then session rules), each with its scope and, when
-	// loaded from a file, its file and number.
-	Matches []RuleMatch
-	// Inert lists rules of the same tool that would match the call but do
-	// not apply: bound to another source, or to none, or operator allow
-	// rules the system file turned off. The reader may wonder why.
+	// Matches are the rules that match the call, in rule order.
+	Matches []Rule
+	// Inert are rules that would match but do not apply: bound to another
+	// source or to none, or operator allows the system file turned off.
 	Inert []Rule
-	// Stale lists allow rules that would match the call but approved
-	// another definition of the tool, each with what changed since.
+	// Stale are allow rules that would match but approved another
+	// definition of the tool.
 	Stale []StaleRule
 	// Decided reports whether a rule allows or denies the call; Verdict is
-	// then what the gate would answer (Source [SourceRule], Rule the
-	// winner).
+	// then what the gate would answer.
 	Decided bool
 	Verdict Verdict
-	// Ask, when no rule decides, is the ask rule that sends the call to
-	// the approver even though other rules may allow it. When neither is
-	// set, the gate asks its approver because no rule matched.
+	// Ask is the ask rule that sends an undecided call to the approver.
 	Ask *Rule
-	// Gap, when the rules do not allow the call, says what no rule covers:
-	// the simple command no rule allows, or that the command line could
-	// not be analysed and why.
+	// Gap says what no rule covers when the rules do not allow the call.
 	Gap string
-	// Allow lists the rules an "always" answer would save, which added
-	// to the operator's rules would allow the call: the rules the gate
-	// proposes to an approver (one per command no rule covers; see
-	// [proposeCommand]), or a pattern matching exactly the Subject. Empty
-	// when the rules already allow the call, when a deny or ask rule
-	// would still win, or when the call's tool has no source to bind a
-	// rule to.
+	// Allow are the rules an "always" answer would save to allow the call.
 	Allow []Rule
 }
 
-// RuleMatch is one rule that matches a call.
-type RuleMatch struct {
-	// Rule is the rule, a copy.
-	Rule Rule
-	// Commands, for a command rule, are the simple commands it matched.
-	Commands [][]string
-}
-
-// Explain says what the gate's rules make of the call req describes,
-// without asking the approver and without remembering anything.
+// Explain says what the gate's rules make of a call, asking nobody.
 func (g *Gate) Explain(req Request) Explanation {
 	var e Explanation
 	if !req.Preview.SideEffect.Consequential() {
@@ -85,9 +61,9 @@ func (g *Gate) Explain(req Request) Explanation {
 			}
 			switch {
 			case c.off || !c.appliesTo(req.Source):
-				e.Inert = append(e.Inert, m.Rule)
+				e.Inert = append(e.Inert, m)
 			case !c.covers(def):
-				e.Stale = append(e.Stale, StaleRule{Rule: m.Rule, Changes: describeChanges(c.def, def)})
+				e.Stale = append(e.Stale, StaleRule{Rule: m, Changes: describeChanges(c.def, def)})
 			default:
 				e.Matches = append(e.Matches, m)
 			}
@@ -164,23 +140,18 @@ func (c *compiledRule) appliesTo(source string) bool {
 }
 
 // matches reports whether the rule matches subject, leaving its source
-// aside, and for a command rule which commands it matched.
-func (c *compiledRule) matches(subject string, commands [][]string) (RuleMatch, bool) {
-	m := RuleMatch{Rule: *c.copyRule()}
+// aside, and returns a copy of it.
+func (c *compiledRule) matches(subject string, commands [][]string) (Rule, bool) {
+	r := *c.copyRule()
 	switch c.rule.kind() {
 	case kindSubject:
-		return m, c.rule.Subject == subject
+		return r, c.rule.Subject == subject
 	case kindPattern:
-		return m, c.glob.match(subject)
+		return r, c.glob.match(subject)
 	case kindCommand:
-		for _, argv := range commands {
-			if c.cmd.match(argv) {
-				m.Commands = append(m.Commands, argv)
-			}
-		}
-		return m, len(m.Commands) > 0
+		return r, slices.ContainsFunc(commands, c.cmd.match)
 	}
-	return m, true
+	return r, true
 }
 
 // gap says what the rules do not cover in a call they do not allow, or ""
@@ -275,11 +246,8 @@ func unanalysable(subject string) string {
 	return top.Unanalysable
 }
 
-// AddCommand returns the basis command line that adds r to the operator's
-// rules: basis rules add --tool T --source S [--command '…' | --pattern
-// '…'] --allow|--ask|--deny [--match '…'] [--not-match '…'] [--reason
-// '…'], every value quoted for a POSIX shell. A rule bound to any source says --any-source; one bound to none
-// leaves the source out (the CLI then takes it from the current tools).
+// AddCommand returns the "basis rules add …" command line that adds r to
+// the operator's rules, quoted for a POSIX shell.
 func (r Rule) AddCommand() string {
 	var b strings.Builder
 	b.WriteString("basis rules add --tool ")

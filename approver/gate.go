@@ -18,17 +18,14 @@ import (
 type Source string
 
 const (
-	// SourceReadOnly: the call's preview said it only reads, so it passed
-	// without a rule or an approver.
+	// SourceReadOnly: the call only reads and passed unasked.
 	SourceReadOnly Source = "read_only"
 	// SourceRule: a rule answered; [Verdict.Rule] is the one.
 	SourceRule Source = "rule"
 	// SourceApprover: the approver answered.
 	SourceApprover Source = "approver"
-	// SourceFailClosed: nothing answered — the approver failed, panicked,
-	// gave no decision or ran out of time, the context was cancelled, or
-	// there was no approver — and the call is denied. [Verdict.Err] says
-	// which.
+	// SourceFailClosed: nothing answered, and the call is denied;
+	// [Verdict.Err] says why.
 	SourceFailClosed Source = "fail_closed"
 )
 
@@ -46,58 +43,42 @@ func (s *Source) UnmarshalText(text []byte) error {
 type Verdict struct {
 	// Allow reports whether the call may run.
 	Allow bool `json:"allow"`
-	// Reason says why. On a denial it is what the model reads.
+	// Reason says why; on a denial it is what the model reads.
 	Reason string `json:"reason"`
 	// Source is where the verdict came from.
 	Source Source `json:"source"`
-	// Rule is the deciding rule when Source is SourceRule, or the ask rule
-	// that sent the call to the approver (Source SourceApprover or
-	// SourceFailClosed): a copy.
+	// Rule is the deciding rule, or the ask rule that sent the call to the
+	// approver.
 	Rule *Rule `json:"rule,omitempty"`
-	// Err is why a SourceFailClosed verdict was reached: the approver's
-	// error, a *[PanicError], [errInvalidAnswer], [errNoApprover],
-	// [context.Canceled] or [context.DeadlineExceeded]. It is for logs;
-	// Reason is what the model reads.
+	// Err is why a SourceFailClosed verdict was reached, for logs.
 	Err error `json:"-"`
-	// SavedTo is where the approver's "always" answer was saved as a rule
-	// (see [Answer.Persist]); SaveErr is why it could not be, in which
-	// case it is remembered for the session only.
+	// SavedTo is where an "always" answer was saved as a rule; SaveErr is
+	// why it could not be (it then holds for the session only).
 	SavedTo string `json:"saved_to,omitempty"`
 	SaveErr error  `json:"-"`
 }
 
 // GateOptions configure a [Gate].
 type GateOptions struct {
-	// Rules are consulted before the approver, in this order: typically the
-	// system's, the operator's, then the workspace's. A workspace-scoped
-	// allow rule is refused. An allow rule bound to no source is kept (it
-	// shows in [Gate.Explain]) but matches nothing.
+	// Rules are consulted before the approver, typically the system's,
+	// the operator's, then the workspace's. A workspace allow rule is
+	// refused.
 	Rules []Rule
-	// NoOperatorAllowRules makes operator allow rules match nothing, and
-	// stops "always allow" answers from being saved: the system file's
-	// "allow_operator_allow_rules": false.
+	// NoOperatorAllowRules makes operator allow rules match nothing and
+	// stops "always allow" answers being saved ([Rules]).
 	NoOperatorAllowRules bool
-	// Timeout bounds each question to the approver; a question not answered
-	// in time is a denial. Zero means no bound but the caller's context.
+	// Timeout bounds each question to the approver; zero: only the
+	// caller's context.
 	Timeout time.Duration
-	// Save keeps an answer the approver marked [Answer.Persist] ("always",
-	// at a terminal) beyond this gate's life: the gate makes the rule,
-	// bound to the call's source, and Save writes it, returning where (a
-	// path, for the verdict's reason). [RulesFile.Save] fits. Nil keeps such
-	// answers for the session only.
+	// Save writes an answer the approver marked [Answer.Persist] as a rule
+	// and says where ([RulesFile.Save] fits). Nil: the session only.
 	Save func(Rule) (where string, err error)
 }
 
-// Gate decides whether each call may run. It is safe for concurrent use.
-//
-// In order: a call whose preview says it has no side effect passes
-// unasked; then rules answer (the system's, then fixed rules and the
-// session's, by the precedence in the package documentation); then — when
-// no rule decided, or an ask rule won — the approver is asked, under the
-// timeout, with panics recovered. Anything that is not an answer is a
-// denial whose reason says which (fail closed). A for-session answer
-// becomes a session rule, so the same question is not asked twice — a
-// remembered denial repeats its reason with nobody asked.
+// Gate decides whether each call may run: reads pass, then rules answer,
+// then the approver is asked, and anything that is not an answer is a
+// denial. A for-session answer becomes a session rule. It is safe for
+// concurrent use.
 type Gate struct {
 	approver         Approver
 	timeout          time.Duration
@@ -114,10 +95,8 @@ type Gate struct {
 	session *ruleSet
 }
 
-// NewGate returns a gate that asks a about what no rule answers. A nil a
-// denies everything that reaches it. Every rule is checked and its pattern
-// compiled here, once; an invalid rule or a workspace allow rule is an
-// error (a *[configfile.Error]) naming the rule's position and tool.
+// NewGate returns a gate that asks a about what no rule answers (nil: deny).
+// An invalid rule or a workspace allow rule is a *[configfile.Error].
 func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	if opts == nil {
 		opts = &GateOptions{}
@@ -148,10 +127,8 @@ func (g *Gate) operatorAllowOff(r *Rule) bool {
 	return g.noOperatorAllows && r.Scope.or() == ScopeOperator && r.Decision == RuleAllow
 }
 
-// Authorize decides whether the call req describes may run. req.Tool,
-// req.Source, req.Definition and req.Preview decide; req.CallID and
-// req.Input are passed on to the approver. It never returns without a
-// verdict, and every verdict that is not an answer is a denial.
+// Authorize decides whether the call req describes may run. Every verdict
+// that is not an answer is a denial.
 func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
 	if !req.Preview.SideEffect.Consequential() {
 		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
@@ -200,8 +177,7 @@ func subjectText(p contract.Preview) string {
 	return string(p.Subject)
 }
 
-// SessionRules returns the rules this gate has made from for-session
-// answers, oldest first.
+// SessionRules returns the rules made from for-session answers, oldest first.
 func (g *Gate) SessionRules() []Rule {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
@@ -297,7 +273,7 @@ func (g *Gate) ask(ctx context.Context, req Request, subject string, askRule *co
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				done <- result{err: &PanicError{Value: p, Stack: debug.Stack()}}
+				done <- result{err: &panicError{Value: p, Stack: debug.Stack()}}
 			}
 		}()
 		a, err := approver.Approve(actx, req)
@@ -331,7 +307,7 @@ func (g *Gate) stopped(parent context.Context, tool string) Verdict {
 
 func (g *Gate) verdict(req Request, subject string, res result, askRule *compiledRule) Verdict {
 	tool := req.Tool
-	var pe *PanicError
+	var pe *panicError
 	switch {
 	case errors.As(res.err, &pe):
 		return failClosed(tool, "the approver panicked", res.err)

@@ -588,7 +588,7 @@ func TestNewGateChecksRules(t *testing.T) {
 	}
 }
 
-// TestWorkedExamples checks the worked examples of the README, row by row.
+// TestWorkedExamples checks the worked examples of docs/rules.md, row by row.
 func TestWorkedExamples(t *testing.T) {
 	const cargoTestSubst = `{"body":"cargo test $(cat list)","commands":null,"cwd":"/repo","mode":"command","target":"local"}`
 	rows := []struct {

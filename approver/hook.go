@@ -16,61 +16,50 @@ import (
 	"github.com/basis-go/basis/subprocess"
 )
 
-// DefaultHookTimeout is how long a [Hook] has to answer when its Timeout is
+// defaultHookTimeout is how long a [Hook] has to answer when its Timeout is
 // zero.
-const DefaultHookTimeout = 30 * time.Second
+const defaultHookTimeout = 30 * time.Second
 
 // hookStdoutLimit bounds a hook's answer; a longer one is not an answer.
 const hookStdoutLimit = 64 << 10
 
-// Hook asks a program. The program gets the [Request] as JSON on its stdin
-// and answers with one JSON object on its stdout:
+// Hook asks a program, run through [subprocess.Run] (argv only, no shell,
+// its own process group). The program reads the [Request] as JSON on stdin
+// and writes one JSON object on stdout:
 //
-//	{"decision": "allow" | "deny" | "allow_session" | "deny_session",
-//	 "reason": "...",            // optional; what the model reads on a denial
-//	 "remember": {"tool": true} | {"command": ["go", "test", "*"]} | {"proposed": true}}  // optional, session answers only
+//	{"decision": "allow"|"deny"|"allow_session"|"deny_session",
+//	 "reason"?: TEXT, "remember"?: {"tool": true}|{"command": [...]}|{"proposed": true}}
 //
-// Anything else is not an answer: a non-zero exit, death by a signal, a
-// program that cannot start, running past the timeout, and output that is
-// not exactly such an object (unknown keys included) each make Approve
-// return a *[HookError] saying which, and the gate denies. The hook's
-// stderr, shortened, is part of that error.
-//
-// The program runs through [subprocess.Run]: argv only, no shell, in its
-// own process group, killed with its children when it runs out of time.
+// Anything else — a non-zero exit, a signal, a missed timeout, any other
+// output — is an error, and the gate denies. The protocol is in
+// docs/rules.md.
 type Hook struct {
 	// Argv is the program and its arguments. A path with a directory part
 	// is relative to Root; a bare name is looked up in Env's PATH.
 	Argv []string
-	// Root is the directory the program runs in and relative paths
-	// resolve against. Empty means this process's working directory.
+	// Root is the directory the program runs in. Empty: this process's.
 	Root string
-	// Env is the environment the program inherits part of:
-	// childenv.Inherited(Env, PassEnv), which is Env without basis's own
-	// BASIS_* variables (BASIS_SERVE_TOKEN answers basis's approval
-	// questions: a hook that held it could approve around itself) and
-	// without names that look like credentials (TOKEN, SECRET, PASSWORD,
-	// PASSWD, CREDENTIAL, KEY, SSH_AUTH_SOCK) that PassEnv does not name.
-	// Nil is an empty environment (see [subprocess.Cmd]); pass
-	// os.Environ() to hand on basis's ordinary one.
+	// Env is what the program inherits, less basis's BASIS_* variables (a
+	// hook holding BASIS_SERVE_TOKEN could approve around itself) and
+	// credential-looking names PassEnv does not name (contract/childenv).
+	// Nil is an empty environment.
 	Env []string
-	// PassEnv names the credential-looking variables of Env the program
-	// inherits all the same: names, or patterns with * (see
-	// contract/childenv). It is the operator's setting.
+	// PassEnv names credential-looking variables of Env to pass all the
+	// same: names, or patterns with *.
 	PassEnv []string
-	// Timeout bounds one answer; zero means DefaultHookTimeout.
+	// Timeout bounds one answer; zero means 30 seconds.
 	Timeout time.Duration
 }
 
-// What a [HookError] wraps.
+// What a [hookError] wraps.
 var (
 	errHookExit    = errors.New("the hook did not exit with code 0")
 	errHookTimeout = errors.New("the hook did not answer in time")
 	errHookOutput  = errors.New("the hook's output is not an answer")
 )
 
-// HookError says why a hook gave no answer.
-type HookError struct {
+// hookError says why a hook gave no answer.
+type hookError struct {
 	// Outcome is how the program ended.
 	Outcome subprocess.Outcome
 	// Timeout is the limit it had, for the message.
@@ -87,7 +76,7 @@ type HookError struct {
 
 // Error says how the hook failed and, when it wrote any, the start of its
 // stderr.
-func (e *HookError) Error() string {
+func (e *hookError) Error() string {
 	var msg string
 	switch {
 	case errors.Is(e.Err, errHookOutput):
@@ -104,15 +93,14 @@ func (e *HookError) Error() string {
 }
 
 // Unwrap returns Err.
-func (e *HookError) Unwrap() error { return e.Err }
+func (e *hookError) Unwrap() error { return e.Err }
 
-// Approve runs the hook once. On any failure it returns a *[HookError] and,
-// for a caller that looks only at the answer, a Deny whose reason is the
-// error's text.
+// Approve runs the hook once. On any failure it returns an error and a
+// Deny whose reason is the error's text.
 func (h Hook) Approve(ctx context.Context, req Request) (Answer, error) {
 	timeout := h.Timeout
 	if timeout <= 0 {
-		timeout = DefaultHookTimeout
+		timeout = defaultHookTimeout
 	}
 	payload, err := req.MarshalJSON()
 	if err != nil {
@@ -129,7 +117,7 @@ func (h Hook) Approve(ctx context.Context, req Request) (Answer, error) {
 	if err != nil {
 		return denyFor(fmt.Errorf("approver: the hook cannot be run: %w", err))
 	}
-	herr := &HookError{Outcome: res.Outcome, Timeout: timeout, Stderr: oneLine(string(res.Stderr), maxReasonDetail)}
+	herr := &hookError{Outcome: res.Outcome, Timeout: timeout, Stderr: oneLine(string(res.Stderr), maxReasonDetail)}
 	switch res.Outcome.Kind {
 	case subprocess.Exited:
 		if res.Outcome.Code != 0 {

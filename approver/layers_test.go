@@ -291,10 +291,11 @@ func TestLoadSystemRules(t *testing.T) {
 	if _, err := op.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("curl", "example.com"), Decision: approver.RuleAllow}); err != nil {
 		t.Fatal(err)
 	}
-	opRules, _, err := op.List(context.Background())
+	loaded, err := approver.LoadRules(context.Background(), op.Path, approver.ScopeOperator)
 	if err != nil {
 		t.Fatal(err)
 	}
+	opRules := loaded.Rules
 	g, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Rules: append(sys.Rules, opRules...), NoOperatorAllowRules: sys.NoOperatorAllowRules})
 	if err != nil {
 		t.Fatal(err)
@@ -416,10 +417,11 @@ func TestGateProposesAndSavesRules(t *testing.T) {
 	if !v.Allow || v.SavedTo != file.Path {
 		t.Errorf("verdict %+v", v)
 	}
-	saved, _, err := file.List(context.Background())
-	if err != nil || len(saved) != 1 {
-		t.Fatalf("saved %v, %v", saved, err)
+	loaded, err := approver.LoadRules(context.Background(), file.Path, approver.ScopeOperator)
+	if err != nil || len(loaded.Rules) != 1 {
+		t.Fatalf("saved %+v, %v", loaded, err)
 	}
+	saved := loaded.Rules
 	if got := saved[0].AddCommand(); got != `basis rules add --tool spawn --source builtin --command 'go test *' --allow --match 'go test ./pkg/...' --match 'go test -run '\''X Y'\'' ./cmd/...'` {
 		t.Errorf("saved rule: %s", got)
 	}

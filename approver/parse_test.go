@@ -173,7 +173,7 @@ func TestFormatRules(t *testing.T) {
 	if err != nil || string(none) != "{\n  \"schema\": 2,\n  \"rules\": []\n}\n" {
 		t.Errorf("FormatRules(nil) = %q, %v", none, err)
 	}
-	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Decision: approver.RuleAllow}}); !approver.IsRulesError(err) {
+	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Decision: approver.RuleAllow}}); !errors.As(err, new(*configfile.Error)) {
 		t.Errorf("an exact-subject rule was formatted: %v", err)
 	}
 	if _, err := approver.FormatRules([]approver.Rule{{Tool: "ok"}, {Tool: "not ok"}}); err == nil || !strings.HasPrefix(err.Error(), "rule 2:") {
@@ -200,7 +200,7 @@ func FuzzParseRules(f *testing.F) {
 		rules, err := approver.ParseRules(data)
 		if err != nil {
 			var re *configfile.Error
-			if !errors.As(err, &re) || !approver.IsRulesError(err) {
+			if !errors.As(err, &re) || !errors.As(err, new(*configfile.Error)) {
 				t.Fatalf("error %v is not a *RulesError wrapping ErrInvalidRules", err)
 			}
 			return
@@ -253,7 +253,7 @@ func TestRuleValidate(t *testing.T) {
 			}
 			continue
 		}
-		if !approver.IsRulesError(err) || !strings.Contains(err.Error(), tt.says) {
+		if !errors.As(err, new(*configfile.Error)) || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("Validate(%v) = %v, want ErrInvalidRules saying %q", tt.rule, err, tt.says)
 		}
 	}

@@ -10,21 +10,18 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// SideEffectPolicy decides by a call's side-effect level alone, naming no
-// tool: what it allows or denies, it allows or denies for every tool that
-// says it has that effect. See [BySideEffect].
+// SideEffectPolicy decides by a call's side-effect level alone, for every
+// tool ([BySideEffect]).
 type SideEffectPolicy struct {
 	// Allow lists the levels allowed without asking.
 	Allow []contract.SideEffect
-	// Deny lists the levels denied without asking. A level in both lists
-	// is denied.
+	// Deny lists the levels denied without asking; it wins over Allow.
 	Deny []contract.SideEffect
 	// Otherwise is asked about every other level. Nil denies them.
 	Otherwise Approver
 }
 
-// BySideEffect returns an approver that applies p to each request's
-// Preview.SideEffect.
+// BySideEffect returns an approver that applies p to each call.
 func BySideEffect(p SideEffectPolicy) Approver {
 	p.Allow = slices.Clone(p.Allow)
 	p.Deny = slices.Clone(p.Deny)
@@ -42,10 +39,8 @@ func BySideEffect(p SideEffectPolicy) Approver {
 	})
 }
 
-// LocalEditsNoNetwork is the policy "allow local edits, deny the network":
-// calls that only change local state (a file edit, a delegated task) are
-// allowed, calls that reach beyond this machine are denied, and calls that
-// run a program here go to ask (nil: denied).
+// LocalEditsNoNetwork allows local edits, denies calls that reach beyond
+// this machine, and sends programs run here to ask (nil: denied).
 func LocalEditsNoNetwork(ask Approver) Approver {
 	return BySideEffect(SideEffectPolicy{
 		Allow:     []contract.SideEffect{contract.SideEffectLocalState},

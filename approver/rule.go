@@ -13,22 +13,19 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// Scope says where a rule came from. It is set by whoever loads or makes the
-// rule, never read from a file. The zero value means ScopeOperator.
+// Scope says which layer a rule came from; loaders and the gate set it. The
+// zero value means ScopeOperator.
 type Scope string
 
 const (
-	// ScopeOperator: the operator's own rules (<config dir>/rules.json, or
-	// rules a host program states).
+	// ScopeOperator: the operator's <config dir>/rules.json, or a host's.
 	ScopeOperator Scope = "operator"
-	// ScopeWorkspace: a workspace's .basis/rules.json, which may only deny
-	// or ask.
+	// ScopeWorkspace: a workspace's .basis/rules.json: deny and ask only.
 	ScopeWorkspace Scope = "workspace"
-	// ScopeSession: made by the gate from a for-session answer; it lives as
-	// long as the gate.
+	// ScopeSession: made by the gate from a for-session answer.
 	ScopeSession Scope = "session"
-	// ScopeSystem: the administrator's rules (/etc/basis/rules.json). Its
-	// deny and ask rules cannot be overridden by any other rule.
+	// ScopeSystem: /etc/basis/rules.json, whose deny and ask nothing
+	// overrides.
 	ScopeSystem Scope = "system"
 )
 
@@ -49,14 +46,14 @@ func (s Scope) MarshalText() ([]byte, error) { return marshalEnum(s.or(), "scope
 func (s *Scope) UnmarshalText(text []byte) error { return unmarshalEnum(s, text, "scope", scopes) }
 
 // RuleDecision is what a rule says about the calls it matches. The zero
-// value means RuleDeny: a rule that says nothing else refuses.
+// value means RuleDeny.
 type RuleDecision string
 
 const (
 	// RuleDeny refuses the call, nobody asked.
 	RuleDeny RuleDecision = "deny"
 	// RuleAsk sends the call to the approver even when an allow rule also
-	// matches ("allow git *, but always ask for git push *").
+	// matches.
 	RuleAsk RuleDecision = "ask"
 	// RuleAllow lets the call run unasked.
 	RuleAllow RuleDecision = "allow"
@@ -84,26 +81,18 @@ func (d *RuleDecision) UnmarshalText(text []byte) error {
 
 // Sources a rule can be bound to, besides an absolute path.
 const (
-	// BuiltinSource is the source of tools built into basis: spawn.
-	BuiltinSource = "builtin"
-	// AnySource binds a rule to every source on purpose: it matches a tool
-	// of its name wherever that tool was declared — in any repository, and
-	// a workspace tool that shadows a global one. Only a person who asked
-	// for it (basis rules add --any-source) writes it.
+	BuiltinSource = "builtin" // tools built into basis: spawn
+	// AnySource binds a rule to every source on purpose (basis rules add
+	// --any-source).
 	AnySource = "*"
 )
 
 // CommandWord is one word of a command pattern: its alternatives, any of
-// which may match the command's word. Most words have one. Within an
-// alternative, '*' matches any run of characters; a last word that is
-// the single alternative "*" matches any number of further words.
-//
-// In JSON a word with one alternative is a string and one with several a
-// list: ["git", ["push", "fetch"], "*"].
+// which may match. In JSON one alternative is a string, several a list:
+// ["git", ["push", "fetch"], "*"].
 type CommandWord []string
 
-// Words makes a command pattern of plain words, one alternative each:
-// Words("go", "test", "*").
+// Words makes a command pattern of plain words: Words("go", "test", "*").
 func Words(words ...string) []CommandWord {
 	out := make([]CommandWord, len(words))
 	for i, w := range words {
@@ -135,66 +124,40 @@ func (w *CommandWord) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Rule is one remembered answer about one tool.
-//
-// A rule with neither Pattern, Command nor Subject is a bare tool rule: it
-// matches every call of Tool. Pattern, Command and Subject narrow it, and at
-// most one of them may be set. See the package documentation for how rules
-// match and which one wins.
-//
-// Rules files are read by [LoadRules] and written by [RulesFile]. The JSON
-// tags here are for records such as an audit log, which also show
-// "subject" and "scope".
+// Rule is one remembered answer about one tool. At most one of Pattern,
+// Command and Subject narrows it; with none it is a bare rule, for every
+// call of Tool. How rules match and which wins: docs/rules.md. The JSON
+// tags are for records such as the audit log.
 type Rule struct {
 	// Tool is the tool's name, exactly as the model calls it.
 	Tool string `json:"tool"`
-	// Source is where the tool the rule was written for was declared: the
-	// absolute, symlink-resolved path of its manifest or MCP config,
-	// [BuiltinSource] for spawn, or [AnySource] for every source. A rule
-	// matches only a call whose [Request.Source] is the same.
-	//
-	// Empty is bound to nothing for an allow rule: it never matches (rules
-	// files written before sources existed read that way, and [LoadRules]
-	// reports them). A deny or ask rule without a source matches every
-	// source, since it can only take power away; a workspace's rules need
-	// none. A session rule without one matches calls that came without
-	// one.
+	// Source is where the tool was declared: an absolute path,
+	// [BuiltinSource] or [AnySource]. An allow rule without one matches
+	// nothing; a deny or ask rule without one matches every source.
 	Source string `json:"source,omitempty"`
-	// Pattern is a glob over the call's canonical Subject JSON: '*' matches
-	// any run of characters, '?' exactly one, everything else is literal.
+	// Pattern is a glob over the call's Subject JSON ('*' and '?').
 	Pattern string `json:"pattern,omitempty"`
-	// Command is an argv pattern matched against each entry of the
-	// Subject's "commands" list, word by word (see [CommandWord]).
+	// Command is an argv pattern matched against each of the Subject's
+	// "commands".
 	Command []CommandWord `json:"command,omitempty"`
-	// Subject, when set, matches exactly this canonical Subject, byte for
-	// byte. Gates make such rules from for-session answers about one call;
-	// rules files cannot hold them.
+	// Subject matches exactly this Subject: session rules only.
 	Subject string `json:"subject,omitempty"`
 	// Decision is the answer: allow, ask or deny (the zero value).
 	Decision RuleDecision `json:"decision"`
 	// Reason is what the model reads when the rule denies a call.
 	Reason string `json:"reason,omitempty"`
-	// Match and NotMatch are examples the rule's author states: command
-	// lines (split like shell words) for a command rule, Subject JSON for a
-	// pattern rule. A rule whose examples disagree with it is refused at
-	// load ([Rule.CheckExamples]).
+	// Match and NotMatch are examples the rule must and must not match
+	// ([Rule.CheckExamples]).
 	Match    []string `json:"match,omitempty"`
 	NotMatch []string `json:"not_match,omitempty"`
-	// Definition, on an allow rule, is the definition of the tool the
-	// operator approved (see [contract.Definer]), canonical JSON: the rule
-	// matches only while the tool's definition is the same, but for a
-	// sandbox that may be tighter. Empty matches only a tool that has no
-	// definition (a host's own tool); every declared, MCP and spawn tool
-	// has one, so an allow rule made before approvals covered definitions
-	// matches none of them ([LoadRules] warns of it). Deny and ask rules
-	// take no definition: they hold whatever the tool has become.
+	// Definition, on an allow rule, is the definition of the tool it
+	// approved: it matches only while the tool is still that, but for a
+	// tighter sandbox. Empty matches only a tool that has none.
 	Definition json.RawMessage `json:"definition,omitempty"`
 	// Scope is where the rule came from.
 	Scope Scope `json:"scope"`
-	// File and Number say where a loaded rule was written: the rules file
-	// and the rule's position in it, counting from 1, as "basis rules
-	// list" numbers it. Loaders set them; they are never written to a
-	// rules file.
+	// File and Number say where a loaded rule was written (Number counts
+	// from 1); they are never written to a rules file.
 	File   string `json:"file,omitempty"`
 	Number int    `json:"number,omitempty"`
 }
@@ -221,12 +184,9 @@ func (r *Rule) kind() ruleKind {
 	return kindTool
 }
 
-// Validate reports whether r can be used, as a *[configfile.Error] when it
-// cannot: a valid tool name and source, at most
-// one of Pattern, Command and Subject, no empty command word, a known
-// decision and scope, and examples that agree with the rule. It does not
-// judge the decision against the scope; [LoadRules] and [NewGate]
-// do.
+// Validate reports, as a *[configfile.Error], why r cannot be used, or
+// returns nil. It does not judge the decision against the scope;
+// [LoadRules] and [NewGate] do.
 func (r Rule) Validate() error {
 	if problem := r.problem(); problem != "" {
 		return ruleError("", 0, 0, 0, r.validTool(), problem)
@@ -314,11 +274,8 @@ func checkCommandWords(words []CommandWord) error {
 	return nil
 }
 
-// String describes the rule in one line, as the rules CLI lists it:
-// "allow spawn command go test *", "deny deploy", "ask spawn command git
-// {push,fetch} *", "deny spawn pattern *curl*", followed by where the tool
-// must come from: " from builtin", " from /repo/.basis/tools.json",
-// " from any source", or " (bound to no source: matches nothing)".
+// String describes the rule in one line, as "basis rules list" does:
+// "allow spawn command go test * from builtin".
 func (r Rule) String() string {
 	return r.what() + r.from()
 }

@@ -18,58 +18,29 @@ import (
 	"github.com/basis-go/basis/contract"
 )
 
-// File names, relative to the directory that holds them.
+// Rules files' names, relative to the directory that holds them.
 const (
-	// OperatorRulesFile is the operator's rules file inside basis's config
-	// directory: <config dir>/rules.json.
-	OperatorRulesFile = "rules.json"
-	// WorkspaceRulesFile is a workspace's rules file, relative to its root.
-	// It may hold deny rules only.
-	WorkspaceRulesFile = ".basis/rules.json"
+	OperatorRulesFile  = "rules.json"        // in basis's config directory
+	WorkspaceRulesFile = ".basis/rules.json" // in a workspace's root
 )
 
 // Rules is what a rules file says.
 type Rules struct {
-	// Rules are the file's rules in file order, each with the scope it was
-	// loaded with, the file and its number (from 1).
+	// Rules are the file's rules in order, with scope, file and number.
 	Rules []Rule
-	// Warnings are rules that load but can never match: allow rules bound
-	// to no source or recording no definition, each with the command that
-	// rebinds it.
+	// Warnings are rules that load but can never match.
 	Warnings []Warning
-	// NoOperatorAllowRules: the system file says
-	// "allow_operator_allow_rules": false, so the operator's rules may only
-	// deny and ask. Pass it on as [GateOptions.NoOperatorAllowRules].
+	// NoOperatorAllowRules: the system file turns operator allow rules
+	// off; pass it on as [GateOptions.NoOperatorAllowRules].
 	NoOperatorAllowRules bool
 }
 
-// LoadRules reads the rules file at path as scope says it is:
-//
-//   - ScopeOperator: the operator's <config dir>/rules.json ([RulesFile]).
-//     Its allow rules are refused when its group or others can write it:
-//     whoever can write it could approve any tool.
-//   - ScopeWorkspace: a repository's .basis/rules.json, deny and ask rules
-//     only, so that a repository can never pre-approve its own tools; its
-//     rules need no source.
-//   - ScopeSystem: the administrator's /etc/basis/rules.json, which may also
-//     say "allow_operator_allow_rules": false. A file its group or others
-//     can write is refused whole.
-//
-// A missing file is no rules. A file that exists and cannot be used is an
-// error, never fewer rules: every problem as a *[configfile.Error] naming
-// the file, line, column and rule ("rule 3 (tool deploy)"), joined. The file
-// is read with [configfile.Read]: no FIFO, device, directory or oversized
-// file, and ctx stops the read.
-//
-// The format, strict (unknown or repeated keys are errors), is
-//
-//	{"schema": 2, "rules": [{"tool": NAME, "source"?: PATH|"builtin"|"*",
-//	  "pattern"?: GLOB, "command"?: ["word", ["alt", "alt"], "*", ...],
-//	  "decision": "allow"|"ask"|"deny", "reason"?: TEXT,
-//	  "match"?: [EXAMPLE, ...], "not_match"?: [EXAMPLE, ...],
-//	  "definition"?: {...}}]}
-//
-// Schema 1 files are read too ("allow": true|false for "decision").
+// LoadRules reads the rules file at path as the given layer's: a workspace
+// file may only deny and ask; an operator file others can write may not
+// allow; a system file others can write is refused. A missing file is no
+// rules. Every problem is a *[configfile.Error], joined; the file is read
+// with [configfile.Read] (no FIFO, device or oversized file). The format
+// is in docs/rules.md.
 func LoadRules(ctx context.Context, path string, scope Scope) (*Rules, error) {
 	scope = scope.or()
 	if scope == ScopeSession || !slices.Contains(scopes, scope) {
@@ -236,26 +207,18 @@ func workspaceOf(source string) string {
 	return ""
 }
 
-// RulesFile is the operator's rules file, <config dir>/rules.json, which
-// basis adds rules to and removes them from. Changes are safe against other
-// basis processes changing the file at the same time: each holds an
-// exclusive lock on a sibling lock file (the file's target + ".lock") while
-// it reads the file afresh, changes it and replaces it with
-// [configfile.WriteAtomic] — through a symlink to its target, keeping the
-// target's mode (0600 for a new file) — so no change is lost, no reader
-// ever sees a half-written file, and a dotfile kept as a link stays one.
+// RulesFile is the operator's rules file, which basis adds rules to and
+// removes them from. Each change holds a lock beside the file and replaces
+// it atomically ([configfile.WriteAtomic]), so concurrent processes lose no
+// change and no reader sees half a file.
 type RulesFile struct {
 	// Path is the rules file.
 	Path string
 }
 
-// Add appends r to the file, creating the file and its directory when
-// needed. A rule the file already holds (same tool, source, match, answer
-// and definition) is not added twice: added is false then, and the file
-// is not written. An allow rule for the same calls that records another
-// definition is a second approval and stays; one that records none (made
-// before rules recorded definitions) is replaced where it stands by r.
-// r's Scope, File and Number are not stored.
+// Add appends r to the file, creating it when needed; added is false when
+// the file already holds r. An allow rule that records no definition is
+// replaced in place by r for the same calls.
 func (f *RulesFile) Add(r Rule) (added bool, err error) {
 	if err := r.Validate(); err != nil {
 		return false, err
@@ -302,8 +265,7 @@ func sameDefinition(a, b json.RawMessage) bool {
 }
 
 // Save adds r as [RulesFile.Add] does and returns the file's path: the
-// shape [GateOptions.Save] takes, for "always" answers. A rule already
-// there counts as saved.
+// shape [GateOptions.Save] takes.
 func (f *RulesFile) Save(r Rule) (where string, err error) {
 	if _, err := f.Add(r); err != nil {
 		return "", err
@@ -311,10 +273,8 @@ func (f *RulesFile) Save(r Rule) (where string, err error) {
 	return f.Path, nil
 }
 
-// Remove deletes every rule for which match returns true, given its
-// number (from 1, as [LoadRules] numbers it) and the rule, and returns
-// the rules it deleted. The file is rewritten only when something was
-// deleted.
+// Remove deletes and returns every rule for which match, given the rule's
+// number (from 1) and the rule, returns true.
 func (f *RulesFile) Remove(match func(number int, r Rule) bool) (removed []Rule, err error) {
 	err = f.update(func(rules []Rule) ([]Rule, bool) {
 		kept := rules[:0:0]

@@ -24,13 +24,11 @@ import (
 var ctx = context.Background()
 
 func TestLoadRulesMissingFileIsNoRules(t *testing.T) {
-	rules, warnings, err := approver.LoadRules3(ctx, filepath.Join(t.TempDir(), "rules.json"), approver.ScopeOperator)
-	if rules != nil || warnings != nil || err != nil {
-		t.Errorf("LoadRules of a missing file = %v, %v, %v; want nil, nil, nil", rules, warnings, err)
-	}
-	rules, err = approver.LoadWorkspaceRules(ctx, filepath.Join(t.TempDir(), ".basis", "rules.json"))
-	if rules != nil || err != nil {
-		t.Errorf("LoadWorkspaceRules of a missing file = %v, %v; want nil, nil", rules, err)
+	for _, scope := range []approver.Scope{approver.ScopeOperator, approver.ScopeWorkspace, approver.ScopeSystem} {
+		got, err := approver.LoadRules(ctx, filepath.Join(t.TempDir(), "rules.json"), scope)
+		if diff := cmp.Diff(&approver.Rules{}, got); err != nil || diff != "" {
+			t.Errorf("%s: LoadRules of a missing file = %v (-want +got):\n%s", scope, err, diff)
+		}
 	}
 }
 
@@ -70,7 +68,7 @@ func TestLoadRulesRefusesWhatIsNotARulesFile(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, scope := range []approver.Scope{approver.ScopeOperator, approver.ScopeWorkspace} {
-				_, _, err := approver.LoadRules3(tt.ctx, tt.path, scope)
+				_, err := approver.LoadRules(tt.ctx, tt.path, scope)
 				if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.path) {
 					t.Errorf("%s: LoadRules = %v; want %v naming %s", scope, err, tt.want, tt.path)
 				}
@@ -87,10 +85,11 @@ func TestLoadRulesSetsScopeFileAndNumber(t *testing.T) {
   {"tool": "spawn", "allow": false},
   {"tool": "deploy", "allow": false, "reason": "CI deploys"}
 ]}`)
-	rules, err := approver.LoadWorkspaceRules(ctx, path)
+	loaded, err := approver.LoadRules(ctx, path, approver.ScopeWorkspace)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rules := loaded.Rules
 	want := []approver.Rule{
 		{Tool: "spawn", Scope: approver.ScopeWorkspace, File: path, Number: 1},
 		{Tool: "deploy", Reason: "CI deploys", Scope: approver.ScopeWorkspace, File: path, Number: 2},
@@ -99,7 +98,7 @@ func TestLoadRulesSetsScopeFileAndNumber(t *testing.T) {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	bad := writeFile(t, "bad.json", "{\"schema\": 1, \"rules\": [\n  {\"tool\": \"deploy\"}]}")
-	_, _, err = approver.LoadRules3(ctx, bad, approver.ScopeOperator)
+	_, err = approver.LoadRules(ctx, bad, approver.ScopeOperator)
 	var re *configfile.Error
 	if !errors.As(err, &re) || re.File != bad || err.Error() != bad+`:2:3: rule 1 (tool deploy): "allow" is missing; say true to allow or false to deny` {
 		t.Errorf("error = %v, want a *RulesError naming %s at 2:3", err, bad)
@@ -116,10 +115,11 @@ func TestLoadRulesUnboundRulesMatchNothing(t *testing.T) {
   {"tool": "spawn", "command": ["go", "test", "*"], "allow": true},
   {"tool": "fmt_check", "source": "/home/me/.config/basis/tools.json", "allow": true}
 ]}`)
-	rules, warnings, err := approver.LoadRules3(ctx, path, approver.ScopeOperator)
+	loaded, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rules, warnings := loaded.Rules, loaded.Warnings
 	var got []string
 	for _, w := range warnings {
 		got = append(got, w.String())
@@ -157,15 +157,15 @@ func TestLoadRulesUnboundRulesMatchNothing(t *testing.T) {
 	}
 }
 
-func TestLoadWorkspaceRulesRefusesAllow(t *testing.T) {
+func TestLoadRulesWorkspaceRefusesAllow(t *testing.T) {
 	path := writeFile(t, "rules.json", `{"schema": 1, "rules": [
 		{"tool": "spawn", "pattern": "*curl*", "allow": false},
 		{"tool": "jenkins_job", "allow": true, "reason": "our own tool is fine"},
 		{"tool": "spawn", "source": "*", "allow": true}
 	]}`)
-	rules, err := approver.LoadWorkspaceRules(ctx, path)
-	if rules != nil || !approver.IsWorkspaceAllow(err) || !approver.IsRulesError(err) {
-		t.Fatalf("LoadWorkspaceRules = %v, %v; want ErrWorkspaceAllow", rules, err)
+	loaded, err := approver.LoadRules(ctx, path, approver.ScopeWorkspace)
+	if loaded != nil || !errors.As(err, new(*configfile.Error)) {
+		t.Fatalf("LoadRules = %v, %v; want every allow rule refused", loaded, err)
 	}
 	for _, want := range []string{
 		path + ":3:3: rule 2 (tool jenkins_job): an allow rule is refused here: a workspace may only deny or ask",
@@ -177,9 +177,9 @@ func TestLoadWorkspaceRulesRefusesAllow(t *testing.T) {
 	}
 
 	denyOnly := writeFile(t, "deny.json", `{"schema": 2, "rules": [{"tool": "spawn", "pattern": "*curl*", "decision": "deny"}, {"tool": "spawn", "command": ["git", "push", "*"], "decision": "ask"}]}`)
-	rules, err = approver.LoadWorkspaceRules(ctx, denyOnly)
-	if err != nil || len(rules) != 2 || rules[0].Scope != approver.ScopeWorkspace || rules[1].Decision != approver.RuleAsk {
-		t.Errorf("deny-only workspace file = %v, %v", rules, err)
+	loaded, err = approver.LoadRules(ctx, denyOnly, approver.ScopeWorkspace)
+	if err != nil || len(loaded.Rules) != 2 || loaded.Rules[0].Scope != approver.ScopeWorkspace || loaded.Rules[1].Decision != approver.RuleAsk {
+		t.Errorf("deny-only workspace file = %+v, %v", loaded, err)
 	}
 }
 
@@ -203,7 +203,7 @@ func TestLoadRulesLooseOperatorFile(t *testing.T) {
 			if err := os.Chmod(path, tt.mode); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := approver.LoadRules3(ctx, path, approver.ScopeOperator)
+			_, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
 			if !tt.loose {
 				if err != nil {
 					t.Fatal(err)
@@ -211,11 +211,11 @@ func TestLoadRulesLooseOperatorFile(t *testing.T) {
 				return
 			}
 			want := fmt.Sprintf("%s: the file can be written by its group or by others (mode %04o), so its allow rules are refused: whoever can write it could approve any tool; fix it with: chmod go-w %s", path, tt.mode, path)
-			if !approver.IsLoose(err) || err.Error() != want {
+			if err == nil || err.Error() != want {
 				t.Errorf("error = %v\nwant %s", err, want)
 			}
 			f := &approver.RulesFile{Path: path}
-			if _, err := f.Add(approver.Rule{Tool: "y", Source: repoManifest, Decision: approver.RuleAllow}); !approver.IsLoose(err) {
+			if _, err := f.Add(approver.Rule{Tool: "y", Source: repoManifest, Decision: approver.RuleAllow}); err == nil || !strings.Contains(err.Error(), "its allow rules are refused") {
 				t.Errorf("Add to a loose file = %v", err)
 			}
 		})
@@ -225,8 +225,8 @@ func TestLoadRulesLooseOperatorFile(t *testing.T) {
 func TestRulesFileAddListRemove(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config", "basis", "rules.json")
 	f := &approver.RulesFile{Path: path}
-	if rules, _, err := f.List(ctx); err != nil || len(rules) != 0 {
-		t.Fatalf("List of a missing file = %v, %v", rules, err)
+	if loaded, err := approver.LoadRules(ctx, path, approver.ScopeOperator); err != nil || len(loaded.Rules) != 0 {
+		t.Fatalf("LoadRules of a missing file = %+v, %v", loaded, err)
 	}
 	add := []approver.Rule{
 		{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow, Reason: "tests && vet are fine"},
@@ -254,10 +254,11 @@ func TestRulesFileAddListRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "rules.golden.json", data) // the same file FormatRules writes
-	rules, _, err := f.List(ctx)
+	loaded, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rules := loaded.Rules
 	numbered := func(n int, r approver.Rule) approver.Rule {
 		r.Scope, r.File, r.Number = approver.ScopeOperator, path, n
 		return r
@@ -267,21 +268,25 @@ func TestRulesFileAddListRemove(t *testing.T) {
 		t.Errorf("List (-want +got):\n%s", diff)
 	}
 
-	removed, err := f.Remove(approver.MatchTool("nothing"))
+	removed, err := f.Remove(matchTool("nothing"))
 	if err != nil || len(removed) != 0 {
 		t.Errorf("Remove of nothing = %v, %v", removed, err)
 	}
 	// A filter on the tool alone takes its command and pattern rules too.
-	removed, err = f.Remove(approver.MatchTool("spawn"))
+	removed, err = f.Remove(matchTool("spawn"))
 	if diff := cmp.Diff(explicit(want[:2]), removed); err != nil || diff != "" {
 		t.Errorf("Remove of spawn's rules: %v (-want +got):\n%s", err, diff)
 	}
 	// By the number List shows.
-	removed, err = f.Remove(approver.MatchNumber(2))
+	removed, err = f.Remove(matchNumber(2))
 	if diff := cmp.Diff(explicit([]approver.Rule{numbered(2, add[3])}), removed); err != nil || diff != "" {
 		t.Errorf("Remove by number: %v (-want +got):\n%s", err, diff)
 	}
-	rules, _, _ = f.List(ctx)
+	loaded, err = approver.LoadRules(ctx, path, approver.ScopeOperator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules = loaded.Rules
 	if diff := cmp.Diff(explicit([]approver.Rule{numbered(1, add[2])}), rules); diff != "" {
 		t.Errorf("after Remove (-want +got):\n%s", diff)
 	}
@@ -317,21 +322,21 @@ func TestRulesFileWritesThroughASymlink(t *testing.T) {
 	if info, err := os.Stat(target); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("the target: %v, %v; want mode 0600 kept", info, err)
 	}
-	rules, _, err := approver.LoadRules3(ctx, target, approver.ScopeOperator)
-	if err != nil || len(rules) != 1 || rules[0].Tool != "deploy" {
-		t.Errorf("the target holds %v, %v", rules, err)
+	loaded, err := approver.LoadRules(ctx, target, approver.ScopeOperator)
+	if err != nil || len(loaded.Rules) != 1 || loaded.Rules[0].Tool != "deploy" {
+		t.Errorf("the target holds %+v, %v", loaded, err)
 	}
 }
 
 func TestRulesFileRefusesWhatItCannotStore(t *testing.T) {
 	f := &approver.RulesFile{Path: filepath.Join(t.TempDir(), "rules.json")}
-	if _, err := f.Add(approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Decision: approver.RuleAllow}); !approver.IsRulesError(err) {
+	if _, err := f.Add(approver.Rule{Tool: "spawn", Subject: `{"a":1}`, Decision: approver.RuleAllow}); !errors.As(err, new(*configfile.Error)) {
 		t.Errorf("Add of an exact-subject rule = %v", err)
 	}
-	if _, err := f.Add(approver.Rule{Tool: "bad tool"}); !approver.IsRulesError(err) {
+	if _, err := f.Add(approver.Rule{Tool: "bad tool"}); !errors.As(err, new(*configfile.Error)) {
 		t.Errorf("Add of an invalid rule = %v", err)
 	}
-	if _, err := f.Add(approver.Rule{Tool: "x", Source: "relative/tools.json"}); !approver.IsRulesError(err) {
+	if _, err := f.Add(approver.Rule{Tool: "x", Source: "relative/tools.json"}); !errors.As(err, new(*configfile.Error)) {
 		t.Errorf("Add of a rule with a relative source = %v", err)
 	}
 	if _, err := os.Stat(f.Path); !errors.Is(err, os.ErrNotExist) {
@@ -346,7 +351,7 @@ func TestRulesFileKeepsAFileItCannotRead(t *testing.T) {
 	const broken = `{"schema": 1, "rules": [{"tool": "deploy"}]}`
 	path := writeFile(t, "rules.json", broken)
 	f := &approver.RulesFile{Path: path}
-	if _, err := f.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Decision: approver.RuleAllow}); !approver.IsRulesError(err) {
+	if _, err := f.Add(approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Decision: approver.RuleAllow}); !errors.As(err, new(*configfile.Error)) {
 		t.Errorf("Add to a broken file = %v, want its parse error", err)
 	}
 	if removed, err := f.Remove(func(int, approver.Rule) bool { return true }); err == nil || len(removed) != 0 {
@@ -381,11 +386,11 @@ func TestRulesFileConcurrentProcesses(t *testing.T) {
 			t.Fatalf("helper process: %v", err)
 		}
 	}
-	rules, _, err := (&approver.RulesFile{Path: path}).List(ctx)
+	loaded, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAllPresent(t, rules, map[string]int{"first_": 100, "second_": 100})
+	checkAllPresent(t, loaded.Rules, map[string]int{"first_": 100, "second_": 100})
 }
 
 // TestRulesFileConcurrentGoroutines does the same within one process:
@@ -405,11 +410,11 @@ func TestRulesFileConcurrentGoroutines(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	rules, _, err := f.List(ctx)
+	loaded, err := approver.LoadRules(ctx, f.Path, approver.ScopeOperator)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAllPresent(t, rules, map[string]int{"g0_": 25, "g1_": 25, "g2_": 25, "g3_": 25})
+	checkAllPresent(t, loaded.Rules, map[string]int{"g0_": 25, "g1_": 25, "g2_": 25, "g3_": 25})
 }
 
 func checkAllPresent(t *testing.T, rules []approver.Rule, want map[string]int) {
@@ -439,4 +444,14 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// matchTool selects the rules of one tool, for RulesFile.Remove.
+func matchTool(tool string) func(int, approver.Rule) bool {
+	return func(_ int, r approver.Rule) bool { return r.Tool == tool }
+}
+
+// matchNumber selects the rule numbered n, for RulesFile.Remove.
+func matchNumber(n int) func(int, approver.Rule) bool {
+	return func(number int, _ approver.Rule) bool { return number == n }
 }

@@ -124,10 +124,11 @@ func TestGateSavesAlwaysAnswers(t *testing.T) {
 			if v.SavedTo != file.Path || v.SaveErr != nil || !strings.HasSuffix(v.Reason, "; saved as a rule in "+file.Path) {
 				t.Errorf("verdict %+v; want it saved to %s, saying so", v, file.Path)
 			}
-			rules, _, err := file.List(context.Background())
+			loaded, err := approver.LoadRules(context.Background(), file.Path, approver.ScopeOperator)
 			if err != nil {
 				t.Fatal(err)
 			}
+			rules := loaded.Rules
 			tt.wantRule.File, tt.wantRule.Number = file.Path, 1
 			if diff := cmp.Diff(explicit([]approver.Rule{tt.wantRule}), rules); diff != "" {
 				t.Errorf("saved rules (-want +got):\n%s", diff)
@@ -232,7 +233,7 @@ func TestGateExplain(t *testing.T) {
 	pipe := `{"body":"go test ./... | tail -1 | tr a b","commands":[["go","test","./..."],["tail","-1"],["tr","a","b"]],"cwd":"/repo","mode":"command","target":"local"}`
 	e := g.Explain(req(pipe))
 	want := approver.Explanation{
-		Matches: []approver.RuleMatch{{Rule: goTestAll, Commands: [][]string{{"go", "test", "./..."}}}},
+		Matches: []approver.Rule{goTestAll},
 		Inert:   []approver.Rule{elsewhere, legacy},
 		Gap:     "no rule allows the command tail -1",
 		// What "always" would save at the terminal: the same proposal.
@@ -312,10 +313,11 @@ func TestOldRulesFileMatchesNothingEndToEnd(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"schema": 1, "rules": [{"tool": "word_count", "allow": true}, {"tool": "spawn", "command": ["./.basis/bin/word_count"], "allow": true}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rules, warnings, err := (&approver.RulesFile{Path: path}).List(context.Background())
-	if err != nil || len(warnings) != 2 {
-		t.Fatalf("List = %v, %v, %v", rules, warnings, err)
+	loaded, err := approver.LoadRules(context.Background(), path, approver.ScopeOperator)
+	if err != nil || len(loaded.Warnings) != 2 {
+		t.Fatalf("LoadRules = %+v, %v", loaded, err)
 	}
+	rules := loaded.Rules
 	g, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: rules})
 	if err != nil {
 		t.Fatal(err)

@@ -2,14 +2,9 @@
 
 package approver
 
-// The system layer: rules an administrator sets for every user of a
-// machine.
+// Where the administrator's system rules file lives.
 const (
-	// DefaultSystemConfigDir is where the system rules file lives.
-	DefaultSystemConfigDir = "/etc/basis"
-	// SystemConfigDirEnv names the variable that moves it (for tests and
-	// unusual installs).
-	SystemConfigDirEnv = "BASIS_SYSTEM_CONFIG_DIR"
-	// SystemRulesFile is the system rules file's name in that directory.
-	SystemRulesFile = "rules.json"
+	DefaultSystemConfigDir = "/etc/basis"              // its directory
+	SystemConfigDirEnv     = "BASIS_SYSTEM_CONFIG_DIR" // moves the directory
+	SystemRulesFile        = "rules.json"              // its name there
 )

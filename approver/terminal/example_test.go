@@ -4,7 +4,6 @@ package terminal_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -29,8 +28,8 @@ func ExampleTerminal() {
 		Tool:    "deploy",
 		Preview: contract.Preview{SideEffect: contract.SideEffectExternal, Summary: "run ./deploy.sh"},
 	})
-	fmt.Println(answer.Decision, errors.Is(err, terminal.ErrNoTerminal))
-	// Output: deny true
+	fmt.Println(answer.Decision, err)
+	// Output: deny no terminal to ask at
 }
 
 // operatorGate builds the gate the basis command asks: the system's rules,

@@ -3,6 +3,10 @@
 package terminal
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,5 +106,67 @@ func TestTerminalQuestionShowsNothingThatActs(t *testing.T) {
 	char := question(approver.Request{Tool: "t", Preview: contract.Preview{Summary: "\u202e"}})
 	if typed == char {
 		t.Errorf("a typed \\u202e and the character U+202E read the same:\n%s", typed)
+	}
+}
+
+// TestTerminalSaysWhatChanged: a tool an allow rule approved before it
+// changed is asked about again, and the question says which rule allowed
+// it and what changed since, escaped like everything else.
+func TestTerminalSaysWhatChanged(t *testing.T) {
+	const source = "/repo/.basis/tools.json"
+	dir := filepath.Join(t.TempDir(), "config\x1b[2J")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "rules.json")
+	if err := os.WriteFile(path, []byte(`{"schema": 2, "rules": [
+  {"tool": "fmt", "source": "`+source+`", "decision": "allow", "definition": {"program": "/repo/fmt.sh", "side_effect": "process"}}
+]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := approver.LoadRules(context.Background(), path, approver.ScopeOperator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := "  changed since operator rule 1 in " + display.Escape(path) + " allowed it: "
+	for _, tt := range []struct {
+		name, current string
+		want          string // the question's line; "" when it has none
+	}{
+		{"the program changed", `{"program": "/usr/bin/python3", "side_effect": "process"}`,
+			changed + `program was "/repo/fmt.sh", is now "/usr/bin/python3"` + "\r\n"},
+		{"two things changed", `{"program": "/repo/fmt.sh", "side_effect": "external", "network": true}`,
+			changed + `network added: true; side_effect was "process", is now "external"` + "\r\n"},
+		{"unchanged: the rule allows it, nobody asked", `{"program": "/repo/fmt.sh", "side_effect": "process"}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked []approver.Request
+			gate, err := approver.NewGate(approver.ApproverFunc(func(_ context.Context, req approver.Request) (approver.Answer, error) {
+				asked = append(asked, req)
+				return approver.Answer{Decision: approver.Deny}, nil
+			}), &approver.GateOptions{Rules: rules.Rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := gate.Authorize(context.Background(), approver.Request{Tool: "fmt", Source: source,
+				Preview:    contract.Preview{SideEffect: contract.SideEffectProcess, Summary: "format the code"},
+				Definition: json.RawMessage(tt.current)})
+			if tt.want == "" {
+				if !v.Allow || len(asked) != 0 {
+					t.Fatalf("verdict %+v, asked %d times; want the rule to allow it", v, len(asked))
+				}
+				return
+			}
+			if len(asked) != 1 {
+				t.Fatalf("asked %d times; want once", len(asked))
+			}
+			q := question(asked[0])
+			if !strings.Contains(q, tt.want) {
+				t.Errorf("question:\n%q\nwant the line\n%q", q, tt.want)
+			}
+			if strings.ContainsRune(q, '\x1b') {
+				t.Errorf("question holds a raw escape:\n%q", q)
+			}
+		})
 	}
 }

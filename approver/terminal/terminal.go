@@ -15,11 +15,8 @@ import (
 	"golang.org/x/term"
 )
 
-// ErrNoTerminal is what [Terminal.Approve] returns when there is no terminal
-// to ask at: none was given, /dev/tty cannot be opened, or what was given
-// is not a terminal. Nothing is printed anywhere then. A host branches on
-// it to ask some other way (a [approver.Hook], say) when nobody is there.
-var ErrNoTerminal = errors.New("no terminal to ask at")
+// errNoTerminal: there is no terminal to ask at.
+var errNoTerminal = errors.New("no terminal to ask at")
 
 // DefaultTTY is the device a [Terminal] opens when it is given none: the
 // controlling terminal of this process.
@@ -43,8 +40,8 @@ const DefaultTTY = "/dev/tty"
 // typing ahead cannot answer a question nobody has read.
 //
 // With no terminal — none given, /dev/tty cannot be opened, or what was
-// given is not a terminal — Approve prints nothing anywhere and returns
-// [ErrNoTerminal] with a denial whose reason says "no terminal to ask at".
+// given is not a terminal — Approve prints nothing anywhere and returns an
+// error with a denial whose reason says "no terminal to ask at".
 //
 // Questions from concurrent calls are asked one at a time. A question ends
 // when its context is done, with the terminal's mode restored; that needs a
@@ -80,7 +77,7 @@ func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.
 	defer closeTTY()
 	raw, err := tty.SyscallConn()
 	if err != nil {
-		return denyFor(ErrNoTerminal)
+		return denyFor(errNoTerminal)
 	}
 	// The descriptor is used only inside Control: the file stays in
 	// non-blocking mode, where read deadlines (and so cancellation) work,
@@ -88,11 +85,11 @@ func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.
 	var state *term.State
 	ctlErr := raw.Control(func(fd uintptr) {
 		if !term.IsTerminal(int(fd)) {
-			err = ErrNoTerminal
+			err = errNoTerminal
 			return
 		}
 		if state, err = term.MakeRaw(int(fd)); err != nil {
-			err = fmt.Errorf("%w: the terminal cannot be put in raw mode: %w", ErrNoTerminal, err)
+			err = fmt.Errorf("%w: the terminal cannot be put in raw mode: %w", errNoTerminal, err)
 			return
 		}
 		_ = discardTypeahead(int(fd))
@@ -106,7 +103,7 @@ func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.
 	defer raw.Control(func(fd uintptr) { _ = term.Restore(int(fd), state) })
 
 	if _, err := tty.WriteString(question(req)); err != nil {
-		return denyFor(fmt.Errorf("%w: writing the question: %w", ErrNoTerminal, err))
+		return denyFor(fmt.Errorf("%w: writing the question: %w", errNoTerminal, err))
 	}
 	key, err := readKey(ctx, tty)
 	if err != nil {
@@ -114,7 +111,7 @@ func (t *Terminal) Approve(ctx context.Context, req approver.Request) (approver.
 			_, _ = tty.WriteString("\r\n  (no answer; denied)\r\n")
 			return denyFor(ctx.Err())
 		}
-		return denyFor(fmt.Errorf("%w: reading a key: %w", ErrNoTerminal, err))
+		return denyFor(fmt.Errorf("%w: reading a key: %w", errNoTerminal, err))
 	}
 	answer, said := answer(key, req, t.SaveTo)
 	_, _ = tty.WriteString(said + "\r\n")
@@ -134,7 +131,7 @@ func (t *Terminal) open() (*os.File, func(), error) {
 	// controlling terminal.
 	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, nil, ErrNoTerminal
+		return nil, nil, errNoTerminal
 	}
 	return f, func() { f.Close() }, nil
 }

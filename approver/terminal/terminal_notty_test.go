@@ -5,7 +5,6 @@ package terminal_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,8 +44,8 @@ func TestTerminalWithoutATerminal(t *testing.T) {
 	printed := captureStdoutStderr(t, func() {
 		for name, term := range terminals {
 			answer, err := term.Approve(context.Background(), terminalRequest(t))
-			if !errors.Is(err, terminal.ErrNoTerminal) || answer.Decision != approver.Deny || !strings.Contains(answer.Reason, "no terminal to ask at") {
-				t.Errorf("%s: %+v, %v; want a denial with ErrNoTerminal", name, answer, err)
+			if err == nil || !strings.HasPrefix(err.Error(), "no terminal to ask at") || answer.Decision != approver.Deny || !strings.Contains(answer.Reason, "no terminal to ask at") {
+				t.Errorf("%s: %+v, %v; want a denial saying there is no terminal", name, answer, err)
 			}
 			g := newGate(t, term)
 			v := authorize(t, g, "spawn", cargoTest)

@@ -66,7 +66,7 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	} else {
 		fmt.Fprintln(out, "rules that match:")
 		for _, m := range rules.Matches {
-			fmt.Fprintf(out, "  %-9s %s\n", string(m.Rule.Scope)+":", show(describeRule(m.Rule)))
+			fmt.Fprintf(out, "  %-9s %s\n", string(m.Scope)+":", show(describeRule(m)))
 		}
 	}
 	for _, r := range rules.Inert {
