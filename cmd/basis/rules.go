@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/display"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 const rulesUsage = "rules list | add | remove"
@@ -90,46 +92,46 @@ whose tool here has changed since says what changed.
 	if code >= 0 {
 		return code
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	p, errs := w.loadPolicy(ctx)
-	if len(errs) > 0 {
-		return configErr(e, errs)
+	p, err := w.ws.Policy(ctx)
+	if err != nil {
+		return configErr(e, problems(err))
 	}
-	states := w.ruleCurrency(ctx, slices.Concat(p.system, p.operator))
+	states := w.ruleCurrency(ctx, slices.Concat(p.System, p.Operator))
 	if *asJSON {
 		return writeRulesJSON(e, p, states)
 	}
-	if len(p.system) > 0 {
+	if len(p.System) > 0 {
 		note := ""
-		if p.noOperatorAllows {
+		if p.NoOperatorAllowRules {
 			note = "; operator allow rules are switched off"
 		}
-		fmt.Fprintf(e.stdout, "system rules (%s, nobody below may loosen them%s):\n", w.systemRulesPath(), note)
-		for _, r := range p.system {
+		fmt.Fprintf(e.stdout, "system rules (%s, nobody below may loosen them%s):\n", w.ws.SystemRulesPath(), note)
+		for _, r := range p.System {
 			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
 			printStale(e, r, states[ruleKey(r)])
 		}
 	}
-	file := w.operatorRules()
-	if len(p.operator) == 0 {
+	file := w.ws.OperatorRules()
+	if len(p.Operator) == 0 {
 		fmt.Fprintf(e.stdout, "no operator rules in %s; add one with: basis rules add --tool NAME --allow\n", w.displayPath(file.Path))
 	} else {
 		fmt.Fprintf(e.stdout, "operator rules (%s):\n", w.displayPath(file.Path))
-		for _, r := range p.operator {
+		for _, r := range p.Operator {
 			fmt.Fprintf(e.stdout, "%3d  %s\n", r.Number, describeRule(r))
 			printStale(e, r, states[ruleKey(r)])
 		}
 	}
-	if len(p.workspace) > 0 {
+	if len(p.Workspace) > 0 {
 		fmt.Fprintf(e.stdout, "workspace rules (%s, deny and ask only; edit the file to change them):\n", approver.WorkspaceRulesFile)
-		for _, r := range p.workspace {
+		for _, r := range p.Workspace {
 			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
 		}
 	}
-	for _, wn := range p.warnings {
+	for _, wn := range p.Warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", wn)
 	}
 	return exitOK
@@ -211,12 +213,12 @@ type ruleJSON struct {
 	Changes []string `json:"changes,omitempty"`
 }
 
-func writeRulesJSON(e *env, p *policy, states map[ruleAt]ruleState) int {
+func writeRulesJSON(e *env, p *basisws.Policy, states map[ruleAt]ruleState) int {
 	out := struct {
 		Rules    []ruleJSON `json:"rules"`
 		Warnings []string   `json:"warnings"`
 	}{Rules: []ruleJSON{}, Warnings: []string{}}
-	for _, r := range slices.Concat(p.system, p.operator, p.workspace) {
+	for _, r := range p.Rules() {
 		c := states[ruleKey(r)]
 		if r.Decision == approver.RuleAllow && len(r.Definition) == 0 && c.current == nil {
 			// It records no definition: it matches no tool that has one.
@@ -225,7 +227,7 @@ func writeRulesJSON(e *env, p *policy, states map[ruleAt]ruleState) int {
 		}
 		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: c.current, Changes: c.changes})
 	}
-	for _, wn := range p.warnings {
+	for _, wn := range p.Warnings {
 		out.Warnings = append(out.Warnings, wn.String())
 	}
 	enc := json.NewEncoder(e.stdout)
@@ -327,7 +329,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 	if err := contract.CheckName(f.tool); err != nil {
 		return usageErr(e, "rules add: --tool: %v", err)
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -343,7 +345,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 	if err := r.CheckExamples(); err != nil {
 		return usageErr(e, "rules add: %v; nothing was saved", err)
 	}
-	file := w.operatorRules()
+	file := w.ws.OperatorRules()
 	before, _, err := file.List(ctx)
 	if err != nil {
 		return configErr(e, []error{err})
@@ -460,7 +462,7 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 	if err != nil {
 		return usageErr(e, "rules remove: --command: %v", err)
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -471,7 +473,7 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 			source = resolved
 		}
 	}
-	file := w.operatorRules()
+	file := w.ws.OperatorRules()
 	if len(numbers) > 0 {
 		current, _, err := file.List(ctx)
 		if err != nil {
@@ -507,3 +509,6 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 	}
 	return exitOK
 }
+
+// errNoSuchTool reports a rule for a tool the roster does not have.
+var errNoSuchTool = errors.New("no such tool")

@@ -19,9 +19,7 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/mcpbind"
-	"github.com/basis-go/basis/sandbox"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -86,7 +84,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpbind.MinTokenLen)
 		}
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -97,7 +95,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	log := &lockedWriter{w: e.stderr}
 	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth}}
 	if *auditPath != "" {
-		f, code := w.openAudit(ctx, "serve", *auditPath)
+		f, code := w.openAudit("serve", *auditPath)
 		if code >= 0 {
 			return code
 		}
@@ -221,7 +219,7 @@ func (s *serving) build(ctx context.Context) (*runtime.Runtime, []error) {
 }
 
 func (s *serving) buildLocked(ctx context.Context) (*runtime.Runtime, []error) {
-	gate, _, errs := s.w.newGate(ctx, s.appr)
+	gate, errs := s.w.newGate(ctx, s.appr)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -353,18 +351,10 @@ type fileStamp struct {
 // configStamps stamps every file the roster and the gate are made from.
 func (s *serving) configStamps() map[string]fileStamp {
 	w := s.w
-	paths := []string{
-		filepath.Join(w.root, declared.WorkspaceFile),
-		filepath.Join(w.configDir, declared.GlobalFile),
+	paths := append(w.ws.ConfigFiles(),
 		filepath.Join(w.root, mcpbind.WorkspaceFileName),
 		filepath.Join(w.configDir, mcpbind.OperatorFileName),
-		filepath.Join(w.configDir, mcpbind.TrustFileName),
-		w.operatorRules().Path,
-		w.workspaceRulesPath(),
-		w.systemRulesPath(),
-		filepath.Join(w.configDir, sandbox.ConfigFile),
-		filepath.Join(w.root, workspaceSandboxFile),
-	}
+		filepath.Join(w.configDir, mcpbind.TrustFileName))
 	out := make(map[string]fileStamp, len(paths))
 	for _, p := range paths {
 		var st fileStamp
