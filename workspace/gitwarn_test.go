@@ -46,4 +46,3 @@ func TestGitTargets(t *testing.T) {
 		}
 	}
 }
-
