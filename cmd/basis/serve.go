@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	basisws "github.com/basis-go/basis/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -207,7 +209,7 @@ type serving struct {
 	// mu guards w and stamps: a reload and an MCP server's changed
 	// tools do not run side by side.
 	mu     sync.Mutex
-	stamps map[string]fileStamp
+	stamps basisws.Stamps
 }
 
 // build makes a runtime from the files as they are now, with a gate that
@@ -294,25 +296,11 @@ func (s *serving) reloadIfChanged(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.configStamps()
-	mcpChanged := false
-	changed := false
-	for path, st := range now {
-		if s.stamps[path] != st {
-			changed = true
-			if isMCPConfig(path) {
-				mcpChanged = true
-			}
-		}
-	}
-	for path := range s.stamps {
-		if _, ok := now[path]; !ok {
-			changed = true
-			mcpChanged = mcpChanged || isMCPConfig(path)
-		}
-	}
-	if !changed {
+	changed := s.stamps.Changed(now)
+	if len(changed) == 0 {
 		return
 	}
+	mcpChanged := slices.ContainsFunc(changed, isMCPConfig)
 	s.stamps = now
 	old := s.w.mcp
 	if mcpChanged {
@@ -340,30 +328,13 @@ func (s *serving) reloadIfChanged(ctx context.Context) {
 	s.srv.Refresh()
 }
 
-// fileStamp is what a reload compares: a file's size and modification
-// time, or that it does not exist.
-type fileStamp struct {
-	exists bool
-	size   int64
-	mtime  time.Time
-}
-
 // configStamps stamps every file the roster and the gate are made from.
-func (s *serving) configStamps() map[string]fileStamp {
+func (s *serving) configStamps() basisws.Stamps {
 	w := s.w
-	paths := append(w.ws.ConfigFiles(),
+	return w.ws.Stamp(
 		filepath.Join(w.root, mcpbind.WorkspaceFileName),
 		filepath.Join(w.configDir, mcpbind.OperatorFileName),
 		filepath.Join(w.configDir, mcpbind.TrustFileName))
-	out := make(map[string]fileStamp, len(paths))
-	for _, p := range paths {
-		var st fileStamp
-		if info, err := os.Stat(p); err == nil {
-			st = fileStamp{exists: true, size: info.Size(), mtime: info.ModTime()}
-		}
-		out[p] = st
-	}
-	return out
 }
 
 // isMCPConfig reports whether path is one the MCP client is made from.
