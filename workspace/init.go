@@ -1,3 +1,5 @@
+//go:build unix
+
 package workspace
 
 import (
@@ -103,4 +105,3 @@ func writeNew(path, content string, mode os.FileMode) error {
 	}
 	return os.Chmod(path, mode) // the umask must not take the script's x bit
 }
-
