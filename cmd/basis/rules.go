@@ -137,13 +137,6 @@ whose tool here has changed since says what changed.
 	return exitOK
 }
 
-// ruleState is whether an allow rule matches its tool as loaded now.
-type ruleState struct {
-	// current is nil when it cannot be told: the tool is not here.
-	current *bool
-	changes []string
-}
-
 // ruleKey is where a loaded rule: its file and number.
 type ruleAt struct {
 	file   string
@@ -156,8 +149,8 @@ func ruleKey(r approver.Rule) ruleAt { return ruleAt{r.File, r.Number} }
 // definition of its tool as this workspace loads it now, and what changed
 // if not. MCP servers are started only when an allow rule names an MCP
 // tool. A workspace whose tools cannot be loaded tells nothing.
-func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map[ruleAt]ruleState {
-	out := map[ruleAt]ruleState{}
+func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map[ruleAt]basisws.RuleState {
+	out := map[ruleAt]basisws.RuleState{}
 	w.mcpStart = mcpNone
 	for _, r := range rules {
 		if r.Decision == approver.RuleAllow && strings.HasPrefix(r.Tool, contract.MCPPrefix) {
@@ -169,36 +162,19 @@ func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map
 	if len(errs) > 0 {
 		return out
 	}
-	for _, r := range rules {
-		if r.Decision != approver.RuleAllow {
-			continue
-		}
-		here, ok := rt.RuleSource(r.Tool)
-		if !ok || r.Source == "" || (r.Source != approver.AnySource && r.Source != here) {
-			continue
-		}
-		def, err := rt.Definition(ctx, r.Tool)
-		if err != nil {
-			f := false
-			out[ruleKey(r)] = ruleState{current: &f, changes: []string{"the tool cannot say what it is now: " + err.Error()}}
-			continue
-		}
-		ok, changes, err := approver.CompareDefinitions(r.Definition, def)
-		if err != nil {
-			changes = []string{err.Error()}
-		}
-		out[ruleKey(r)] = ruleState{current: &ok, changes: changes}
+	for i, st := range basisws.RuleStates(ctx, rt, rules) {
+		out[ruleKey(rules[i])] = st
 	}
 	return out
 }
 
 // printStale says, under a rule, what changed in its tool since it
 // approved it. A rule that records no definition has its warning.
-func printStale(e *env, r approver.Rule, c ruleState) {
-	if len(r.Definition) > 0 && c.current != nil && !*c.current {
+func printStale(e *env, r approver.Rule, c basisws.RuleState) {
+	if len(r.Definition) > 0 && c.Current != nil && !*c.Current {
 		// The changes quote the tool's manifest: escaped, so they cannot
 		// redraw the listing.
-		fmt.Fprintf(e.stdout, "       matches nothing now: the tool changed since it was approved: %s\n", display.Escape(strings.Join(c.changes, "; ")))
+		fmt.Fprintf(e.stdout, "       matches nothing now: the tool changed since it was approved: %s\n", display.Escape(strings.Join(c.Changes, "; ")))
 	}
 }
 
@@ -213,19 +189,19 @@ type ruleJSON struct {
 	Changes []string `json:"changes,omitempty"`
 }
 
-func writeRulesJSON(e *env, p *basisws.Policy, states map[ruleAt]ruleState) int {
+func writeRulesJSON(e *env, p *basisws.Policy, states map[ruleAt]basisws.RuleState) int {
 	out := struct {
 		Rules    []ruleJSON `json:"rules"`
 		Warnings []string   `json:"warnings"`
 	}{Rules: []ruleJSON{}, Warnings: []string{}}
 	for _, r := range p.Rules() {
 		c := states[ruleKey(r)]
-		if r.Decision == approver.RuleAllow && len(r.Definition) == 0 && c.current == nil {
+		if r.Decision == approver.RuleAllow && len(r.Definition) == 0 && c.Current == nil {
 			// It records no definition: it matches no tool that has one.
 			f := false
-			c = ruleState{current: &f, changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
+			c = basisws.RuleState{Current: &f, Changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
 		}
-		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: c.current, Changes: c.changes})
+		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: c.Current, Changes: c.Changes})
 	}
 	for _, wn := range p.Warnings {
 		out.Warnings = append(out.Warnings, wn.String())
