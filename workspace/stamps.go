@@ -11,7 +11,9 @@ import (
 // Stamps is what a host that serves for long compares to tell that a
 // config file was edited: each file's size and modification time, or that
 // it does not exist.
-type Stamps map[string]fileStamp
+type Stamps struct {
+	files map[string]fileStamp
+}
 
 type fileStamp struct {
 	exists bool
@@ -23,13 +25,13 @@ type fileStamp struct {
 // (its MCP config files, say).
 func (w *Workspace) Stamp(extra ...string) Stamps {
 	paths := append(w.ConfigFiles(), extra...)
-	out := make(Stamps, len(paths))
+	out := Stamps{files: make(map[string]fileStamp, len(paths))}
 	for _, p := range paths {
 		var st fileStamp
 		if info, err := os.Stat(p); err == nil {
 			st = fileStamp{exists: true, size: info.Size(), mtime: info.ModTime()}
 		}
-		out[p] = st
+		out.files[p] = st
 	}
 	return out
 }
@@ -38,13 +40,13 @@ func (w *Workspace) Stamp(extra ...string) Stamps {
 // edited, created, removed, or stamped in one only.
 func (s Stamps) Changed(now Stamps) []string {
 	var out []string
-	for p, st := range now {
-		if old, ok := s[p]; !ok || old != st {
+	for p, st := range now.files {
+		if old, ok := s.files[p]; !ok || old != st {
 			out = append(out, p)
 		}
 	}
-	for p := range s {
-		if _, ok := now[p]; !ok {
+	for p := range s.files {
+		if _, ok := now.files[p]; !ok {
 			out = append(out, p)
 		}
 	}
