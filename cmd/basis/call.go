@@ -63,13 +63,13 @@ by signal N.
 	if err != nil {
 		return usageErr(e, "call: %v", err)
 	}
-	gate, _, errs := w.newGate(ctx, appr)
+	gate, errs := w.newGate(ctx, appr)
 	if len(errs) > 0 {
 		return configErr(e, errs)
 	}
 	opts := &runtime.Options{Gate: gate}
 	if *auditPath != "" {
-		f, code := w.openAudit(ctx, "call", *auditPath)
+		f, code := w.openAudit("call", *auditPath)
 		if code >= 0 {
 			return code
 		}
@@ -220,7 +220,7 @@ func (c *command) callTarget(ctx context.Context, g *globals, args []string, e *
 	if err != nil {
 		return "", nil, nil, usageErr(e, "%s: %v", c.name, err)
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return "", nil, nil, configErr(e, []error{err})
 	}
@@ -288,7 +288,7 @@ func chooseApprover(ctx context.Context, mode string, w *workspace, e *env) (app
 		// secret it was not given: basis's own variables (the serve
 		// token would let it answer around itself) and credentials
 		// stay out, unless the operator's pass_env names them.
-		return approver.Hook{Argv: words, Root: w.root, Env: e.environ, PassEnv: w.passEnv(ctx)}, nil
+		return approver.Hook{Argv: words, Root: w.root, Env: e.environ, PassEnv: w.ws.PassEnv()}, nil
 	}
 	switch mode {
 	case "prompt":

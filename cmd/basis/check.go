@@ -11,7 +11,6 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/sandbox"
 )
 
@@ -36,23 +35,29 @@ problem, 2 otherwise.
 	if code >= 0 {
 		return code
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	p, errs := w.loadPolicy(ctx)
-	rules := p.rules()
+	p, err := w.ws.Policy(ctx)
+	var errs []error
+	if err != nil {
+		errs = problems(err)
+	}
+	rules := p.Rules()
 	rt, buildErrs := w.build(ctx, nil)
 	errs = append(errs, buildErrs...)
 	if rt != nil {
-		errs = append(errs, w.sandboxProblems()...)
+		if err := w.ws.SandboxProblems(w.toolPolicies()); err != nil {
+			errs = append(errs, problems(err)...)
+		}
 	}
 	var warnings []string
-	for _, wn := range p.warnings {
+	for _, wn := range p.Warnings {
 		warnings = append(warnings, "warning: "+wn.String())
 	}
 	warnings = append(warnings, w.rulesForMissingTools(rt, rules)...)
-	for _, f := range w.gitFindings(ctx, w.root) {
+	for _, f := range w.ws.GitFindings(ctx) {
 		warnings = append(warnings, "warning: "+f)
 	}
 	mcpErrs, mcpLines, mcpFiles, mcpTools := w.mcpCheck(ctx, *start)
@@ -84,10 +89,10 @@ problem, 2 otherwise.
 	}
 	// The manifests were read and are counted as declared found them; the
 	// rules files are counted when they exist.
-	manifests, _ := declared.Discover(w.root, w.declaredOptions())
+	manifests, _ := w.ws.Manifests()
 	files := len(manifests) + mcpFiles
-	for _, p := range []string{w.operatorRules().Path, w.workspaceRulesPath(),
-		filepath.Join(w.configDir, sandbox.ConfigFile), filepath.Join(w.root, workspaceSandboxFile)} {
+	for _, p := range []string{w.ws.OperatorRules().Path, w.ws.WorkspaceRulesPath(),
+		filepath.Join(w.configDir, sandbox.ConfigFile), filepath.Join(w.root, ".basis", sandbox.ConfigFile)} {
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			files++
 		}

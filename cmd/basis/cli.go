@@ -38,9 +38,6 @@ type env struct {
 	// is erased before the result is printed; 0 means stderr is not a
 	// terminal, and no progress is shown.
 	progressWidth func() int
-	// files tells who owns a file and which filesystem holds it, for
-	// finding the workspace; nil means the stat results.
-	files fileOwner
 }
 
 func (e *env) getenv(name string) string {

@@ -28,7 +28,7 @@ refused or would need an approver's answer, 2 usage or configuration error.
 		return code
 	}
 	// The approver is never asked: explain only reads the rules.
-	gate, _, errs := w.newGate(ctx, approver.DenyAll())
+	gate, errs := w.newGate(ctx, approver.DenyAll())
 	if len(errs) > 0 {
 		return configErr(e, errs)
 	}
@@ -53,7 +53,7 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	fmt.Fprintf(out, "would:       %s\n", show(p.Summary))
 	fmt.Fprintf(out, "side effect: %s\n", p.SideEffect)
 	fmt.Fprintf(out, "subject:     %s\n", show(string(p.Subject)))
-	for _, warning := range w.callGitWarnings(ctx, ex.Request) {
+	for _, warning := range w.ws.CallGitWarnings(ctx, ex.Request) {
 		fmt.Fprintf(out, "warning:     %s\n", show(warning))
 	}
 	rules := ex.Rules

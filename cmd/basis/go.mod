@@ -13,6 +13,7 @@ require (
 	github.com/basis-go/basis/sandbox v0.1.0
 	github.com/basis-go/basis/spawn v0.1.0
 	github.com/basis-go/basis/subprocess v0.1.0
+	github.com/basis-go/basis/workspace v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	golang.org/x/sys v0.50.0
@@ -47,4 +48,5 @@ replace (
 	github.com/basis-go/basis/sandbox => ../../sandbox
 	github.com/basis-go/basis/spawn => ../../spawn
 	github.com/basis-go/basis/subprocess => ../../subprocess
+	github.com/basis-go/basis/workspace => ../../workspace
 )

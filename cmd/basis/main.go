@@ -8,12 +8,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
-	"github.com/basis-go/basis/sandbox"
-	"github.com/basis-go/basis/subprocess"
+	basisws "github.com/basis-go/basis/workspace"
 	"golang.org/x/term"
 )
 
@@ -21,17 +19,11 @@ func main() {
 	// The very first thing: when this process is the sandbox's
 	// re-execution of basis, Main confines itself and executes the
 	// program it was asked to run, and never returns.
-	sandbox.Main()
 	// Then, before any program starts: what a program leaves behind
-	// comes to basis, and dies when its call ends.
-	if err := subprocess.ReapOrphans(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		fmt.Fprintf(os.Stderr, "basis: cannot make sure no process a call starts outlives it (%v); refusing to run\n", err)
-		os.Exit(exitUsage)
-	}
-	// Then, before any credential is read into a variable: no process of
-	// ours may read our memory or environment through /proc.
-	if err := forbidInspection(); err != nil {
-		fmt.Fprintf(os.Stderr, "basis: cannot protect its environment from the commands it starts (prctl: %v); refusing to run\n", err)
+	// comes to basis, and no process of ours may read our memory or
+	// environment through /proc.
+	if err := basisws.Main(); err != nil {
+		fmt.Fprintf(os.Stderr, "basis: %v\n", err)
 		os.Exit(exitUsage)
 	}
 	ctx, received, stop := signalContext(context.Background())

@@ -53,8 +53,6 @@ const canary = "canary-deploy-token-8c1e"
 type cliCase struct {
 	name  string
 	setup func(t *testing.T, ws, config string)
-	// files, when set, plays who owns the workspace's files.
-	files func(ws string) fileOwner
 	steps []step
 }
 
@@ -278,7 +276,7 @@ func TestCLI(t *testing.T) {
 			{args: []string{"tools"}, dir: "data", want: exitOK},
 			{args: []string{"call", "spawn", `{"input": "!cat data/words.txt"}`, "--approve", "allow"}, dir: "data", want: exitOK},
 		}},
-		{name: "foreign_workspace", files: func(ws string) fileOwner { return fakeFiles{foreign: filepath.Join(ws, ".basis")} }, steps: []step{
+		{name: "foreign_workspace", setup: foreignBasis, steps: []step{
 			{args: []string{"tools"}, dir: "data", want: exitUsage},
 			{args: []string{"-C", "..", "tools"}, dir: "data", want: exitOK},
 			{args: []string{"check"}, env: []string{"BASIS_SAFE_DIRECTORIES=/elsewhere:*"}, want: exitOK},
@@ -388,10 +386,6 @@ func runCase(t *testing.T, tc cliCase) {
 	if tc.setup != nil {
 		tc.setup(t, ws, config)
 	}
-	var files fileOwner
-	if tc.files != nil {
-		files = tc.files(ws)
-	}
 	var transcript strings.Builder
 	for _, s := range tc.steps {
 		if s.before != nil {
@@ -411,7 +405,6 @@ func runCase(t *testing.T, tc cliCase) {
 			interactive:   func() bool { return false },
 			progressWidth: func() int { return width },
 			tty:           filepath.Join(t.TempDir(), "no-tty"),
-			files:         files,
 		}
 		// Relative paths in arguments (@input.json) are the user's, taken
 		// from the process's directory.
@@ -658,4 +651,15 @@ func globalManifest(t *testing.T, _, config string) {
 	write(t, filepath.Join(config, "tools.json"), `{"schema": 1, "tools": {
 		"greet": {"description": "A global greet, shadowed by the workspace's.", "input_schema": {"type": "object"}, "command": ["true"]},
 		"weather": {"description": "A global tool.", "input_schema": {"type": "object"}, "command": ["true"], "side_effect": "external"}}}`)
+}
+
+// foreignBasis gives the workspace's .basis to another user, uid 4242: a
+// shared checkout someone else controls. Only root can.
+func foreignBasis(t *testing.T, ws, _ string) {
+	if os.Getuid() != 0 {
+		t.Skip("giving .basis to another user needs root")
+	}
+	if err := os.Chown(filepath.Join(ws, ".basis"), 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/sandbox"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -77,7 +77,7 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 	c.manager = mcpbind.NewManager(cfg, mcpbind.Options{
 		Lookup:  w.lookupEnv,
 		Env:     w.e.environ, // stdio servers inherit what PassEnv lets through
-		PassEnv: w.sandboxes.passEnv(),
+		PassEnv: w.ws.PassEnv(),
 		Confine: w.confineMCPServer,
 		// basis sweeps what its programs leave behind (ReapOrphans): a live
 		// server is none of that.
@@ -92,22 +92,22 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 	return c, nil
 }
 
-// addMCP starts the MCP servers the command needs (workspace.mcpStart)
-// and registers their tools. A server that fails to start, is untrusted,
+// mcpTools starts the MCP servers the command needs (workspace.mcpStart)
+// and returns their tools. A server that fails to start, is untrusted,
 // or is written in a way basis cannot use is no configuration problem
 // here: it has no tools, and `basis tools` says why (basis check reports
 // the last kind as errors).
-func (w *workspace) addMCP(ctx context.Context, b *runtime.Builder) []error {
+func (w *workspace) mcpTools(ctx context.Context) ([]contract.ExecutableTool, error) {
 	if w.g.noMCP || w.mcpStart == mcpNone {
-		return nil
+		return nil, nil
 	}
 	if w.mcpStart == mcpForTool && !strings.HasPrefix(w.mcpTool, contract.MCPPrefix) {
-		return nil
+		return nil, nil
 	}
 	if w.mcp == nil {
 		c, errs := w.newMCPClient(ctx)
 		if errs != nil {
-			return errs
+			return nil, errors.Join(errs...)
 		}
 		w.mcp = c
 		switch w.mcpStart {
@@ -126,13 +126,7 @@ func (w *workspace) addMCP(ctx context.Context, b *runtime.Builder) []error {
 	for _, t := range tools {
 		w.mcp.source("", []contract.ExecutableTool{t})
 	}
-	if len(tools) == 0 {
-		return nil
-	}
-	if err := b.AddMCP(tools...); err != nil {
-		return problems(err)
-	}
-	return nil
+	return tools, nil
 }
 
 // source returns the source of server's tools, remembering it: from the
@@ -217,15 +211,16 @@ func mcpSandboxName(server string) string { return contract.MCPPrefix + server }
 // the operator configured the server, so it has the network (issue: an
 // MCP server talks to its service), but it writes only where the policy
 // says. A machine that cannot sandbox it as asked refuses to start it.
+//
+// It adapts the workspace's policy to mcpbind's hook, which starts the
+// command itself: the sandbox rewrites it into the re-execution Main
+// confines.
 func (w *workspace) confineMCPServer(server string, cmd *exec.Cmd) (func(), error) {
-	if w.sandboxes == nil {
-		return func() {}, nil
-	}
-	name := mcpSandboxName(server)
-	if err := checkSandbox(w.sandboxes.policy(name, true)); err != nil {
+	policy := w.ws.SandboxPolicy(mcpSandboxName(server), true)
+	if err := sandbox.Check(policy); err != nil {
 		return nil, err
 	}
-	sb, err := w.sandboxes.sandbox(name, true)
+	sb, err := sandbox.New(policy, w.root)
 	if err != nil {
 		return nil, err
 	}
@@ -240,10 +235,7 @@ func (w *workspace) mcpSandbox(d contract.Descriptor) string {
 	}
 	for _, s := range w.mcp.cfg.Servers {
 		if strings.HasSuffix(d.Source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
-			if w.sandboxes == nil {
-				return "off"
-			}
-			return describePolicy(w.sandboxes.policy(mcpSandboxName(s.Name), true)).String()
+			return describePolicy(w.ws.SandboxPolicy(mcpSandboxName(s.Name), true)).String()
 		}
 	}
 	return "-"

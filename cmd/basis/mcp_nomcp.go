@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 )
 
@@ -33,7 +32,7 @@ func (w *workspace) mcpConfigFiles() []string {
 	return found
 }
 
-func (w *workspace) addMCP(context.Context, *runtime.Builder) []error { return nil }
+func (w *workspace) mcpTools(context.Context) ([]contract.ExecutableTool, error) { return nil, nil }
 
 func (w *workspace) closeMCP() {}
 

@@ -33,7 +33,7 @@ func cmdMCP(ctx context.Context, g *globals, args []string, e *env) int {
 	if code >= 0 {
 		return code
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}

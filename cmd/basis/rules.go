@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/display"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 const rulesUsage = "rules list | add | remove"
@@ -90,56 +92,49 @@ whose tool here has changed since says what changed.
 	if code >= 0 {
 		return code
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	p, errs := w.loadPolicy(ctx)
-	if len(errs) > 0 {
-		return configErr(e, errs)
+	p, err := w.ws.Policy(ctx)
+	if err != nil {
+		return configErr(e, problems(err))
 	}
-	states := w.ruleCurrency(ctx, slices.Concat(p.system, p.operator))
+	states := w.ruleCurrency(ctx, slices.Concat(p.System, p.Operator))
 	if *asJSON {
 		return writeRulesJSON(e, p, states)
 	}
-	if len(p.system) > 0 {
+	if len(p.System) > 0 {
 		note := ""
-		if p.noOperatorAllows {
+		if p.NoOperatorAllowRules {
 			note = "; operator allow rules are switched off"
 		}
-		fmt.Fprintf(e.stdout, "system rules (%s, nobody below may loosen them%s):\n", w.systemRulesPath(), note)
-		for _, r := range p.system {
+		fmt.Fprintf(e.stdout, "system rules (%s, nobody below may loosen them%s):\n", w.ws.SystemRulesPath(), note)
+		for _, r := range p.System {
 			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
 			printStale(e, r, states[ruleKey(r)])
 		}
 	}
-	file := w.operatorRules()
-	if len(p.operator) == 0 {
+	file := w.ws.OperatorRules()
+	if len(p.Operator) == 0 {
 		fmt.Fprintf(e.stdout, "no operator rules in %s; add one with: basis rules add --tool NAME --allow\n", w.displayPath(file.Path))
 	} else {
 		fmt.Fprintf(e.stdout, "operator rules (%s):\n", w.displayPath(file.Path))
-		for _, r := range p.operator {
+		for _, r := range p.Operator {
 			fmt.Fprintf(e.stdout, "%3d  %s\n", r.Number, describeRule(r))
 			printStale(e, r, states[ruleKey(r)])
 		}
 	}
-	if len(p.workspace) > 0 {
+	if len(p.Workspace) > 0 {
 		fmt.Fprintf(e.stdout, "workspace rules (%s, deny and ask only; edit the file to change them):\n", approver.WorkspaceRulesFile)
-		for _, r := range p.workspace {
+		for _, r := range p.Workspace {
 			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
 		}
 	}
-	for _, wn := range p.warnings {
+	for _, wn := range p.Warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", wn)
 	}
 	return exitOK
-}
-
-// ruleState is whether an allow rule matches its tool as loaded now.
-type ruleState struct {
-	// current is nil when it cannot be told: the tool is not here.
-	current *bool
-	changes []string
 }
 
 // ruleKey is where a loaded rule: its file and number.
@@ -154,8 +149,8 @@ func ruleKey(r approver.Rule) ruleAt { return ruleAt{r.File, r.Number} }
 // definition of its tool as this workspace loads it now, and what changed
 // if not. MCP servers are started only when an allow rule names an MCP
 // tool. A workspace whose tools cannot be loaded tells nothing.
-func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map[ruleAt]ruleState {
-	out := map[ruleAt]ruleState{}
+func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map[ruleAt]basisws.RuleState {
+	out := map[ruleAt]basisws.RuleState{}
 	w.mcpStart = mcpNone
 	for _, r := range rules {
 		if r.Decision == approver.RuleAllow && strings.HasPrefix(r.Tool, contract.MCPPrefix) {
@@ -167,36 +162,19 @@ func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map
 	if len(errs) > 0 {
 		return out
 	}
-	for _, r := range rules {
-		if r.Decision != approver.RuleAllow {
-			continue
-		}
-		here, ok := rt.RuleSource(r.Tool)
-		if !ok || r.Source == "" || (r.Source != approver.AnySource && r.Source != here) {
-			continue
-		}
-		def, err := rt.Definition(ctx, r.Tool)
-		if err != nil {
-			f := false
-			out[ruleKey(r)] = ruleState{current: &f, changes: []string{"the tool cannot say what it is now: " + err.Error()}}
-			continue
-		}
-		ok, changes, err := approver.CompareDefinitions(r.Definition, def)
-		if err != nil {
-			changes = []string{err.Error()}
-		}
-		out[ruleKey(r)] = ruleState{current: &ok, changes: changes}
+	for i, st := range basisws.RuleStates(ctx, rt, rules) {
+		out[ruleKey(rules[i])] = st
 	}
 	return out
 }
 
 // printStale says, under a rule, what changed in its tool since it
 // approved it. A rule that records no definition has its warning.
-func printStale(e *env, r approver.Rule, c ruleState) {
-	if len(r.Definition) > 0 && c.current != nil && !*c.current {
+func printStale(e *env, r approver.Rule, c basisws.RuleState) {
+	if len(r.Definition) > 0 && c.Current != nil && !*c.Current {
 		// The changes quote the tool's manifest: escaped, so they cannot
 		// redraw the listing.
-		fmt.Fprintf(e.stdout, "       matches nothing now: the tool changed since it was approved: %s\n", display.Escape(strings.Join(c.changes, "; ")))
+		fmt.Fprintf(e.stdout, "       matches nothing now: the tool changed since it was approved: %s\n", display.Escape(strings.Join(c.Changes, "; ")))
 	}
 }
 
@@ -211,21 +189,21 @@ type ruleJSON struct {
 	Changes []string `json:"changes,omitempty"`
 }
 
-func writeRulesJSON(e *env, p *policy, states map[ruleAt]ruleState) int {
+func writeRulesJSON(e *env, p *basisws.Policy, states map[ruleAt]basisws.RuleState) int {
 	out := struct {
 		Rules    []ruleJSON `json:"rules"`
 		Warnings []string   `json:"warnings"`
 	}{Rules: []ruleJSON{}, Warnings: []string{}}
-	for _, r := range slices.Concat(p.system, p.operator, p.workspace) {
+	for _, r := range p.Rules() {
 		c := states[ruleKey(r)]
-		if r.Decision == approver.RuleAllow && len(r.Definition) == 0 && c.current == nil {
+		if r.Decision == approver.RuleAllow && len(r.Definition) == 0 && c.Current == nil {
 			// It records no definition: it matches no tool that has one.
 			f := false
-			c = ruleState{current: &f, changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
+			c = basisws.RuleState{Current: &f, Changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
 		}
-		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: c.current, Changes: c.changes})
+		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: c.Current, Changes: c.Changes})
 	}
-	for _, wn := range p.warnings {
+	for _, wn := range p.Warnings {
 		out.Warnings = append(out.Warnings, wn.String())
 	}
 	enc := json.NewEncoder(e.stdout)
@@ -327,7 +305,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 	if err := contract.CheckName(f.tool); err != nil {
 		return usageErr(e, "rules add: --tool: %v", err)
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -343,7 +321,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 	if err := r.CheckExamples(); err != nil {
 		return usageErr(e, "rules add: %v; nothing was saved", err)
 	}
-	file := w.operatorRules()
+	file := w.ws.OperatorRules()
 	before, _, err := listRules(ctx, file)
 	if err != nil {
 		return configErr(e, []error{err})
@@ -460,7 +438,7 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 	if err != nil {
 		return usageErr(e, "rules remove: --command: %v", err)
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -471,7 +449,7 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 			source = resolved
 		}
 	}
-	file := w.operatorRules()
+	file := w.ws.OperatorRules()
 	if len(numbers) > 0 {
 		current, _, err := listRules(ctx, file)
 		if err != nil {
@@ -531,4 +509,16 @@ func (q ruleFilter) Match(number int, r approver.Rule) bool {
 		(q.Pattern == "" || q.Pattern == r.Pattern) &&
 		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y approver.CommandWord) bool { return slices.Equal(x, y) })) &&
 		(q.Decision == nil || *q.Decision == r.Decision)
+}
+
+// errNoSuchTool reports a rule for a tool the roster does not have.
+var errNoSuchTool = errors.New("no such tool")
+
+// listRules reads the operator's rules file, as every layer is read.
+func listRules(ctx context.Context, f *approver.RulesFile) ([]approver.Rule, []approver.Warning, error) {
+	r, err := approver.LoadRules(ctx, f.Path, approver.ScopeOperator)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.Rules, r.Warnings, nil
 }

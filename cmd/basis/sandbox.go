@@ -1,211 +1,9 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
-
-	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/sandbox"
-	"github.com/basis-go/basis/subprocess"
 )
-
-// maxSandboxConfig bounds a sandbox.json: a few overrides are a few
-// hundred bytes, so anything near this is not a sandbox config.
-const maxSandboxConfig = 1 << 20
-
-// checkSandbox is sandbox.Check: whether this machine can confine a
-// program as a policy asks. Tests replace it to play a kernel without
-// Landlock; nothing else does.
-var checkSandbox = sandbox.Check
-
-// sandboxes is how one invocation confines the programs it starts: the
-// operator's sandbox.json, the workspace's tightening one, and one
-// Sandbox per tool and network, made when first asked for.
-type sandboxes struct {
-	root      string
-	operator  *sandbox.Config // nil: the default, workspace-write
-	workspace *sandbox.Config // nil: nothing tightened
-	mu        sync.Mutex
-	made      map[sandboxKey]*sandbox.Sandbox
-}
-
-type sandboxKey struct {
-	tool    string
-	network bool
-}
-
-// workspaceSandboxFile is the workspace's sandbox config, relative to the
-// root: it may only tighten the operator's.
-var workspaceSandboxFile = filepath.Join(".basis", sandbox.ConfigFile)
-
-// loadSandboxes reads <config dir>/sandbox.json and the workspace's
-// .basis/sandbox.json. A missing file is no config; anything else wrong
-// with either is a configuration problem, and nothing runs then.
-func (w *workspace) loadSandboxes(ctx context.Context) (*sandboxes, []error) {
-	s := &sandboxes{root: w.root, made: map[sandboxKey]*sandbox.Sandbox{}}
-	var errs []error
-	opPath := filepath.Join(w.configDir, sandbox.ConfigFile)
-	if data, err := readSandboxConfig(ctx, opPath); err != nil {
-		errs = append(errs, err)
-	} else if data != nil {
-		if s.operator, err = sandbox.ParseConfig(w.displayPath(opPath), data, w.e.getenv("HOME")); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	wsPath := filepath.Join(w.root, workspaceSandboxFile)
-	if err := w.outsideWorkspace(wsPath); err != nil {
-		errs = append(errs, err)
-	} else if data, err := readSandboxConfig(ctx, wsPath); err != nil {
-		errs = append(errs, err)
-	} else if data != nil {
-		if s.workspace, err = sandbox.ParseWorkspaceConfig(w.displayPath(wsPath), data); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return s, errs
-}
-
-// passEnv is the operator's "pass_env": the credential-looking variables
-// every program basis starts inherits all the same. None without an
-// operator sandbox.json (or before it was read).
-func (s *sandboxes) passEnv() []string {
-	if s == nil || s.operator == nil {
-		return nil
-	}
-	return s.operator.PassEnv
-}
-
-// passEnv is the operator's "pass_env", for a program started before the
-// roster is built (a hook approver): read from <config dir>/sandbox.json
-// now when build has not read it yet. A file that cannot be used passes
-// nothing; build reports it, and then nothing runs.
-func (w *workspace) passEnv(ctx context.Context) []string {
-	if w.sandboxes != nil {
-		return w.sandboxes.passEnv()
-	}
-	data, err := readSandboxConfig(ctx, filepath.Join(w.configDir, sandbox.ConfigFile))
-	if err != nil || data == nil {
-		return nil
-	}
-	c, err := sandbox.ParseConfig("", data, w.e.getenv("HOME"))
-	if err != nil {
-		return nil
-	}
-	return c.PassEnv
-}
-
-// readSandboxConfig reads one sandbox.json the careful way; nil, nil
-// when there is none.
-func readSandboxConfig(ctx context.Context, path string) ([]byte, error) {
-	data, err := configfile.Read(ctx, path, maxSandboxConfig)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the sandbox config cannot be read: %w", err)
-	}
-	return data, nil
-}
-
-// policy is what a program of tool gets: the operator's policy, tightened
-// by the workspace's. network is what the tool declared.
-func (s *sandboxes) policy(tool string, network bool) sandbox.Policy {
-	return s.workspace.Tighten(s.operator.Policy(tool, network), tool)
-}
-
-// sandbox returns the tool's Sandbox, made once: a Sandbox may be shared
-// by concurrent calls.
-func (s *sandboxes) sandbox(tool string, network bool) (*sandbox.Sandbox, error) {
-	key := sandboxKey{tool, network}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sb, ok := s.made[key]; ok {
-		return sb, nil
-	}
-	sb, err := sandbox.New(s.policy(tool, network), s.root)
-	if err != nil {
-		return nil, err
-	}
-	s.made[key] = sb
-	return sb, nil
-}
-
-// confine is the Sandbox hook of declared and spawn: the confinement of
-// tool's program started in dir. A machine that cannot confine it as its
-// policy asks refuses here, at the preview, with the sandbox's own
-// message (which names the opt-out); it never runs unconfined.
-func (s *sandboxes) confine(tool string, network bool, dir string) (*subprocess.Confinement, error) {
-	if err := checkSandbox(s.policy(tool, network)); err != nil {
-		return nil, err
-	}
-	sb, err := s.sandbox(tool, network)
-	if err != nil {
-		return nil, err
-	}
-	d := sb.Describe(dir)
-	subject, err := json.Marshal(d)
-	if err != nil {
-		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
-	}
-	profile, err := json.Marshal(profileOf(sb.Policy(), d))
-	if err != nil {
-		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
-	}
-	confine := sb.Prepare
-	if effectiveMode(s.policy(tool, network).Mode) == sandbox.Off {
-		confine = startUnconfined
-	}
-	return &subprocess.Confinement{Confine: confine, Subject: subject, Summary: d.Summary(), Profile: profile}, nil
-}
-
-// profileOf is the sandbox as an approval records it (a tool's
-// definition): the description of a call, with only the directories the
-// policy adds in its write list — not the workspace, the working
-// directory, the cache or the temporary directory every call gets — and
-// only the paths the policy protects, as written — not the .git, .basis
-// and .mcp.json every call's are — so an approval holds in every workspace
-// with the same sandbox.
-func profileOf(p sandbox.Policy, d sandbox.Description) sandbox.Description {
-	d.Protected = nil
-	switch d.Mode {
-	case sandbox.Off:
-		return d
-	case sandbox.WorkspaceWrite:
-		if len(p.Protect) > 0 {
-			d.Protected = slices.Sorted(slices.Values(p.Protect))
-			d.Protected = slices.Compact(d.Protected)
-		}
-		d.Write = []string{}
-		for _, w := range p.Write {
-			if r, err := filepath.EvalSymlinks(w); err == nil {
-				w = r
-			}
-			d.Write = append(d.Write, filepath.Clean(w))
-		}
-		slices.Sort(d.Write)
-		d.Write = slices.Compact(d.Write)
-	default:
-		d.Write = []string{}
-	}
-	return d
-}
-
-// startUnconfined is the Confine hook of a program the operator runs
-// without a sandbox: it leaves the start to subprocess.Run, which then
-// has the program die with basis (a start of the hook's own would have
-// to say that itself).
-func startUnconfined(*exec.Cmd) (start func() error, release func(), err error) {
-	return nil, nil, nil
-}
 
 // sandboxOf is what `basis tools` shows of a tool's sandbox.
 type sandboxOf struct {
@@ -225,20 +23,14 @@ func (o sandboxOf) String() string {
 }
 
 func describePolicy(p sandbox.Policy) sandboxOf {
-	o := sandboxOf{Mode: effectiveMode(p.Mode), Network: "none"}
+	o := sandboxOf{Mode: p.Mode, Network: "none"}
+	if o.Mode == "" {
+		o.Mode = sandbox.WorkspaceWrite // the zero value is the default
+	}
 	if p.Network || o.Mode == sandbox.Off {
 		o.Network = "allowed"
 	}
 	return o
-}
-
-// effectiveMode is the mode a policy enforces: its zero value is the
-// default, workspace-write.
-func effectiveMode(m sandbox.Mode) sandbox.Mode {
-	if m == "" {
-		return sandbox.WorkspaceWrite
-	}
-	return m
 }
 
 // toolSandboxes returns, by tool name, the sandbox each program-running
@@ -258,40 +50,10 @@ func (w *workspace) toolSandboxes() func(name string) (sandboxOf, bool) {
 // toolPolicies is the sandbox policy of spawn's commands and of every
 // declared tool of the last build.
 func (w *workspace) toolPolicies() map[string]sandbox.Policy {
-	if w.sandboxes == nil {
-		return nil
-	}
-	out := map[string]sandbox.Policy{contract.SpawnName: w.sandboxes.policy(sandbox.SpawnTool, false)}
+	out := map[string]sandbox.Policy{contract.SpawnName: w.ws.SandboxPolicy(sandbox.SpawnTool, false)}
 	for _, t := range w.declared {
 		d := t.Descriptor()
-		out[d.Name] = w.sandboxes.policy(d.Name, t.Spec().Network)
+		out[d.Name] = w.ws.SandboxPolicy(d.Name, t.Spec().Network)
 	}
 	return out
-}
-
-// sandboxProblems is what `basis check` reports of the sandbox: the tools
-// this machine cannot confine as their policies ask, one problem for each
-// reason, naming the tools and how the operator opts out.
-func (w *workspace) sandboxProblems() []error {
-	byReason := map[string][]string{}
-	var reasons []string
-	for name, p := range w.toolPolicies() {
-		if effectiveMode(p.Mode) == sandbox.Off {
-			continue
-		}
-		if err := checkSandbox(p); err != nil {
-			if _, seen := byReason[err.Error()]; !seen {
-				reasons = append(reasons, err.Error())
-			}
-			byReason[err.Error()] = append(byReason[err.Error()], name)
-		}
-	}
-	slices.Sort(reasons)
-	var errs []error
-	for _, reason := range reasons {
-		names := byReason[reason]
-		slices.Sort(names)
-		errs = append(errs, fmt.Errorf("%s cannot run here: %s", strings.Join(names, ", "), reason))
-	}
-	return errs
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/sandbox"
 	"github.com/basis-go/basis/subprocess"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 // BenchmarkDeclaredCatSandboxed alternates a declared /bin/cat call
@@ -40,8 +41,11 @@ func BenchmarkDeclaredCatSandboxed(b *testing.B) {
 		}
 		return tools[0]
 	}
-	boxes := &sandboxes{root: root, made: map[sandboxKey]*sandbox.Sandbox{}}
-	plain, confined := load(nil), load(boxes.confine)
+	ws, err := basisws.Open(context.Background(), &basisws.Options{Root: root, ConfigDir: filepath.Join(root, "config"), Environ: []string{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain, confined := load(nil), load(ws.Sandbox())
 	call := contract.Call{ID: "bench", Input: json.RawMessage(`{"n": 1}`)}
 	ctx := context.Background()
 	var plainTime, confinedTime time.Duration

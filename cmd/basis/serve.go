@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,9 +20,8 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/mcpbind"
-	"github.com/basis-go/basis/sandbox"
+	basisws "github.com/basis-go/basis/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -86,7 +86,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpbind.MinTokenLen)
 		}
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -97,7 +97,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	log := &lockedWriter{w: e.stderr}
 	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth}}
 	if *auditPath != "" {
-		f, code := w.openAudit(ctx, "serve", *auditPath)
+		f, code := w.openAudit("serve", *auditPath)
 		if code >= 0 {
 			return code
 		}
@@ -209,7 +209,7 @@ type serving struct {
 	// mu guards w and stamps: a reload and an MCP server's changed
 	// tools do not run side by side.
 	mu     sync.Mutex
-	stamps map[string]fileStamp
+	stamps basisws.Stamps
 }
 
 // build makes a runtime from the files as they are now, with a gate that
@@ -221,7 +221,7 @@ func (s *serving) build(ctx context.Context) (*runtime.Runtime, []error) {
 }
 
 func (s *serving) buildLocked(ctx context.Context) (*runtime.Runtime, []error) {
-	gate, _, errs := s.w.newGate(ctx, s.appr)
+	gate, errs := s.w.newGate(ctx, s.appr)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -296,25 +296,11 @@ func (s *serving) reloadIfChanged(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.configStamps()
-	mcpChanged := false
-	changed := false
-	for path, st := range now {
-		if s.stamps[path] != st {
-			changed = true
-			if isMCPConfig(path) {
-				mcpChanged = true
-			}
-		}
-	}
-	for path := range s.stamps {
-		if _, ok := now[path]; !ok {
-			changed = true
-			mcpChanged = mcpChanged || isMCPConfig(path)
-		}
-	}
-	if !changed {
+	changed := s.stamps.Changed(now)
+	if len(changed) == 0 {
 		return
 	}
+	mcpChanged := slices.ContainsFunc(changed, isMCPConfig)
 	s.stamps = now
 	old := s.w.mcp
 	if mcpChanged {
@@ -342,38 +328,13 @@ func (s *serving) reloadIfChanged(ctx context.Context) {
 	s.srv.Refresh()
 }
 
-// fileStamp is what a reload compares: a file's size and modification
-// time, or that it does not exist.
-type fileStamp struct {
-	exists bool
-	size   int64
-	mtime  time.Time
-}
-
 // configStamps stamps every file the roster and the gate are made from.
-func (s *serving) configStamps() map[string]fileStamp {
+func (s *serving) configStamps() basisws.Stamps {
 	w := s.w
-	paths := []string{
-		filepath.Join(w.root, declared.WorkspaceFile),
-		filepath.Join(w.configDir, declared.GlobalFile),
+	return w.ws.Stamp(
 		filepath.Join(w.root, mcpbind.WorkspaceFileName),
 		filepath.Join(w.configDir, mcpbind.OperatorFileName),
-		filepath.Join(w.configDir, mcpbind.TrustFileName),
-		w.operatorRules().Path,
-		w.workspaceRulesPath(),
-		w.systemRulesPath(),
-		filepath.Join(w.configDir, sandbox.ConfigFile),
-		filepath.Join(w.root, workspaceSandboxFile),
-	}
-	out := make(map[string]fileStamp, len(paths))
-	for _, p := range paths {
-		var st fileStamp
-		if info, err := os.Stat(p); err == nil {
-			st = fileStamp{exists: true, size: info.Size(), mtime: info.ModTime()}
-		}
-		out[p] = st
-	}
-	return out
+		filepath.Join(w.configDir, mcpbind.TrustFileName))
 }
 
 // isMCPConfig reports whether path is one the MCP client is made from.

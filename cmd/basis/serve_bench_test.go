@@ -40,11 +40,11 @@ func BenchmarkServeCall(b *testing.B) {
 	// In process: the workspace built as basis call builds it.
 	e := &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, environ: environ,
 		getwd: func() (string, error) { return ws, nil }, interactive: func() bool { return false }}
-	w, err := openWorkspace(&globals{dir: ws}, e)
+	w, err := openWorkspace(context.Background(), &globals{dir: ws}, e)
 	if err != nil {
 		b.Fatal(err)
 	}
-	gate, _, errs := w.newGate(context.Background(), approver.AllowAll())
+	gate, errs := w.newGate(context.Background(), approver.AllowAll())
 	if errs != nil {
 		b.Fatal(errs)
 	}

@@ -44,7 +44,7 @@ table of those servers and how each is doing.
 	if code >= 0 {
 		return code
 	}
-	w, err := openWorkspace(g, e)
+	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
 	}

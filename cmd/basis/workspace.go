@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,21 +9,24 @@ import (
 	"strings"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/approver/terminal"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/spawn"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
-// Environment variables basis reads.
-const (
-	envConfigDir = "BASIS_CONFIG_DIR"
-	envDelegate  = "BASIS_DELEGATE"
-)
+// envDelegate names the program that takes spawn's tasks.
+const envDelegate = "BASIS_DELEGATE"
 
-// workspace is what one invocation works on: a root, a config directory,
-// and the process's environment.
+// workspace is what one invocation works on: the workspace library's
+// Workspace, and what the command line adds to it.
 type workspace struct {
+	ws *basisws.Workspace
+	// openErr is what is wrong with the sandbox configs; reported where
+	// the roster is built, and nothing runs.
+	openErr   error
 	root      string
 	configDir string
 	depth     int
@@ -37,9 +39,6 @@ type workspace struct {
 	// cwd is the directory basis was started in, for relative paths given
 	// on the command line.
 	cwd string
-	// sandboxes confines the programs of spawn and the declared tools;
-	// set by build.
-	sandboxes *sandboxes
 	// mcpStart says which MCP servers build starts and registers; mcpTool
 	// is the tool whose server mcpForTool starts.
 	mcpStart mcpStart
@@ -65,27 +64,30 @@ const (
 )
 
 // openWorkspace resolves the root, the config directory, the starting
-// delegation depth and the delegate. Its errors are configuration errors.
-func openWorkspace(g *globals, e *env) (*workspace, error) {
+// delegation depth and the delegate, and reads the sandbox configs. Its
+// errors are configuration errors.
+func openWorkspace(ctx context.Context, g *globals, e *env) (*workspace, error) {
 	cwd, err := e.getwd()
 	if err != nil {
 		return nil, fmt.Errorf("cannot tell the current directory (%v); pass the workspace with -C DIR", err)
 	}
 	w := &workspace{g: g, e: e, cwd: cwd}
+	opts := &basisws.Options{Dir: cwd, Environ: e.environ}
 	if g.dir != "" {
 		// -C names the root exactly: no walking up, and the operator's
 		// naming it is the trust a foreign owner would otherwise need.
-		w.root = absFrom(cwd, g.dir)
-		info, err := os.Stat(w.root)
-		if err != nil || !info.IsDir() {
+		opts.Root = absFrom(cwd, g.dir)
+		if info, err := os.Stat(opts.Root); err != nil || !info.IsDir() {
 			return nil, fmt.Errorf("-C %s: not a directory; give the workspace's root directory", g.dir)
 		}
-	} else if w.root, err = findRoot(cwd, e); err != nil {
-		return nil, err
 	}
-	if w.configDir, err = resolveConfigDir(g.configDir, cwd, e); err != nil {
-		return nil, err
+	if g.configDir != "" {
+		opts.ConfigDir = absFrom(cwd, g.configDir)
 	}
+	if w.ws, w.openErr = basisws.Open(ctx, opts); w.ws == nil {
+		return nil, w.openErr
+	}
+	w.root, w.configDir = w.ws.Root(), w.ws.ConfigDir()
 	if text := e.getenv(spawn.DepthEnv); text != "" {
 		d, err := strconv.Atoi(text)
 		if err != nil || d < 0 {
@@ -107,22 +109,6 @@ func openWorkspace(g *globals, e *env) (*workspace, error) {
 	return w, nil
 }
 
-// resolveConfigDir: --config-dir, else $BASIS_CONFIG_DIR, else
-// $XDG_CONFIG_HOME/basis, else ~/.config/basis.
-func resolveConfigDir(flagValue, cwd string, e *env) (string, error) {
-	switch {
-	case flagValue != "":
-		return absFrom(cwd, flagValue), nil
-	case e.getenv(envConfigDir) != "":
-		return absFrom(cwd, e.getenv(envConfigDir)), nil
-	case e.getenv("XDG_CONFIG_HOME") != "":
-		return filepath.Join(absFrom(cwd, e.getenv("XDG_CONFIG_HOME")), "basis"), nil
-	case e.getenv("HOME") != "":
-		return filepath.Join(e.getenv("HOME"), ".config", "basis"), nil
-	}
-	return "", errors.New("cannot find the configuration directory: HOME is not set; pass --config-dir DIR or set " + envConfigDir)
-}
-
 func absFrom(base, path string) string {
 	if filepath.IsAbs(path) {
 		return filepath.Clean(path)
@@ -130,78 +116,56 @@ func absFrom(base, path string) string {
 	return filepath.Join(base, path)
 }
 
-func (w *workspace) operatorRules() *approver.RulesFile {
-	return &approver.RulesFile{Path: filepath.Join(w.configDir, approver.OperatorRulesFile)}
-}
-
-func (w *workspace) workspaceRulesPath() string {
-	return filepath.Join(w.root, approver.WorkspaceRulesFile)
-}
-
 // spawnTool builds the spawn tool this invocation offers.
 func (w *workspace) spawnTool() (*spawn.Tool, error) {
-	cfg := spawn.Options{Environ: w.e.environ, NoShell: w.g.noShell}
-	if w.sandboxes != nil {
-		cfg.Sandbox = w.sandboxes.confine
-	}
+	cfg := spawn.Options{Environ: w.e.environ, NoShell: w.g.noShell, Sandbox: w.ws.Sandbox()}
 	if len(w.delegate) > 0 {
 		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
 	}
 	return spawn.New(w.root, &cfg)
 }
 
-// declaredOptions says where the global manifest is and what the
-// programs' environment is made of.
-func (w *workspace) declaredOptions() *declared.Options {
-	cfg := &declared.Options{
-		ConfigDir: w.configDir,
-		Environ:   w.e.environ, // ${VAR}s read all of it; programs inherit what PassEnv lets through
-		PassEnv:   w.sandboxes.passEnv(),
-		Reserved:  []string{contract.SpawnName},
-	}
-	if w.sandboxes != nil {
-		cfg.Sandbox = w.sandboxes.confine
-	}
-	return cfg
-}
-
-// declaredTools loads the workspace's and the config directory's manifests.
-func (w *workspace) declaredTools(ctx context.Context) ([]*declared.Tool, error) {
-	return declared.Load(ctx, w.root, w.declaredOptions())
-}
-
-// build loads everything and builds the runtime. Every problem found is
+// build loads everything and builds the runtime: spawn, then the
+// workspace's declared tools, then the MCP tools. Every problem found is
 // returned, not only the first, so `check` can list them all. A declared
 // tool that is unavailable here (an unset ${VAR}) is registered all the
-// same: it is listed, and a call to it is refused with the reason. The
-// programs of spawn and the declared tools run sandboxed as the
-// sandbox.json files say (workspace-write without the network when there
-// are none).
+// same: it is listed, and a call to it is refused with the reason. Without
+// options, the runtime's gate knows no rule and denies: the commands that
+// build it so make no call.
 func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.Runtime, []error) {
-	sandboxes, errs := w.loadSandboxes(ctx)
-	w.sandboxes = sandboxes
-	b := runtime.NewBuilder()
-	sp, err := w.spawnTool()
-	if err != nil {
-		errs = append(errs, err)
-	} else if err := b.Add(sp); err != nil {
-		errs = append(errs, problems(err)...)
+	var errs []error
+	if w.openErr != nil {
+		errs = append(errs, problems(w.openErr)...)
 	}
-	tools, err := w.declaredTools(ctx)
+	var host []contract.ExecutableTool
+	if sp, err := w.spawnTool(); err != nil {
+		errs = append(errs, err)
+	} else {
+		host = append(host, sp)
+	}
+	tools, err := w.ws.Declared(ctx)
 	if err != nil {
-		errs = append(errs, problems(err)...)
-	} else if err := b.Add(runtime.Tools(tools)...); err != nil {
 		errs = append(errs, problems(err)...)
 	}
 	w.declared = tools
-	if len(errs) == 0 {
-		// Servers are started only for a roster that can be built.
-		errs = append(errs, w.addMCP(ctx, b)...)
-	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	rt, err := b.Build(opts)
+	if opts == nil {
+		gate, err := approver.NewGate(approver.DenyAll(), nil)
+		if err != nil {
+			return nil, []error{err}
+		}
+		opts = &runtime.Options{Gate: gate}
+	}
+	rt, err := w.ws.Runtime(ctx, &basisws.RuntimeOptions{
+		Gate:         opts.Gate,
+		Tools:        host,
+		Declared:     append([]*declared.Tool{}, tools...), // never nil: loaded already
+		MCPTools:     w.mcpTools,
+		AuditWriter:  opts.Audit,
+		OnAuditError: opts.OnAuditError,
+	})
 	if err != nil {
 		return nil, problems(err)
 	}
@@ -224,17 +188,7 @@ func problems(err error) []error {
 
 // displayPath shows a path relative to the workspace root when it is
 // inside it, and with ~ for the home directory otherwise.
-func (w *workspace) displayPath(p string) string {
-	if rel, err := filepath.Rel(w.root, p); err == nil && filepath.IsLocal(rel) {
-		return rel
-	}
-	if home := w.e.getenv("HOME"); home != "" {
-		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
-			return filepath.Join("~", rel)
-		}
-	}
-	return p
-}
+func (w *workspace) displayPath(p string) string { return w.ws.DisplayPath(p) }
 
 // configErr prints configuration problems, one per line, and returns
 // exitUsage.
@@ -246,4 +200,32 @@ func configErr(e *env, errs []error) int {
 		fmt.Fprintln(e.stderr, "basis: fix the configuration above (basis check lists every problem), then run again")
 	}
 	return exitUsage
+}
+
+// newGate builds the gate for one invocation: every layer's rules, and
+// "always" answers saved to the operator's rules file (the terminal
+// saves its own, so it is told where).
+func (w *workspace) newGate(ctx context.Context, appr approver.Approver) (*approver.Gate, []error) {
+	if t, ok := appr.(*terminal.Terminal); ok {
+		t.SaveTo = w.ws.OperatorRules().Path
+	}
+	gate, err := w.ws.Gate(ctx, appr)
+	if err != nil {
+		return nil, problems(err)
+	}
+	return gate, nil
+}
+
+// openAudit opens the --audit file of command cmd (see
+// Workspace.OpenAudit); path is relative to the directory basis was
+// started in. A code of 0 or more is the exit status to return.
+func (w *workspace) openAudit(cmd, path string) (*os.File, int) {
+	if w.openErr != nil {
+		return nil, configErr(w.e, problems(w.openErr))
+	}
+	f, err := w.ws.OpenAudit(path)
+	if err != nil {
+		return nil, usageErr(w.e, "%s: cannot open the audit file %s: %v", cmd, path, err)
+	}
+	return f, -1
 }

@@ -46,8 +46,27 @@ type Host struct {
 	// ForbiddenPackages lists package path prefixes that must not appear
 	// in `go list -deps` of the host's packages.
 	ForbiddenPackages []string
+	// Output must appear in what the host prints when it runs with no
+	// arguments in its own directory; used when Runs is empty.
+	Output string
+	// Runs are the host's runs, each in a directory of the host's copy:
+	// a fixture workspace the host is run in, say.
+	Runs []HostRun
+}
+
+// HostRun is one run of a host program.
+type HostRun struct {
+	// Dir is where it runs, relative to the host's directory.
+	Dir  string
+	Args []string
 	// Output must appear in what the host prints.
 	Output string
+	// File, relative to Dir, must hold FileHolds after the run (an audit
+	// file the run appended to, say).
+	File, FileHolds string
+	// Absent, relative to Dir, must not exist after the run (what a
+	// sandboxed program tried to write outside its workspace).
+	Absent string
 }
 
 type checker struct {
@@ -352,11 +371,33 @@ func (c *checker) host(h Host) error {
 	if _, err := c.run(dest, nil, "go", "build", "-o", bin, "."); err != nil {
 		return err
 	}
-	out, err := c.run(dest, nil, bin)
-	if err != nil {
-		errs = append(errs, err)
-	} else if !strings.Contains(out, h.Output) {
-		errs = append(errs, fmt.Errorf("the host printed %q, want it to contain %q", out, h.Output))
+	runs := h.Runs
+	if len(runs) == 0 {
+		runs = []HostRun{{Output: h.Output}}
+	}
+	for _, r := range runs {
+		dir := filepath.Join(dest, filepath.FromSlash(r.Dir))
+		out, err := c.run(dir, nil, bin, r.Args...)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !strings.Contains(out, r.Output) {
+			errs = append(errs, fmt.Errorf("the host %s printed %q, want it to contain %q", strings.Join(r.Args, " "), out, r.Output))
+		}
+		if r.File != "" {
+			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.File)))
+			if err != nil {
+				errs = append(errs, err)
+			} else if !strings.Contains(string(data), r.FileHolds) {
+				errs = append(errs, fmt.Errorf("after the host %s, %s holds %q, want it to contain %q", strings.Join(r.Args, " "), r.File, data, r.FileHolds))
+			}
+		}
+		if r.Absent != "" {
+			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(r.Absent))); err == nil {
+				errs = append(errs, fmt.Errorf("the host %s made %s", strings.Join(r.Args, " "), r.Absent))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -23,8 +23,15 @@ import (
 var hosts = []Host{
 	{
 		Dir:       "e2e/hosts/minimal",
-		Forbidden: []string{"github.com/modelcontextprotocol/", "mvdan.cc/sh", "golang.org/x/term", "github.com/basis-go/basis/spawn", "github.com/basis-go/basis/mcpbind"},
-		Output:    "minimal host: word_count said 3 words",
+		Forbidden: []string{"github.com/modelcontextprotocol/", "mvdan.cc/sh", "golang.org/x/term", "github.com/basis-go/basis/spawn", "github.com/basis-go/basis/mcpbind", "github.com/basis-go/basis/approver/terminal"},
+		// Run in its fixture workspace: the tools run, sandboxed, behind
+		// the workspace's rules, and the audit records the sandbox.
+		Runs: []HostRun{
+			{Dir: "testdata/ws", Args: []string{"word_count", `{"text": "one two three"}`}, Output: "minimal host: word_count: ok: 3",
+				File: "audit.jsonl", FileHolds: `"sandbox":{"mode":"workspace-write"`},
+			{Dir: "testdata/ws", Args: []string{"escape", "{}"}, Output: "Permission denied", Absent: "../escaped"},
+			{Dir: "testdata/ws", Args: []string{"deploy", "{}"}, Output: "minimal host: deploy: refused: this workspace never deploys"},
+		},
 	},
 	{
 		Dir:               "e2e/hosts/spawnonly",

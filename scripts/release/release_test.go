@@ -329,11 +329,17 @@ func TestReleaseOneModuleAfterAll(t *testing.T) {
 	write(t, root, map[string]string{
 		"hosts/h/go.mod":  "module example.com/host\n\ngo 1.26.0\n\nrequire example.com/fix/declared v0.1.0\n",
 		"hosts/h/main.go": "package main\n\nimport \"example.com/fix/declared\"\n\nfunc main() { println(declared.Describe()) }\n",
+		// A host run in a fixture directory of its own, with arguments,
+		// leaving a file there.
+		"hosts/r/go.mod":          "module example.com/runs\n\ngo 1.26.0\n",
+		"hosts/r/main.go":         "package main\n\nimport \"os\"\n\nfunc main() {\n\tdata, _ := os.ReadFile(\"fixture.txt\")\n\tos.WriteFile(\"out.txt\", []byte(\"wrote \"+os.Args[1]), 0o644)\n\tprintln(string(data), os.Args[1])\n}\n",
+		"hosts/r/fix/fixture.txt": "in the fixture",
 	})
 	commitAll(t, root, "a host")
 	var log bytes.Buffer
 	host := Host{Dir: "hosts/h", Output: "contract declared v0.1.1", Forbidden: []string{"example.com/fix/cmd/basis"}}
-	if err := Check(plan(t, root), CheckOptions{Work: t.TempDir(), Log: &log, Hosts: []Host{host}}); err != nil {
+	runs := Host{Dir: "hosts/r", Runs: []HostRun{{Dir: "fix", Args: []string{"hello"}, Output: "in the fixture hello", File: "out.txt", FileHolds: "wrote hello", Absent: "../escaped"}}}
+	if err := Check(plan(t, root), CheckOptions{Work: t.TempDir(), Log: &log, Hosts: []Host{host, runs}}); err != nil {
 		t.Fatalf("check of declared alone: %v\n%s", err, log.String())
 	}
 	for _, want := range []string{"contract v0.1.0 is tagged: not in this release", "cmd/basis v0.1.0 is tagged: not in this release", "example.com/fix/declared@v0.1.1 as a consumer sees it"} {

@@ -1,80 +1,42 @@
 // Command minimal is a host that embeds basis the way a stranger's program
-// would: it imports contract, declared, approver and the runtime — nothing
-// else — declares one tool in a workspace of its own and calls it.
-// `make release-check` builds it outside the workspace, from modules
-// served the way a module proxy serves them, and checks that no MCP SDK,
-// shell parser or terminal package is in its module graph.
+// would, in about ten lines: the workspace library gives it the workspace
+// found from where it runs, its declared tools sandboxed, the system,
+// operator and workspace rules in front of its approver, and an audit
+// file. `make release-check` builds it outside the workspace, from modules
+// served the way a module proxy serves them, checks that no spawn, MCP
+// SDK, shell parser or terminal package is in its module graph, and runs
+// it in testdata/ws: a call runs, a write outside the workspace is stopped
+// by the sandbox, a call the workspace's rules deny is denied although
+// this host allows everything, and the audit records the sandbox.
+//
+//	minimal TOOL JSON
 package main
 
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
-	"path/filepath"
 
 	"github.com/basis-go/basis/approver"
-	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
+	"github.com/basis-go/basis/workspace"
 )
 
-const manifest = `{
-  "schema": 1,
-  "tools": {
-    "word_count": {
-      "description": "Count the words of the input object's text.",
-      "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-      "command": ["wc", "-w"]
-    }
-  }
-}`
-
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "minimal host:", err)
-		os.Exit(1)
+	if err := workspace.Main(); err != nil {
+		log.Fatal(err)
 	}
-}
-
-func run() error {
-	root, err := os.MkdirTemp("", "minimal-host-")
+	ctx := context.Background()
+	ws, err := workspace.Open(ctx, nil)
 	if err != nil {
-		return err
+		log.Fatal(err)
 	}
-	defer os.RemoveAll(root)
-	if err := os.MkdirAll(filepath.Join(root, ".basis"), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(root, declared.WorkspaceFile), []byte(manifest), 0o644); err != nil {
-		return err
-	}
-	tools, err := declared.Load(context.Background(), root, nil)
+	defer ws.Close()
+	rt, err := ws.Runtime(ctx, &workspace.RuntimeOptions{Approver: approver.AllowAll(), Audit: "audit.jsonl"})
 	if err != nil {
-		return err
+		log.Fatal(err)
 	}
-	b := runtime.NewBuilder()
-	for _, t := range tools {
-		if err := b.Add(t); err != nil {
-			return err
-		}
-	}
-	allow := approver.ApproverFunc(func(context.Context, approver.Request) (approver.Answer, error) {
-		return approver.Answer{Decision: approver.Allow}, nil
-	})
-	gate, err := approver.NewGate(allow, nil)
-	if err != nil {
-		return err
-	}
-	rt, err := b.Build(&runtime.Options{Gate: gate})
-	if err != nil {
-		return err
-	}
-	// wc reads the whole input object: {"text":"one two three"} is three
-	// words to it.
-	out := rt.Call(context.Background(), "word_count", contract.Call{ID: "1", Input: []byte(`{"text": "one two three"}`)})
-	if out.Status != runtime.StatusOK {
-		return fmt.Errorf("word_count: %s: %s", out.Status, out.Text)
-	}
-	fmt.Printf("minimal host: word_count said %s words\n", out.Text)
-	return nil
+	out := rt.Call(ctx, os.Args[1], contract.Call{ID: "1", Input: []byte(os.Args[2])})
+	fmt.Printf("minimal host: %s: %s: %s\n", os.Args[1], out.Status, out.Text)
 }

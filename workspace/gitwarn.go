@@ -1,4 +1,6 @@
-package main
+//go:build unix
+
+package workspace
 
 import (
 	"context"
@@ -9,30 +11,36 @@ import (
 	"strings"
 
 	"github.com/basis-go/basis/approver"
-	"github.com/basis-go/basis/cmd/basis/internal/gitconfig"
-	"github.com/basis-go/basis/spawn"
+	"github.com/basis-go/basis/workspace/internal/gitconfig"
 )
+
+// localTarget is spawn's wire word for "here" (spawn.LocalTarget): the
+// target of a command that runs on this machine. A copy, so that a host
+// without spawn links none of it.
+const localTarget = "local"
 
 // maxGitDirs bounds the directories one call's git commands are looked
 // for repositories in.
 const maxGitDirs = 8
 
-// gitFindings lists what the git config (and hooks) of the repository
-// dir is in make git run: for basis check, about the workspace itself.
-func (w *workspace) gitFindings(ctx context.Context, dir string) []string {
-	return w.gitReport(ctx, []gitTarget{{dir: dir}})
+// GitFindings lists what the git config (and hooks) of the repository the
+// workspace is in make git run (core.fsmonitor, a ! alias, a diff driver),
+// by file, line and key: basis check warns about them. Nothing is run to
+// find out.
+func (w *Workspace) GitFindings(ctx context.Context) []string {
+	return w.gitReport(ctx, []gitTarget{{dir: w.root}})
 }
 
-// callGitWarnings lists, for a call that runs git (a spawn command whose
+// CallGitWarnings lists, for a call that runs git (a spawn command whose
 // words name git, or a declared tool whose program is git), what the
 // config and hooks of each repository those git commands would use make
 // git run: an exact, allowed git status runs core.fsmonitor from
 // .git/config. Empty for any other call. Nothing is run to find out.
-func (w *workspace) callGitWarnings(ctx context.Context, req approver.Request) []string {
+func (w *Workspace) CallGitWarnings(ctx context.Context, req approver.Request) []string {
 	return w.gitReport(ctx, gitTargets(req, w.root))
 }
 
-func (w *workspace) gitReport(ctx context.Context, targets []gitTarget) []string {
+func (w *Workspace) gitReport(ctx context.Context, targets []gitTarget) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range targets {
@@ -41,15 +49,15 @@ func (w *workspace) gitReport(ctx context.Context, targets []gitTarget) []string
 			var problem *gitconfig.Finding
 			gitDir, problem = gitconfig.Repository(ctx, t.dir)
 			if problem != nil {
-				out = append(out, problem.Format(w.displayPath))
+				out = append(out, problem.Format(w.DisplayPath))
 			}
 		}
 		if gitDir == "" || seen[gitDir] {
 			continue
 		}
 		seen[gitDir] = true
-		for _, f := range gitconfig.Check(ctx, gitDir, gitconfig.Options{Home: w.e.getenv("HOME")}) {
-			out = append(out, f.Format(w.displayPath))
+		for _, f := range gitconfig.Check(ctx, gitDir, gitconfig.Options{Home: w.getenv("HOME")}) {
+			out = append(out, f.Format(w.DisplayPath))
 		}
 	}
 	return out
@@ -77,7 +85,7 @@ func gitTargets(req approver.Request, root string) []gitTarget {
 	if json.Unmarshal(req.Preview.Subject, &subject) != nil {
 		return nil
 	}
-	if subject.Target != "" && subject.Target != spawn.LocalTarget {
+	if subject.Target != "" && subject.Target != localTarget {
 		return nil // git runs on another machine, with its repository there
 	}
 	base := root
@@ -175,12 +183,12 @@ func mentionsGit(text string) bool {
 // warnAbout makes every question appr is asked carry the call's git
 // warnings (approver.Request.Warnings), so the terminal, an MCP client's
 // form and a hook all show them.
-func (w *workspace) warnAbout(appr approver.Approver) approver.Approver {
+func (w *Workspace) warnAbout(appr approver.Approver) approver.Approver {
 	if appr == nil {
 		return nil
 	}
 	return approver.ApproverFunc(func(ctx context.Context, req approver.Request) (approver.Answer, error) {
-		req.Warnings = slices.Concat(req.Warnings, w.callGitWarnings(ctx, req))
+		req.Warnings = slices.Concat(req.Warnings, w.CallGitWarnings(ctx, req))
 		return appr.Approve(ctx, req)
 	})
 }

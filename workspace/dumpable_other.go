@@ -1,6 +1,6 @@
-//go:build !linux
+//go:build unix && !linux
 
-package main
+package workspace
 
 // forbidInspection does nothing where there is no PR_SET_DUMPABLE; other
 // systems guard a process's environment in their own ways (macOS allows

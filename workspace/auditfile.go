@@ -1,9 +1,8 @@
 //go:build unix
 
-package main
+package workspace
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -19,29 +18,27 @@ import (
 // as the kernel bounds its own (ELOOP after 40).
 const maxLinkHops = 40
 
-// openAudit opens the --audit file of command cmd for appending,
-// creating it (0600) when it is missing; path is relative to the
-// directory basis was started in. A code of 0 or more is the exit status
-// to return.
+// OpenAudit opens the audit file path (relative to [Options.Dir]) for
+// appending, creating it (0600) when it is missing, for a runtime's
+// Audit; the caller closes it.
 //
-// Inside a directory the programs basis starts may write, a program could
-// replace any part of the path with a symlink to a file of the
-// operator's, and the audit would then append a call's subject — text a
-// model chose — to that file. So there no symlink is followed and the
+// Inside a directory the programs the workspace starts may write, a
+// program could replace any part of the path with a symlink to a file of
+// the operator's, and the audit would then append a call's subject — text
+// a model chose — to that file. So there no symlink is followed and the
 // file must be a regular file with one link; outside them the path
-// resolves as usual (operators link their home directories). The file is
-// opened once, for the whole run (basis serve too): a link planted after
-// that changes nothing, since every record goes to the descriptor.
-func (w *workspace) openAudit(ctx context.Context, cmd, path string) (*os.File, int) {
-	roots, errs := w.writableRoots(ctx)
-	if len(errs) > 0 {
-		return nil, configErr(w.e, errs)
+// resolves as usual (operators link their home directories). Open the file
+// once, for the whole run: a link planted after that changes nothing,
+// since every record goes to the descriptor.
+func (w *Workspace) OpenAudit(path string) (*os.File, error) {
+	if w.sandboxErr != nil {
+		return nil, w.sandboxErr
 	}
-	f, err := openAuditFile(absFrom(w.cwd, path), roots)
+	roots, err := w.writableRoots()
 	if err != nil {
-		return nil, usageErr(w.e, "%s: cannot open the audit file %s: %v", cmd, path, err)
+		return nil, err
 	}
-	return f, -1
+	return openAuditFile(absFrom(w.dir, path), roots)
 }
 
 // writableRoots lists, with symlinks resolved, the directories a
@@ -51,11 +48,8 @@ func (w *workspace) openAudit(ctx context.Context, cmd, path string) (*os.File, 
 // sandbox files name grants. A program whose sandbox is off is left out:
 // it can write whatever the operator can, so a link it plants reaches
 // nothing it could not write itself.
-func (w *workspace) writableRoots(ctx context.Context) ([]string, []error) {
-	sbs, errs := w.loadSandboxes(ctx)
-	if len(errs) > 0 {
-		return nil, errs
-	}
+func (w *Workspace) writableRoots() ([]string, error) {
+	sbs := w.sandboxes
 	// The default policy is that of a tool no file names: "" is no
 	// tool's name.
 	tools := []string{"", sandbox.SpawnTool}
@@ -74,7 +68,7 @@ func (w *workspace) writableRoots(ctx context.Context) ([]string, []error) {
 		}
 		sb, err := sandbox.New(p, w.root)
 		if err != nil {
-			return nil, []error{err}
+			return nil, err
 		}
 		for _, dir := range sb.Describe("").Write {
 			if dir != sandbox.TempDirPlaceholder {

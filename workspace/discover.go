@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package workspace
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 	"syscall"
 )
 
-// envSafeDirectories lists workspace roots the operator trusts although
+// SafeDirectoriesEnv lists workspace roots the operator trusts although
 // another user owns their .basis directory, separated by colons; "*" trusts
 // every one. It plays the part of git's safe.directory.
-const envSafeDirectories = "BASIS_SAFE_DIRECTORIES"
+const SafeDirectoriesEnv = "BASIS_SAFE_DIRECTORIES"
 
 // fileOwner tells who owns a file and which filesystem it is on. The real
 // one stats the file; tests pass their own to play another user's
@@ -30,7 +30,7 @@ type fileOwner interface {
 	device(path string) (dev uint64, ok bool)
 }
 
-// ForeignWorkspaceError is the refusal of a .basis directory that another
+// ForeignWorkspaceError is [Open]'s refusal of a .basis directory that another
 // user owns: its manifests name programs basis would run as the current
 // user, so a directory someone else controls (a shared /tmp checkout, a
 // mounted volume) is not trusted unless the operator says so.
@@ -45,7 +45,7 @@ type ForeignWorkspaceError struct {
 func (e *ForeignWorkspaceError) Error() string {
 	return fmt.Sprintf("%s is owned by another user (uid %d), so basis does not load it: its tools would run as you. "+
 		"If you trust it, name it exactly with -C %s, or add it to %s (directories separated by colons, or * for all)",
-		filepath.Join(e.Root, ".basis"), e.Owner, e.Root, envSafeDirectories)
+		filepath.Join(e.Root, ".basis"), e.Owner, e.Root, SafeDirectoriesEnv)
 }
 
 // findRoot walks up from cwd to the nearest directory holding .basis/, as
@@ -54,19 +54,15 @@ func (e *ForeignWorkspaceError) Error() string {
 // at $HOME, and at the filesystem's root; it never crosses onto another
 // filesystem. With no .basis/ found, the workspace is cwd itself, holding
 // no tools but spawn.
-func findRoot(cwd string, e *env) (string, error) {
-	files := e.files
-	if files == nil {
-		files = statOwner{}
-	}
-	home := e.getenv("HOME")
+func findRoot(cwd string, getenv func(string) string, files fileOwner) (string, error) {
+	home := getenv("HOME")
 	if home != "" {
 		home = filepath.Clean(home)
 	}
 	dir := filepath.Clean(cwd)
 	dev, haveDev := files.device(dir)
 	for {
-		found, err := holdsBasis(dir, files, e)
+		found, err := holdsBasis(dir, files, getenv)
 		if err != nil {
 			return "", err
 		}
@@ -91,14 +87,14 @@ func findRoot(cwd string, e *env) (string, error) {
 // holdsBasis reports whether dir holds a .basis directory the current user
 // may use; one owned by another user is an error unless the operator
 // listed dir in $BASIS_SAFE_DIRECTORIES.
-func holdsBasis(dir string, files fileOwner, e *env) (bool, error) {
+func holdsBasis(dir string, files fileOwner, getenv func(string) string) (bool, error) {
 	basis := filepath.Join(dir, ".basis")
 	info, err := os.Stat(basis)
 	if err != nil || !info.IsDir() {
 		return false, nil
 	}
 	// An owner that cannot be told is not ours.
-	if uid, ok := files.owner(basis); (!ok || uid != files.uid()) && !safeDirectory(dir, e) {
+	if uid, ok := files.owner(basis); (!ok || uid != files.uid()) && !safeDirectory(dir, getenv) {
 		if !ok {
 			uid = -1
 		}
@@ -109,8 +105,8 @@ func holdsBasis(dir string, files fileOwner, e *env) (bool, error) {
 
 // safeDirectory reports whether the operator trusts dir although another
 // user owns it.
-func safeDirectory(dir string, e *env) bool {
-	list := e.getenv(envSafeDirectories)
+func safeDirectory(dir string, getenv func(string) string) bool {
+	list := getenv(SafeDirectoriesEnv)
 	if list == "" {
 		return false
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package workspace
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/subprocess"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -97,10 +98,10 @@ func TestFindRoot(t *testing.T) {
 					}
 					entries = append(entries, s)
 				}
-				environ = append(environ, envSafeDirectories+"="+strings.Join(entries, ":"))
+				environ = append(environ, SafeDirectoriesEnv+"="+strings.Join(entries, ":"))
 			}
 			files := fakeFiles{foreign: abs(tc.files.foreign), mount: abs(tc.files.mount)}
-			got, err := findRoot(abs(tc.start), &env{environ: environ, files: files})
+			got, err := findRoot(abs(tc.start), func(name string) string { v, _ := subprocess.LookupEnv(environ, name); return v }, files)
 			if tc.foreign != "" {
 				var fe *ForeignWorkspaceError
 				if !errors.As(err, &fe) {
@@ -109,7 +110,7 @@ func TestFindRoot(t *testing.T) {
 				if diff := cmp.Diff(ForeignWorkspaceError{Root: abs(tc.foreign), Owner: 4242}, *fe); diff != "" {
 					t.Errorf("error (-want +got):\n%s", diff)
 				}
-				for _, how := range []string{"-C " + abs(tc.foreign), envSafeDirectories} {
+				for _, how := range []string{"-C " + abs(tc.foreign), SafeDirectoriesEnv} {
 					if !strings.Contains(err.Error(), how) {
 						t.Errorf("the error does not say how to trust the directory (%q): %v", how, err)
 					}

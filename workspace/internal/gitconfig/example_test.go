@@ -3,7 +3,7 @@ package gitconfig_test
 import (
 	"fmt"
 
-	"github.com/basis-go/basis/cmd/basis/internal/gitconfig"
+	"github.com/basis-go/basis/workspace/internal/gitconfig"
 )
 
 // A repository's config names a program git runs on every status; the

@@ -1,4 +1,6 @@
-package main
+//go:build unix
+
+package workspace
 
 import "golang.org/x/sys/unix"
 

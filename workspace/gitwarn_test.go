@@ -1,0 +1,50 @@
+//go:build unix
+
+package workspace
+
+import (
+	"testing"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/contract"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestGitTargets(t *testing.T) {
+	req := func(subject map[string]any, dir string) approver.Request {
+		data, err := contract.CanonicalJSON(subject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return approver.Request{Tool: "spawn", Preview: contract.Preview{Subject: data, Dir: dir}}
+	}
+	spawnCall := func(body string, commands ...[]string) approver.Request {
+		return req(map[string]any{"body": body, "commands": commands, "cwd": "/repo", "mode": "command"}, "/repo")
+	}
+	tests := []struct {
+		name string
+		req  approver.Request
+		want []gitTarget
+	}{
+		{"not git", spawnCall("ls", []string{"ls"}), nil},
+		{"git", spawnCall("git status", []string{"git", "status"}), []gitTarget{{dir: "/repo"}}},
+		{"git by path", spawnCall("/usr/bin/git status", []string{"/usr/bin/git", "status"}), []gitTarget{{dir: "/repo"}}},
+		{"cd then git", spawnCall("cd sub && git status", []string{"cd", "sub"}, []string{"git", "status"}),
+			[]gitTarget{{dir: "/repo"}, {dir: "/repo/sub"}}},
+		{"git -C, twice, and --git-dir", spawnCall("x", []string{"git", "-c", "a=b", "-C", "a", "-C", "../b", "--git-dir=/g", "status", "-C", "no"}),
+			[]gitTarget{{dir: "/repo"}, {dir: "/repo/a"}, {dir: "/repo/b"}, {gitDir: "/g"}}},
+		{"git under a wrapper", spawnCall("x", []string{"env", "X=1", "git", "-C", "/other", "log"}),
+			[]gitTarget{{dir: "/repo"}, {dir: "/other"}}},
+		{"git inside sh -c", spawnCall("x", []string{"sh", "-c", "cd x; git status"}), []gitTarget{{dir: "/repo"}}},
+		{"an unanalysable line that mentions git", req(map[string]any{"body": "$(echo git) status", "commands": nil, "cwd": "/repo"}, "/repo"), []gitTarget{{dir: "/repo"}}},
+		{"a declared tool whose program is git", req(map[string]any{"command": []string{"git", "log"}, "program": "/usr/bin/git", "cwd": "."}, "/ws"), []gitTarget{{dir: "/ws"}}},
+		{"a word that is not git", spawnCall("x", []string{"echo", "gitx", "digit"}), nil},
+		{"git on another machine", req(map[string]any{"body": "git status", "commands": [][]string{{"git", "status"}}, "cwd": "/repo", "target": "ci"}, "/repo"), nil},
+		{"git here", req(map[string]any{"body": "git status", "commands": [][]string{{"git", "status"}}, "cwd": "/repo", "target": "local"}, "/repo"), []gitTarget{{dir: "/repo"}}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, gitTargets(tt.req, "/root"), cmp.AllowUnexported(gitTarget{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+//go:build unix
+
+package workspace
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+
+	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/configfile"
+)
+
+// Policy is every rule a call is judged by, in its layers: the system's
+// (/etc/basis/rules.json, which nobody below may loosen), the operator's
+// and the workspace's (deny and ask only).
+type Policy struct {
+	System, Operator, Workspace []approver.Rule
+	// NoOperatorAllowRules: the system file says the operator's rules may
+	// only deny and ask.
+	NoOperatorAllowRules bool
+	// Warnings are rules that load but can never match, each with the
+	// command that fixes it.
+	Warnings []approver.Warning
+}
+
+// Rules is every layer's rules, in the order the gate consults them.
+func (p *Policy) Rules() []approver.Rule {
+	return slices.Concat(p.System, p.Operator, p.Workspace)
+}
+
+// Policy reads the three rules files. Every problem of every file is
+// returned, errors.Join'ed, beside the rules that did load.
+func (w *Workspace) Policy(ctx context.Context) (*Policy, error) {
+	var p Policy
+	var errs []error
+	sys, err := approver.LoadRules(ctx, w.SystemRulesPath(), approver.ScopeSystem)
+	if err != nil {
+		errs = append(errs, err)
+	} else {
+		p.System, p.NoOperatorAllowRules = sys.Rules, sys.NoOperatorAllowRules
+		p.Warnings = append(p.Warnings, sys.Warnings...)
+	}
+	operator, err := approver.LoadRules(ctx, w.OperatorRules().Path, approver.ScopeOperator)
+	if err != nil {
+		errs = append(errs, err)
+	} else {
+		p.Operator = operator.Rules
+		p.Warnings = append(p.Warnings, operator.Warnings...)
+	}
+	if err := w.outsideWorkspace(w.WorkspaceRulesPath()); err != nil {
+		errs = append(errs, err)
+	} else {
+		ws, err := approver.LoadRules(ctx, w.WorkspaceRulesPath(), approver.ScopeWorkspace)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			p.Workspace = ws.Rules
+		}
+	}
+	return &p, errors.Join(errs...)
+}
+
+// OperatorRules is the operator's rules file, in the configuration
+// directory: where "always" answers are saved.
+func (w *Workspace) OperatorRules() *approver.RulesFile {
+	return &approver.RulesFile{Path: filepath.Join(w.configDir, approver.OperatorRulesFile)}
+}
+
+// WorkspaceRulesPath is the workspace's rules file, .basis/rules.json.
+func (w *Workspace) WorkspaceRulesPath() string {
+	return filepath.Join(w.root, approver.WorkspaceRulesFile)
+}
+
+// SystemRulesPath is the administrator's rules file; the environment may
+// move it (tests do) but never turn it off.
+func (w *Workspace) SystemRulesPath() string {
+	if dir := w.getenv(approver.SystemConfigDirEnv); dir != "" {
+		return absFrom(w.root, dir) + "/" + approver.SystemRulesFile
+	}
+	return approver.DefaultSystemConfigDir + "/" + approver.SystemRulesFile
+}
+
+// Gate builds the gate of every layer's rules, as they are now. a answers
+// what no rule decides (nil: a denial); whoever it asks is shown what the
+// repository's git config makes git run, for a call that runs git; its
+// "always" answers are saved to [Workspace.OperatorRules] (an approver that
+// saves them itself, such as the terminal one, is told that path by the
+// host).
+func (w *Workspace) Gate(ctx context.Context, a approver.Approver) (*approver.Gate, error) {
+	p, err := w.Policy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		a = approver.DenyAll()
+	}
+	return approver.NewGate(w.warnAbout(a), &approver.GateOptions{
+		Rules:                p.Rules(),
+		NoOperatorAllowRules: p.NoOperatorAllowRules,
+		Save:                 w.OperatorRules().Save,
+	})
+}
+
+// outsideWorkspace refuses a workspace config file (.basis/rules.json,
+// .basis/sandbox.json) whose real path lies outside the workspace, naming
+// the link; nil when it lies inside or does not exist (declared refuses
+// its own files the same way). A repository's configuration is its own:
+// one that links to another's would borrow what was decided about that
+// other file.
+func (w *Workspace) outsideWorkspace(path string) error {
+	_, err := configfile.Inside(w.root, path)
+	var outside *configfile.OutsideError
+	if errors.As(err, &outside) {
+		return outside
+	}
+	return nil
+}
