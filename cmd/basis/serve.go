@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcpserve"
 	basisws "github.com/basis-go/basis/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -77,13 +79,13 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	token := ""
 	if *httpAddr != "" {
 		if !*allowRemote {
-			if err := mcpbind.CheckLoopback(*httpAddr); err != nil {
+			if err := mcpserve.CheckLoopback(*httpAddr); err != nil {
 				return usageErr(e, "serve: --http %s: %v; listen on 127.0.0.1:PORT, or pass --allow-remote to serve other machines (anyone who has the token can then run tools here)", *httpAddr, err)
 			}
 		}
 		token = e.getenv(envServeToken)
-		if token != "" && len(token) < mcpbind.MinTokenLen {
-			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpbind.MinTokenLen)
+		if token != "" && len(token) < mcpserve.MinTokenLen {
+			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpserve.MinTokenLen)
 		}
 	}
 	w, err := openWorkspace(ctx, g, e)
@@ -121,7 +123,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}()
 	s.roster.rt.Store(rt)
 	s.logMCP()
-	s.srv = mcpbind.NewServer(s.roster, &mcpbind.ServerOptions{Name: "basis", Version: serveVersion(), Log: log})
+	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Name: "basis", Version: serveVersion(), Logger: slog.New(lineHandler{log})})
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
@@ -142,10 +144,10 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return exitOK
 	}
 	if token == "" {
-		token = mcpbind.NewToken()
+		token = mcpserve.NewToken()
 		fmt.Fprintf(log, "basis serve: the bearer token for this run is %s (set $%s to choose one)\n", token, envServeToken)
 	}
-	err = s.srv.ListenAndServe(ctx, mcpbind.HTTPOptions{
+	err = s.srv.ListenAndServe(ctx, mcpserve.HTTPOptions{
 		Addr:        *httpAddr,
 		Token:       token,
 		AllowRemote: *allowRemote,
@@ -154,10 +156,8 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		},
 	})
 	switch {
-	case errors.Is(err, mcpbind.ErrNotLoopback):
+	case errors.Is(err, mcpserve.ErrNotLoopback):
 		return usageErr(e, "serve: --http %s: %v; listen on 127.0.0.1:PORT, or pass --allow-remote", *httpAddr, err)
-	case errors.Is(err, mcpbind.ErrWeakToken):
-		return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one", envServeToken, mcpbind.MinTokenLen)
 	case err != nil && ctx.Err() == nil:
 		return usageErr(e, "serve: %v", err)
 	}
@@ -188,6 +188,18 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// lineHandler prints each log record of the MCP server as a line of
+// basis serve's stderr.
+type lineHandler struct{ w io.Writer }
+
+func (h lineHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h lineHandler) WithGroup(string) slog.Handler            { return h }
+func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
+	_, err := fmt.Fprintf(h.w, "basis serve: %s\n", r.Message)
+	return err
+}
+
 // serveVersion is the version clients are told: the module's, when the
 // binary knows it.
 func serveVersion() string {
@@ -205,7 +217,7 @@ type serving struct {
 	audit  io.Writer
 	log    io.Writer
 	roster *servedRoster
-	srv    *mcpbind.Server
+	srv    *mcpserve.Server
 	// mu guards w and stamps: a reload and an MCP server's changed
 	// tools do not run side by side.
 	mu     sync.Mutex
@@ -352,42 +364,6 @@ func isMCPConfig(path string) bool {
 type servedRoster struct {
 	rt    atomic.Pointer[runtime.Runtime]
 	depth int
-	// slots holds, per client, the one slot a call of a tool that is not
-	// Parallel holds while it runs: such tools run one at a time for each
-	// client, as in a model's turn, and one client's slow call never holds
-	// up another client's.
-	mu    sync.Mutex
-	slots map[any]*clientSlot
-}
-
-// clientSlot is one client's slot and how many calls hold or wait for it,
-// so the entry goes when the client has none.
-type clientSlot struct {
-	ch    chan struct{}
-	users int
-}
-
-// slot returns client's slot, counting the caller among its users; done
-// must be called once the caller no longer needs it.
-func (r *servedRoster) slot(client any) (ch chan struct{}, done func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.slots == nil {
-		r.slots = map[any]*clientSlot{}
-	}
-	s := r.slots[client]
-	if s == nil {
-		s = &clientSlot{ch: make(chan struct{}, 1)}
-		r.slots[client] = s
-	}
-	s.users++
-	return s.ch, func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if s.users--; s.users == 0 {
-			delete(r.slots, client)
-		}
-	}
 }
 
 // Tools returns the roster's descriptors.
@@ -395,18 +371,7 @@ func (r *servedRoster) Tools() []contract.Descriptor { return r.rt.Load().Tools(
 
 // Call runs one call through the runtime's pipeline.
 func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call) (string, bool) {
-	rt := r.rt.Load()
-	if tool, ok := rt.Tool(name); ok && !tool.Descriptor().Parallel {
-		slot, done := r.slot(mcpbind.ClientOf(ctx))
-		defer done()
-		select {
-		case slot <- struct{}{}:
-			defer func() { <-slot }()
-		case <-ctx.Done():
-			return fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call to finish", name), true
-		}
-	}
-	out := rt.Call(contract.WithDelegationDepth(ctx, r.depth), name, call)
+	out := r.rt.Load().Call(contract.WithDelegationDepth(ctx, r.depth), name, call)
 	return out.Text, out.Status != runtime.StatusOK
 }
 
@@ -431,7 +396,7 @@ func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (appr
 // the command that allows the call for good.
 func elicitApprover() approver.Approver {
 	return approver.ApproverFunc(func(ctx context.Context, req approver.Request) (approver.Answer, error) {
-		reply, err := mcpbind.Ask(ctx, mcpbind.Question{
+		reply, err := mcpserve.Ask(ctx, mcpserve.Question{
 			Tool:       req.Tool,
 			Source:     req.Source,
 			SideEffect: req.Preview.SideEffect,
@@ -442,7 +407,7 @@ func elicitApprover() approver.Approver {
 			Warnings:   req.Warnings,
 		})
 		switch {
-		case errors.Is(err, mcpbind.ErrNoElicitation), errors.Is(err, mcpbind.ErrNotServing):
+		case errors.Is(err, mcpserve.ErrNoElicitation), errors.Is(err, mcpserve.ErrNotServing):
 			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
 				"%s was not run: %v, and no rule allows the call; allow it for good with: %s",
 				req.Tool, err, allowCommand(req))}, nil
@@ -450,9 +415,9 @@ func elicitApprover() approver.Approver {
 			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("%s was not run: %v", req.Tool, err)}, nil
 		}
 		switch reply.Choice {
-		case mcpbind.ChoiceAllowOnce:
+		case mcpserve.ChoiceAllowOnce:
 			return approver.Answer{Decision: approver.Allow, Reason: "allowed once by the MCP client's user"}, nil
-		case mcpbind.ChoiceAllowAlways:
+		case mcpserve.ChoiceAllowAlways:
 			answer := approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "always allowed by the MCP client's user"}
 			if len(req.Proposed) > 0 {
 				answer.Remember = &approver.Remember{Proposed: true}

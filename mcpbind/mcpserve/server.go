@@ -1,4 +1,4 @@
-package mcpbind
+package mcpserve
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"io"
+	"log/slog"
 	"maps"
 	"strconv"
 	"strings"
@@ -20,9 +20,9 @@ import (
 
 // Roster is what a [Server] serves: a runtime's tools behind an adapter the
 // host writes. Implementations must be safe for concurrent use: the server
-// calls Call from many goroutines at once and does not serialise anything
-// itself — a roster whose tools must not run side by side (tools that are
-// not Parallel) serialises them in Call.
+// calls Call from many goroutines at once. It runs one client's calls of
+// tools that are not Parallel one at a time, as in a model's turn, and
+// never holds up one client's calls for another's.
 type Roster interface {
 	// Tools returns the descriptors of every tool to serve. It is read when
 	// the server is made and again on every [Server.Refresh].
@@ -62,10 +62,10 @@ type ServerOptions struct {
 	// Name and Version identify the server to clients; empty means "basis"
 	// and "devel".
 	Name, Version string
-	// Log receives one line per call and a line for each tool that cannot
-	// be served. Nil discards them. On stdio it must not be stdout, which
-	// carries the protocol.
-	Log io.Writer
+	// Logger receives a record per call and one for each tool that cannot
+	// be served, each message a line a person reads. Nil: no logs. On
+	// stdio its output must not be stdout, which carries the protocol.
+	Logger *slog.Logger
 	// AnswerTimeout bounds the wait for an answer to an approval question
 	// between round trips; zero means [DefaultAnswerTimeout].
 	AnswerTimeout time.Duration
@@ -84,9 +84,9 @@ type Server struct {
 	roster  Roster
 	mcp     *mcp.Server
 	opts    ServerOptions
-	logMu   sync.Mutex
 	regMu   sync.Mutex
-	served  atomic.Pointer[map[string][]byte] // name → the tool as sent, for change detection
+	served  atomic.Pointer[map[string]servedTool]
+	slots   slots
 	base    context.Context
 	stopAll context.CancelFunc
 	calls   sync.WaitGroup
@@ -114,8 +114,8 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 	if s.opts.Version == "" {
 		s.opts.Version = "devel"
 	}
-	if s.opts.Log == nil {
-		s.opts.Log = io.Discard
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if s.opts.AnswerTimeout <= 0 {
 		s.opts.AnswerTimeout = DefaultAnswerTimeout
@@ -127,7 +127,7 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddReceivingMiddleware(s.unknownTools)
-	empty := map[string][]byte{}
+	empty := map[string]servedTool{}
 	s.served.Store(&empty)
 	s.Refresh()
 	return s
@@ -145,7 +145,7 @@ func (s *Server) Refresh() {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	old := *s.served.Load()
-	next := make(map[string][]byte)
+	next := make(map[string]servedTool)
 	for _, d := range s.roster.Tools() {
 		t, err := s.toolFor(d)
 		if err != nil {
@@ -157,8 +157,8 @@ func (s *Server) Refresh() {
 			s.logf("tool %s is not served: %v", printableToolName(d.Name), err)
 			continue
 		}
-		next[d.Name] = wire
-		if !bytes.Equal(old[d.Name], wire) {
+		next[d.Name] = servedTool{wire: wire, parallel: d.Parallel}
+		if !bytes.Equal(old[d.Name].wire, wire) {
 			s.mcp.AddTool(t, s.callTool)
 		}
 	}
@@ -174,10 +174,61 @@ func (s *Server) Refresh() {
 	s.served.Store(&next)
 }
 
+// servedTool is a tool as it was sent, for change detection, and whether
+// it may run beside another call of its client.
+type servedTool struct {
+	wire     []byte
+	parallel bool
+}
+
 // serving reports whether a tool of that name is served now.
 func (s *Server) serving(name string) bool {
 	_, ok := (*s.served.Load())[name]
 	return ok
+}
+
+// slots holds, per client, the one slot a call of a tool that is not
+// Parallel holds while it runs.
+type slots struct {
+	mu sync.Mutex
+	m  map[Client]*slot
+}
+
+// slot is one client's slot and how many calls hold or wait for it, so
+// the entry goes when the client has none.
+type slot struct {
+	ch    chan struct{}
+	users int
+}
+
+// take waits for client's slot; release must be called once the call
+// is done, ok or not.
+func (sl *slots) take(ctx context.Context, client Client) (release func(), err error) {
+	sl.mu.Lock()
+	if sl.m == nil {
+		sl.m = map[Client]*slot{}
+	}
+	s := sl.m[client]
+	if s == nil {
+		s = &slot{ch: make(chan struct{}, 1)}
+		sl.m[client] = s
+	}
+	s.users++
+	sl.mu.Unlock()
+	leave := func() {
+		sl.mu.Lock()
+		defer sl.mu.Unlock()
+		if s.users--; s.users == 0 {
+			delete(sl.m, client)
+		}
+	}
+	select {
+	case s.ch <- struct{}{}:
+		return func() { <-s.ch; leave() }, nil
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
 }
 
 // toolFor converts a descriptor to the MCP tool sent to clients.
@@ -286,21 +337,21 @@ type attachment struct {
 
 type pendingKey struct{}
 
-// clientKey is ClientOf's value: opaque, comparable, one per client session.
-type clientKey struct{ session *mcp.ServerSession }
+// Client identifies the client of a served call. Two calls of one client
+// have equal Clients, calls of different clients different ones (each
+// HTTP client is a session of its own; stdio has one); the zero Client is
+// no client. It is comparable, so a roster keeps per-client state in a
+// map keyed by it.
+type Client struct{ session *mcp.ServerSession }
 
-// ClientOf identifies the client a served call came from: an opaque value,
-// equal for two calls of one client and different across clients (each
-// HTTP client is a session of its own; stdio has one). It is nil outside a
-// call the server is running. A roster keeps per-client state with it,
-// such as running one client's tools that are not Parallel one at a time
-// without holding up another client's.
-func ClientOf(ctx context.Context) any {
+// ClientOf returns the client a served call in ctx came from, and false
+// outside a call the server is running.
+func ClientOf(ctx context.Context) (Client, bool) {
 	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
 	if pc == nil || pc.origin == nil {
-		return nil
+		return Client{}, false
 	}
-	return clientKey{pc.origin}
+	return Client{pc.origin}, true
 }
 
 func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall {
@@ -356,6 +407,14 @@ func (s *Server) run(pc *pendingCall) {
 		if len(in) == 0 {
 			in = json.RawMessage(`{}`)
 		}
+		if t, ok := (*s.served.Load())[pc.name]; ok && !t.parallel {
+			release, err := s.slots.take(pc.ctx, Client{pc.origin})
+			if err != nil {
+				pc.text, pc.isError = fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call of its client to finish", printableToolName(pc.name)), true
+				return
+			}
+			defer release()
+		}
 		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in})
 	}()
 	if status == "ok" && pc.isError {
@@ -396,7 +455,7 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 		}
 		pc.mu.Lock()
 		q.timer = time.AfterFunc(s.opts.AnswerTimeout, func() {
-			q.answer(answer{err: fmt.Errorf("%w within %s", ErrNoAnswer, s.opts.AnswerTimeout)})
+			q.answer(answer{err: fmt.Errorf("%w within %s", errNoAnswer, s.opts.AnswerTimeout)})
 		})
 		pc.att, pc.outstanding = nil, q
 		pc.mu.Unlock()
@@ -406,7 +465,7 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 			// within this same request; when the request ends without
 			// that retry (the client failed to answer), the question
 			// is over.
-			context.AfterFunc(ctx, func() { q.answer(answer{err: fmt.Errorf("%w: the request that asked it ended", ErrNoAnswer)}) })
+			context.AfterFunc(ctx, func() { q.answer(answer{err: fmt.Errorf("%w: the request that asked it ended", errNoAnswer)}) })
 		}
 		return &mcp.CallToolResult{
 			InputRequests: mcp.InputRequestMap{questionID: q.params},
@@ -519,7 +578,7 @@ func (s *Server) cancelSession(ss *mcp.ServerSession) {
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	ss, err := s.mcp.Connect(ctx, t, nil)
 	if err != nil {
-		return fmt.Errorf("mcpbind: serve: connecting the transport: %w", err)
+		return fmt.Errorf("mcpserve: serve: connecting the transport: %w", err)
 	}
 	ended := make(chan error, 1)
 	go func() { ended <- ss.Wait() }()
@@ -539,10 +598,9 @@ func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 }
 
+// logf logs one line; the Logger's handler serialises concurrent ones.
 func (s *Server) logf(format string, args ...any) {
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	fmt.Fprintf(s.opts.Log, "basis serve: "+format+"\n", args...)
+	s.opts.Logger.Info(fmt.Sprintf(format, args...))
 }
 
 // printableToolName renders a tool name from the client for a log line: as it
