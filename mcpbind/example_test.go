@@ -41,7 +41,7 @@ func Example() {
 		return
 	}
 
-	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{
+	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{
 		Root:      root,      // <root>/.mcp.json
 		ConfigDir: configDir, // mcp.json and mcp-trust.json
 	})
@@ -50,7 +50,7 @@ func Example() {
 		// every server that is well formed
 		fmt.Println(err)
 	}
-	m := mcpbind.NewManager(cfg, mcpbind.Options{
+	m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{
 		Lookup:  os.LookupEnv,             // ${VAR}s read the whole environment
 		Env:     os.Environ(),             // stdio servers inherit part of it (below)
 		PassEnv: []string{"GITHUB_TOKEN"}, // credential-looking names they inherit all the same

@@ -55,8 +55,8 @@ func TestUntrustedOrBrokenWorkspaceFileShadowsNothing(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, ws, conf)
 			}
-			cfg, _ := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf})
-			m := mcpbind.NewManager(cfg, mcpbind.Options{})
+			cfg, _ := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+			m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{})
 			t.Cleanup(func() { m.Close() })
 			if server, ok := m.ServerFor("mcp__a__echo"); !ok || server != "a" {
 				t.Fatalf("ServerFor(mcp__a__echo) = %q, %v", server, ok)
@@ -135,7 +135,7 @@ func TestAmbiguousServerNamesAreRefused(t *testing.T) {
 			for _, h := range tt.host {
 				host = append(host, mcpbind.ServerConfig{Name: h, Command: "h"})
 			}
-			cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf, Host: host})
+			cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Host: host})
 			var got []string
 			for _, s := range cfg.Servers {
 				got = append(got, s.Name+"@"+s.Origin.String())

@@ -22,7 +22,8 @@ const (
 	OperatorFileName = "mcp.json"
 )
 
-// LoadOptions says where [Load] finds servers.
+// LoadOptions says where [Load] finds servers; nil or the zero value
+// means none but what a host supplies.
 type LoadOptions struct {
 	// Root is the workspace root, where .mcp.json may be; empty for none.
 	Root string
@@ -108,7 +109,11 @@ func (c *Config) fileOf(server string) *ConfigFile {
 // the trust store is unusable, an error wrapping [ErrTrustStore], in which
 // case no workspace file counts as trusted). A problem in one server drops
 // that server only.
-func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
+func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
+	var opts LoadOptions
+	if o != nil {
+		opts = *o
+	}
 	cfg := &Config{Root: opts.Root}
 	if cfg.Root != "" {
 		if abs, err := filepath.Abs(cfg.Root); err == nil {

@@ -22,12 +22,13 @@ import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/basis-go/basis/subprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
 )
 
-// Options configure a [Manager].
-type Options struct {
+// ManagerOptions configure a [Manager]; the zero value is every default.
+type ManagerOptions struct {
 	// Lookup finds a ${VAR}'s value when a server starts; nil means
 	// os.LookupEnv. It should see the whole environment basis runs in:
 	// naming a variable in a server's env ("GITHUB_TOKEN":
@@ -66,13 +67,14 @@ type Options struct {
 	CloseGrace time.Duration
 	// Logger receives what the SDK logs; nil discards it.
 	Logger *slog.Logger
-	// Confine, when set, confines every stdio server's program: it is
-	// given the command before it starts and may rewrite it (a sandbox
-	// turns it into a confined re-execution, as sandbox.PrepareCommand
-	// does); release is called once the server has exited. An error is a
-	// failed start that names the server: the program does not run
-	// unconfined.
-	Confine func(server string, cmd *exec.Cmd) (release func(), err error)
+	// Sandbox, when set, confines every stdio server's program: it is
+	// asked for the confinement of tool "mcp__<server>" ([SandboxName]),
+	// with the network (a server talks to its service), in the server's
+	// working directory, as the program is about to start. When the
+	// confinement returns a start, the program is started through it.
+	// An error is a failed start that names the server: the program
+	// never runs unconfined.
+	Sandbox subprocess.Confiner
 	// Track, when set, starts every stdio server's program: it calls start
 	// (which starts cmd, after Confine) and returns start's error and
 	// untrack, which is called once the program has been waited for and
@@ -172,7 +174,7 @@ func (s Status) String() string {
 // next call. A Manager is safe for concurrent use; Close stops every
 // server.
 type Manager struct {
-	opts Options
+	opts ManagerOptions
 	// inherited is what every stdio server inherits of opts.Env.
 	inherited []string
 	servers   map[string]*server
@@ -183,8 +185,13 @@ type Manager struct {
 	connectTo func(ServerConfig) mcp.Transport
 }
 
-// NewManager returns a Manager for cfg's servers. It starts nothing.
-func NewManager(cfg *Config, opts Options) *Manager {
+// NewManager returns a Manager for cfg's servers; nil opts means every
+// default. It starts nothing.
+func NewManager(cfg *Config, o *ManagerOptions) *Manager {
+	var opts ManagerOptions
+	if o != nil {
+		opts = *o
+	}
 	if opts.Lookup == nil {
 		opts.Lookup = os.LookupEnv
 	}
@@ -603,10 +610,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	case TypeStdio:
 		c.stdio = newStdioTransport(l, s.m.inherited, s.m.opts.CloseGrace, l.redact)
 		c.stdio.track = s.m.opts.Track
-		if confine := s.m.opts.Confine; confine != nil {
-			name := s.cfg.Name
-			c.stdio.confine = func(cmd *exec.Cmd) (func(), error) { return confine(name, cmd) }
-		}
+		c.stdio.sandbox, c.stdio.tool = s.m.opts.Sandbox, SandboxName(s.cfg.Name)
 		transport = c.stdio
 	case TypeSSE:
 		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}

@@ -6,14 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
-	"github.com/basis-go/basis/sandbox"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -57,7 +55,7 @@ func (w *workspace) lookupEnv(name string) (string, bool) {
 // loadMCPConfig reads the workspace's .mcp.json and the operator's
 // mcp.json. Every problem is one error.
 func (w *workspace) loadMCPConfig(ctx context.Context) (*mcpbind.Config, []error) {
-	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir})
+	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir})
 	if err != nil {
 		return cfg, problems(err)
 	}
@@ -74,11 +72,14 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 		return nil, errs
 	}
 	c := &mcpClient{cfg: cfg, sources: map[string]string{}, problems: errs}
-	c.manager = mcpbind.NewManager(cfg, mcpbind.Options{
+	opts := &mcpbind.ManagerOptions{
 		Lookup:  w.lookupEnv,
 		Env:     w.e.environ, // stdio servers inherit what PassEnv lets through
 		PassEnv: w.ws.PassEnv(),
-		Confine: w.confineMCPServer,
+		// The operator configured the server, so it has the network (it
+		// talks to its service), but it writes only where the policy says;
+		// a machine that cannot sandbox it as asked refuses to start it.
+		Sandbox: w.ws.Sandbox(),
 		// basis sweeps what its programs leave behind (ReapOrphans): a live
 		// server is none of that.
 		Track: subprocess.Track,
@@ -88,7 +89,8 @@ func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
 				w.onMCPChange(c, source, tools)
 			}
 		},
-	})
+	}
+	c.manager = mcpbind.NewManager(cfg, opts)
 	return c, nil
 }
 
@@ -202,31 +204,6 @@ func (w *workspace) mcpNotes() []string {
 	return notes
 }
 
-// mcpSandboxName is the name a stdio MCP server's program goes by in
-// sandbox.json's "tools": "mcp__<server>", so an operator can tighten one
-// server as one tool.
-func mcpSandboxName(server string) string { return contract.MCPPrefix + server }
-
-// confineMCPServer sandboxes a stdio MCP server's program as it starts:
-// the operator configured the server, so it has the network (issue: an
-// MCP server talks to its service), but it writes only where the policy
-// says. A machine that cannot sandbox it as asked refuses to start it.
-//
-// It adapts the workspace's policy to mcpbind's hook, which starts the
-// command itself: the sandbox rewrites it into the re-execution Main
-// confines.
-func (w *workspace) confineMCPServer(server string, cmd *exec.Cmd) (func(), error) {
-	policy := w.ws.SandboxPolicy(mcpSandboxName(server), true)
-	if err := sandbox.Check(policy); err != nil {
-		return nil, err
-	}
-	sb, err := sandbox.New(policy, w.root)
-	if err != nil {
-		return nil, err
-	}
-	return sb.PrepareCommand(cmd)
-}
-
 // mcpSandbox is what the SANDBOX column says of an MCP tool: its stdio
 // server's sandbox, or "-" for a server that is no program basis starts.
 func (w *workspace) mcpSandbox(d contract.Descriptor) string {
@@ -235,7 +212,7 @@ func (w *workspace) mcpSandbox(d contract.Descriptor) string {
 	}
 	for _, s := range w.mcp.cfg.Servers {
 		if strings.HasSuffix(d.Source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
-			return describePolicy(w.ws.SandboxPolicy(mcpSandboxName(s.Name), true)).String()
+			return describePolicy(w.ws.SandboxPolicy(mcpbind.SandboxName(s.Name), true)).String()
 		}
 	}
 	return "-"
