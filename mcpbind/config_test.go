@@ -209,7 +209,7 @@ func TestParseConfigErrors(t *testing.T) {
 			if !errors.Is(err, tt.sentinel) {
 				t.Errorf("error %v does not wrap %v", err, tt.sentinel)
 			}
-			var ce *mcpbind.ConfigError
+			var ce *configfile.Error
 			if !errors.As(err, &ce) {
 				t.Errorf("error %v holds no *ConfigError", err)
 			}
@@ -316,13 +316,13 @@ func TestPlaceholderProblemsKeepTheSharedError(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		err := tt.err()
-		var ce *mcpbind.ConfigError
+		var ce *configfile.Error
 		var xe *configfile.ExpandError
 		if !errors.Is(err, tt.sentinel) || !errors.As(err, &ce) || !errors.As(err, &xe) {
 			t.Errorf("%s: %v wraps no %v, *ConfigError and *configfile.ExpandError", tt.name, err, tt.sentinel)
 			continue
 		}
-		if diff := cmp.Diff([3]any{tt.kind, tt.variable, tt.variable}, [3]any{xe.Kind, xe.Variable, ce.Variable}); diff != "" {
+		if diff := cmp.Diff([3]any{tt.kind, tt.variable, "server a"}, [3]any{xe.Kind, xe.Variable, ce.Subject}); diff != "" {
 			t.Errorf("%s: kind and variable (-want +got):\n%s", tt.name, diff)
 		}
 	}

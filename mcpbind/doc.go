@@ -15,12 +15,12 @@
 // operator's server. A server name that would make tool names ambiguous
 // ("__" in it, or mcp__<name>__ beginning another's) is refused, the
 // operator's kept over the workspace's. Problems are
-// [*ConfigError] values naming the file, line, column, server and field,
+// [*configfile.Error] values naming the file, line, column, server and field,
 // never a value. Env and header values live in [*Values], which print
 // only names. ${VAR} and ${VAR:-default} are expanded when a server
 // starts; an unset variable makes only that server unavailable, and so
 // does a workspace server's cwd that leads outside the workspace
-// ([ErrOutsideWorkspace], checked at every start). A stdio server
+// ([errOutsideWorkspace], checked at every start). A stdio server
 // inherits the environment basis runs in without basis's own BASIS_*
 // variables and without names that look like credentials, unless
 // [Options.PassEnv] or its own env names them (contract/childenv).

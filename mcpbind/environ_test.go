@@ -5,6 +5,7 @@ package mcpbind_test
 import (
 	"context"
 	"errors"
+	"github.com/basis-go/basis/configfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,12 +224,12 @@ func (w *cwdWorkspace) symlink(t *testing.T, target, rel string) {
 // workspace, naming file, server and field, and quoting no path.
 func checkOutside(t *testing.T, what string, err error, w *cwdWorkspace) {
 	t.Helper()
-	var ce *mcpbind.ConfigError
+	var ce *configfile.Error
 	if !errors.Is(err, mcpbind.ErrOutsideWorkspace) || !errors.As(err, &ce) {
 		t.Errorf("%s: %v, want a ConfigError wrapping ErrOutsideWorkspace", what, err)
 		return
 	}
-	if ce.File != filepath.Join(w.root, ".mcp.json") || ce.Server != "s" || ce.Field != "cwd" {
+	if ce.File != filepath.Join(w.root, ".mcp.json") || ce.Subject != "server s" || ce.Field != "cwd" {
 		t.Errorf("%s: %+v does not name the file, server and field", what, ce)
 	}
 	for _, value := range []string{w.outside, "canary", "../", "/etc"} {

@@ -46,7 +46,7 @@ func Example() {
 		ConfigDir: configDir, // mcp.json and mcp-trust.json
 	})
 	if err != nil {
-		// every problem, one *mcpbind.ConfigError per line; cfg still holds
+		// every problem, one *configfile.Error per line; cfg still holds
 		// every server that is well formed
 		fmt.Println(err)
 	}

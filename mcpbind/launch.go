@@ -37,7 +37,7 @@ type launch struct {
 const minSecretLen = 6
 
 // expand expands s's placeholders with lookup. An unset variable is a
-// [*ConfigError] wrapping ErrUnsetVariable that names the variable and
+// [*configfile.Error] wrapping configfile.ErrUnsetVariable that names the variable and
 // the field, never a value.
 func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, error) {
 	l := &launch{}
@@ -56,8 +56,8 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 		}
 		out, err := configfile.Expand(text, record)
 		if err != nil {
-			variable, cause := placeholderProblem(err)
-			failure = &ConfigError{File: s.File, Server: printableName(s.Name), Field: name, Variable: variable, Err: cause}
+			cause := placeholderProblem(err)
+			failure = &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Field: name, Err: cause}
 		}
 		return out
 	}
@@ -79,8 +79,8 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 		v = field("headers."+n, v)
 		secrets = append(secrets, v)
 		if strings.ContainsAny(v, "\r\n") && failure == nil {
-			failure = &ConfigError{File: s.File, Server: printableName(s.Name), Field: "headers." + n,
-				Err: newProblem(ErrInvalidValue, "holds a line break once expanded, which would end the header early")}
+			failure = &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Field: "headers." + n,
+				Err: newProblem(errInvalidValue, "holds a line break once expanded, which would end the header early")}
 		}
 		l.headers.Set(n, v)
 	})
@@ -122,7 +122,7 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 
 // CheckVariables reports, without starting anything, whether every ${VAR}
 // the server uses is set or has a default: the error is the
-// [*ConfigError] (wrapping [ErrUnsetVariable]) that would make the server
+// [*configfile.Error] (wrapping [configfile.ErrUnsetVariable]) that would make the server
 // unavailable at start, naming the variable and the field. lookup nil
 // means os.LookupEnv. [ServerConfig.Check] checks the cwd too.
 func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
@@ -137,7 +137,7 @@ func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
 // started here as configured: every ${VAR} it uses set or defaulted (as
 // [ServerConfig.CheckVariables]), and, for a stdio server from a
 // workspace's .mcp.json, a cwd that does not lead outside the workspace
-// (a [*ConfigError] wrapping [ErrOutsideWorkspace], naming the file,
+// (a [*configfile.Error] wrapping [errOutsideWorkspace], naming the file,
 // server and field, never the path). A cwd that does not exist yet is no
 // problem here; starting the server is refused while it does not. lookup
 // nil means os.LookupEnv. A [Manager] checks each server this way when it
@@ -160,8 +160,8 @@ func (s ServerConfig) Check(lookup func(string) (string, bool)) error {
 // except for a workspace's server, whose cwd must resolve inside the
 // workspace — links and ".." followed, as the kernel would — and is
 // replaced by the real path found, so what starts in it is not that
-// path's next link. A cwd outside is a [*ConfigError] wrapping
-// [ErrOutsideWorkspace]; one that cannot be resolved (it does not exist)
+// path's next link. A cwd outside is a [*configfile.Error] wrapping
+// [errOutsideWorkspace]; one that cannot be resolved (it does not exist)
 // an error wrapping [ErrStart] and the operating system's reason.
 func (s *ServerConfig) workdir(l *launch) (string, error) {
 	if s.Type != TypeStdio || s.Origin != OriginWorkspace {
@@ -176,7 +176,7 @@ func (s *ServerConfig) workdir(l *launch) (string, error) {
 	case err == nil:
 		return real, nil
 	case errors.Is(err, configfile.ErrOutsideRoot):
-		return "", &ConfigError{File: s.File, Server: printableName(s.Name), Field: "cwd", Err: &problem{kind: ErrOutsideWorkspace, cause: err,
+		return "", &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Field: "cwd", Err: &problem{kind: errOutsideWorkspace, cause: err,
 			text: "leads outside the workspace once placeholders are expanded and symbolic links followed, and a workspace's server runs inside its workspace: " +
 				"give a directory in it (only the operator's own mcp.json may name one elsewhere)"}}
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/basis-go/basis/configfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,13 +150,13 @@ func TestAmbiguousServerNamesAreRefused(t *testing.T) {
 				}
 				return
 			}
-			var ce *mcpbind.ConfigError
+			var ce *configfile.Error
 			if !errors.Is(err, mcpbind.ErrInvalidValue) || !errors.As(err, &ce) {
 				t.Fatalf("error %v, want a ConfigError wrapping ErrInvalidValue", err)
 			}
 			file := map[string]string{"ws": ws, "op": op, "": ""}[tt.errFile]
-			if ce.File != file || ce.Server != tt.errName {
-				t.Errorf("the error names file %q and server %q, want %q and %q: %v", ce.File, ce.Server, file, tt.errName, err)
+			if ce.File != file || ce.Subject != "server "+tt.errName {
+				t.Errorf("the error names file %q and %q, want %q and server %q: %v", ce.File, ce.Subject, file, tt.errName, err)
 			}
 			for _, want := range tt.errs {
 				if !strings.Contains(err.Error(), want) {

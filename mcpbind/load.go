@@ -105,8 +105,8 @@ func (c *Config) fileOf(server string) *ConfigFile {
 // no error) and layers them over the host's servers. It starts nothing.
 //
 // It returns the Config with every server that is well formed, and every
-// problem found as an [errors.Join] of [*ConfigError] values (and, when
-// the trust store is unusable, an error wrapping [ErrTrustStore], in which
+// problem found as an [errors.Join] of [*configfile.Error] values (and, when
+// the trust store is unusable, an error wrapping [errTrustStore], in which
 // case no workspace file counts as trusted). A problem in one server drops
 // that server only.
 func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
@@ -153,7 +153,7 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 			// Its servers start without asking and may have their
 			// annotations trusted: another user must not be able to add
 			// one.
-			errs = append(errs, &ConfigError{File: path, Err: newProblem(ErrUnreadable,
+			errs = append(errs, &configfile.Error{File: path, Err: newProblem(errUnreadable,
 				"is writable by other users, so its servers are not used; chmod go-w it")})
 			return
 		}
@@ -210,15 +210,15 @@ const maxConfigSize = configfile.DefaultLimit
 // readConfigFile reads a config or trust file the one careful way basis
 // reads config files (configfile.ReadInfo: no blocking on a FIFO, a
 // regular file after symlinks, bounded, cancellable) and returns it with
-// the mode of the file read. A problem is a [*ConfigError] wrapping
-// [ErrUnreadable] that names the file and never its content.
+// the mode of the file read. A problem is a [*configfile.Error] wrapping
+// [errUnreadable] that names the file and never its content.
 func readConfigFile(ctx context.Context, path string) ([]byte, fs.FileMode, error) {
 	data, info, err := configfile.ReadInfo(ctx, path, maxConfigSize)
 	if err == nil {
 		return data, info.Mode(), nil
 	}
 	text := configfile.ReadProblem(ctx, err, maxConfigSize, "an MCP config")
-	return nil, 0, &ConfigError{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+	return nil, 0, &configfile.Error{File: path, Err: &problem{kind: errUnreadable, cause: err, text: text}}
 }
 
 // osReason is the operating system's part of err, without the path it
@@ -234,16 +234,16 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 		s.Origin = OriginHost
 		s.Args = slices.Clone(s.Args)
 		bad := func(field string, err error) {
-			errs = append(errs, &ConfigError{File: s.File, Server: printableName(s.Name), Field: field, Err: err})
+			errs = append(errs, &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Field: field, Err: err})
 		}
 		n := len(errs)
 		switch {
 		case s.Name == "":
-			bad("", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
+			bad("", newProblem(errInvalidValue, "a server name is empty; name the server"))
 		case seen[s.Name]:
-			bad("", newProblem(ErrDuplicateKey, "the server name is given twice; keep one"))
+			bad("", newProblem(errDuplicateKey, "the server name is given twice; keep one"))
 		case nameProblem(s.Name) != "":
-			bad("", newProblem(ErrInvalidValue, nameProblem(s.Name)))
+			bad("", newProblem(errInvalidValue, nameProblem(s.Name)))
 		}
 		seen[s.Name] = true
 		if s.Type == "" {
@@ -255,26 +255,26 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 		switch s.Type {
 		case TypeStdio:
 			if strings.TrimSpace(s.Command) == "" {
-				bad("command", newProblem(ErrMissingField, "a stdio server needs a Command"))
+				bad("command", newProblem(errMissingField, "a stdio server needs a Command"))
 			}
 		case TypeHTTP, TypeSSE:
 			if strings.TrimSpace(s.URL) == "" {
-				bad("url", newProblem(ErrMissingField, "an "+s.Type+" server needs a URL"))
+				bad("url", newProblem(errMissingField, "an "+s.Type+" server needs a URL"))
 			}
 		default:
-			bad("type", newProblem(ErrUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
+			bad("type", newProblem(errUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
 		}
 		for field, text := range s.templates() {
 			names, err := configfile.Placeholders(text)
 			if err != nil {
-				_, cause := placeholderProblem(err)
+				cause := placeholderProblem(err)
 				bad(field, cause)
 			} else if name, ok := basisPlaceholder(names); ok {
 				bad(field, basisVariableProblem(name))
 			}
 		}
 		if s.StartupTimeout < 0 || s.CallTimeout < 0 {
-			bad("", newProblem(ErrInvalidValue, "a timeout is negative"))
+			bad("", newProblem(errInvalidValue, "a timeout is negative"))
 		}
 		if len(errs) == n {
 			out = append(out, s)

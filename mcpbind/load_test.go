@@ -5,6 +5,7 @@ package mcpbind_test
 import (
 	"context"
 	"errors"
+	"github.com/basis-go/basis/configfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,7 +267,7 @@ func TestReadConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 			}()
 			select {
 			case err := <-done:
-				var ce *mcpbind.ConfigError
+				var ce *configfile.Error
 				if !errors.Is(err, mcpbind.ErrUnreadable) || !errors.As(err, &ce) || ce.File != path {
 					t.Errorf("Load = %v, want a *ConfigError for %s wrapping ErrUnreadable", err, path)
 				}
@@ -329,8 +330,9 @@ func TestUnsetVariableMakesOnlyThatServerUnavailable(t *testing.T) {
 		t.Errorf("status (-want +got):\n%s", diff)
 	}
 	err := m.Start(context.Background(), "bad")
-	var ce *mcpbind.ConfigError
-	if !errors.Is(err, mcpbind.ErrUnsetVariable) || !errors.As(err, &ce) || ce.Variable != "MCPBIND_TEST_UNSET_VAR" || ce.Field != "env.T" {
+	var ce *configfile.Error
+	var xe *configfile.ExpandError
+	if !errors.Is(err, mcpbind.ErrUnsetVariable) || !errors.As(err, &ce) || !errors.As(err, &xe) || xe.Variable != "MCPBIND_TEST_UNSET_VAR" || ce.Field != "env.T" {
 		t.Errorf("Start(bad) = %v (%+v)", err, ce)
 	}
 }

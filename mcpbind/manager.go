@@ -3,6 +3,7 @@
 package mcpbind
 
 import (
+	"github.com/basis-go/basis/configfile"
 	"context"
 	"encoding/json"
 	"errors"
@@ -159,7 +160,7 @@ func (s Status) String() string {
 		if s.Reason != "" {
 			return "untrusted: " + s.Reason
 		}
-		return ErrUntrusted.Error()
+		return errUntrusted.Error()
 	case StateUnavailable:
 		return "unavailable: " + s.Reason
 	case StateClosed:
@@ -286,7 +287,7 @@ func (m *Manager) StartAll(ctx context.Context) error {
 			continue
 		}
 		g.Go(func() error {
-			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, ErrUnsetVariable) && !errors.Is(err, ErrOutsideWorkspace) {
+			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, configfile.ErrUnsetVariable) && !errors.Is(err, errOutsideWorkspace) {
 				errs[i] = err
 			}
 			return nil
@@ -308,7 +309,7 @@ func (m *Manager) Tools() []contract.ExecutableTool {
 
 // ServerTools starts the named server if needed and returns its tools.
 // Tools whose names collide are left out; the error reports them
-// (wrapping [ErrNameCollision]) alongside the tools that remain.
+// (wrapping [errNameCollision]) alongside the tools that remain.
 func (m *Manager) ServerTools(ctx context.Context, name string) ([]contract.ExecutableTool, error) {
 	s, err := m.server(name)
 	if err != nil {
@@ -340,11 +341,11 @@ func (m *Manager) Close() error {
 
 func (m *Manager) server(name string) (*server, error) {
 	if m.closed.Load() {
-		return nil, &ServerError{Server: name, Err: ErrClosed}
+		return nil, &ServerError{Server: name, Err: errClosed}
 	}
 	s := m.servers[name]
 	if s == nil {
-		return nil, &ServerError{Server: name, Err: fmt.Errorf("%w: no server of that name is configured", ErrUnknownServer)}
+		return nil, &ServerError{Server: name, Err: fmt.Errorf("%w: no server of that name is configured", errUnknownServer)}
 	}
 	return s, nil
 }
@@ -497,7 +498,7 @@ func reasonOf(err error) string {
 	if errors.As(err, &se) && se.Err != nil {
 		err = se.Err
 	}
-	var ce *ConfigError
+	var ce *configfile.Error
 	if errors.As(err, &ce) && ce.Err != nil {
 		if ce.Field == "" {
 			return ce.Err.Error()
@@ -516,7 +517,7 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	if s.m.closed.Load() {
-		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: ErrClosed}
+		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: errClosed}
 	}
 	s.mu.Lock()
 	c := s.conn
@@ -536,9 +537,9 @@ func (s *server) untrusted() error {
 	reason := s.reason
 	s.mu.Unlock()
 	if reason == "" {
-		return ErrUntrusted
+		return errUntrusted
 	}
-	return &problem{kind: ErrUntrusted, text: "untrusted: " + reason}
+	return &problem{kind: errUntrusted, text: "untrusted: " + reason}
 }
 
 // pin hashes what the server runs from the workspace, at each start, and
@@ -563,7 +564,7 @@ func (s *server) pin(ctx context.Context) error {
 			s.mu.Lock()
 			s.state, s.reason = StateUntrusted, text
 			s.mu.Unlock()
-			return &ServerError{Server: s.cfg.Name, Op: "start", Err: &problem{kind: ErrUntrusted, text: "untrusted: " + text}}
+			return &ServerError{Server: s.cfg.Name, Op: "start", Err: &problem{kind: errUntrusted, text: "untrusted: " + text}}
 		}
 	}
 	s.mu.Lock()
@@ -775,7 +776,7 @@ func (s *server) listTools(ctx context.Context, c *conn) (tools []*Tool, toolsEr
 	return s.bind(remote)
 }
 
-func listBound(text string) error { return newProblem(ErrToolListBound, text) }
+func listBound(text string) error { return newProblem(errToolListBound, text) }
 
 // refresh re-reads the tools after a list_changed notification and tells
 // the host.
@@ -875,7 +876,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		if text == "" {
 			text = "the tool failed and said nothing more"
 		}
-		return contract.Result{}, &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrToolError, text: text}}
+		return contract.Result{}, &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errToolError, text: text}}
 	}
 	return contract.Result{Text: text}, nil
 }
@@ -884,12 +885,12 @@ func (s *server) callError(ctx, callCtx context.Context, c *conn, op string, err
 	var wire *jsonrpc.Error
 	switch {
 	case errors.As(err, &wire):
-		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrProtocol, cause: err,
+		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errProtocol, cause: err,
 			text: "the server refused the call (code " + strconv.FormatInt(wire.Code, 10) + "): " + c.launch.redact(wire.Message)}}
 	case ctx.Err() != nil:
 		return &ServerError{Server: s.cfg.Name, Op: op, Err: fmt.Errorf("the call was cancelled: %w", ctx.Err())}
 	case callCtx.Err() != nil:
-		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrCallTimeout, cause: callCtx.Err(),
+		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errCallTimeout, cause: callCtx.Err(),
 			text: "no answer within " + s.callTimeout().String() + "; the call may still have had an effect. Set call_timeout_ms for a slower server"}}
 	}
 	// Anything else is a broken connection: wait for the session to end,
@@ -903,7 +904,7 @@ func (s *server) callError(ctx, callCtx context.Context, c *conn, op string, err
 		return &ServerError{Server: s.cfg.Name, Op: op, Stderr: c.stderr(time.Second), Err: &problem{kind: ErrServerDied, cause: err,
 			text: "the server's connection ended while the call was in flight, so it may or may not have had its effect; it was not retried. The next call restarts the server"}}
 	}
-	return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrProtocol, cause: err, text: c.launch.redact(err.Error())}}
+	return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errProtocol, cause: err, text: c.launch.redact(err.Error())}}
 }
 
 func (s *server) close() error {

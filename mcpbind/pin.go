@@ -88,7 +88,7 @@ func pinFiles(ctx context.Context, s ServerConfig, root string) (map[string]stri
 		case errors.As(err, &nr), errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			return nil, &ConfigError{File: s.File, Server: printableName(s.Name), Err: &problem{kind: ErrUnreadable, cause: err,
+			return nil, &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Err: &problem{kind: errUnreadable, cause: err,
 				text: path + " cannot be read to pin what the server runs: " + configfile.Reason(err)}}
 		}
 		files[path] = sum

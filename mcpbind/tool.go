@@ -46,7 +46,7 @@ func (t *Tool) RemoteName() string { return t.remote }
 // JSON of {"annotations", "arguments", "server", "tool"}, where server is
 // the server as configured (its command and args as written, or its URL
 // without query) — never an env or header value. It refuses input that is
-// not one JSON object, wrapping [contract.ErrInvalidInput].
+// not one JSON object, wrapping [contract.contract.ErrInvalidInput].
 func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
 	args, err := contract.CanonicalInput(call.Input)
 	if err != nil {
@@ -158,7 +158,7 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 		name := ToolName(s.cfg.Name, rt.Name)
 		if other, ok := byName[name]; ok {
 			colliding[name] = true
-			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: ErrNameCollision,
+			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: errNameCollision,
 				text: "tools " + strconv.Quote(other) + " and " + strconv.Quote(rt.Name) + " both become " + name + "; neither is offered. Rename one on the server"}})
 			continue
 		}
@@ -186,7 +186,7 @@ func (s *server) newTool(name string, rt *mcp.Tool) (*Tool, error) {
 	if rt.InputSchema != nil {
 		b, err := json.Marshal(rt.InputSchema)
 		if err != nil {
-			return nil, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: ErrProtocol, cause: err,
+			return nil, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: errProtocol, cause: err,
 				text: "tool " + strconv.Quote(rt.Name) + " has an input schema that is not JSON"}}
 		}
 		if string(b) != "null" {

@@ -21,9 +21,9 @@ import (
 // TrustFileName is the trust store's file name in the operator config dir.
 const TrustFileName = "mcp-trust.json"
 
-// ErrTrustStore: the trust store cannot be read or written, or is
+// errTrustStore: the trust store cannot be read or written, or is
 // writable by other users (then nobody's trust in it counts).
-var ErrTrustStore = errors.New("MCP trust store unusable")
+var errTrustStore = errors.New("MCP trust store unusable")
 
 // TrustRecord says that the operator trusted one workspace config file
 // with exactly this content, and its servers running exactly these files.
@@ -177,7 +177,7 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 			problems = joined.Unwrap()
 		}
 		for _, e := range problems {
-			if ce, ok := e.(*ConfigError); ok && ce.Server == "" {
+			if ce, ok := e.(*configfile.Error); ok && ce.Subject == "" {
 				return TrustRecord{}, err // the file as a whole is unreadable
 			}
 		}
@@ -219,7 +219,7 @@ func (t *TrustStore) Untrust(ctx context.Context, file string) (bool, error) {
 }
 
 func (t *TrustStore) fail(text string, cause error) error {
-	return &problem{kind: ErrTrustStore, cause: cause, text: t.path + ": " + text}
+	return &problem{kind: errTrustStore, cause: cause, text: t.path + ": " + text}
 }
 
 func (t *TrustStore) read(ctx context.Context) (*trustFile, error) {
@@ -280,14 +280,14 @@ func contentHash(data []byte) string {
 func resolvePath(file string) (string, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		return "", &ConfigError{File: file, Err: &problem{kind: ErrUnreadable, cause: err, text: "has no absolute path: " + err.Error()}}
+		return "", &configfile.Error{File: file, Err: &problem{kind: errUnreadable, cause: err, text: "has no absolute path: " + err.Error()}}
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "does not exist"}}
+		return "", &configfile.Error{File: abs, Err: &problem{kind: errUnreadable, cause: err, text: "does not exist"}}
 	}
 	if err != nil {
-		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "cannot be resolved: " + configfile.Reason(err)}}
+		return "", &configfile.Error{File: abs, Err: &problem{kind: errUnreadable, cause: err, text: "cannot be resolved: " + configfile.Reason(err)}}
 	}
 	return resolved, nil
 }
