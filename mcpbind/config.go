@@ -32,34 +32,23 @@ const (
 
 // Origin says where a server's configuration came from, which decides
 // whether it needs trust and whether its annotations may be trusted.
-type Origin int
+type Origin string
 
 const (
 	// OriginWorkspace: a repository's <root>/.mcp.json. Its servers are
 	// code the repository asks to run: they start only once the operator
-	// trusted the file, and trust_annotations in it is ignored.
-	OriginWorkspace Origin = iota
+	// trusted the file, and trust_annotations in it is ignored. The zero
+	// Origin counts as this one, the least trusted.
+	OriginWorkspace Origin = "workspace"
 	// OriginOperator: the operator's <config dir>/mcp.json.
-	OriginOperator
+	OriginOperator Origin = "operator"
 	// OriginHost: a server a Go host supplied in code.
-	OriginHost
+	OriginHost Origin = "host"
 )
 
-// String returns "workspace", "operator" or "host".
-func (o Origin) String() string {
-	switch o {
-	case OriginWorkspace:
-		return "workspace"
-	case OriginOperator:
-		return "operator"
-	case OriginHost:
-		return "host"
-	}
-	return "Origin(" + strconv.Itoa(int(o)) + ")"
-}
-
-// MarshalText implements [encoding.TextMarshaler]: JSON shows the word.
-func (o Origin) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+// workspace reports whether servers of this origin are the workspace's:
+// every origin but the operator's and the host's, the zero one included.
+func (o Origin) workspace() bool { return o != OriginOperator && o != OriginHost }
 
 // ServerConfig is one configured MCP server, as written: strings hold their
 // ${VAR} placeholders unexpanded, and env and header values are kept in
@@ -352,7 +341,7 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 		switch string(f.Raw) {
 		case "true":
 			// A workspace file cannot vouch for its own servers.
-			s.TrustAnnotations = p.origin != OriginWorkspace
+			s.TrustAnnotations = !p.origin.workspace()
 		case "false":
 		default:
 			p.report(f.Off, name, "trust_annotations", newProblem(errWrongType, "must be true or false, not "+f.KindPhrase()))

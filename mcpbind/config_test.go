@@ -269,7 +269,7 @@ func TestConfigPrintsWithoutCredentials(t *testing.T) {
 	}{
 		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator }`},
 		{"%s", fmt.Sprintf("%s", s), s.String()},
-		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:1, Root:""}`},
+		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:"operator", Root:""}`},
 		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator Root:}`},
 		{"JSON", mustJSON(t, s), `{"Name":"api","Type":"http","Command":"","Args":null,"Env":null,"Cwd":"","URL":"https://h.example/mcp?[redacted]","Headers":{"Authorization":"[redacted]"},"StartupTimeout":0,"CallTimeout":0,"TrustAnnotations":false,"File":"","Origin":"operator","Root":""}`},
 	}

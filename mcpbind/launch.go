@@ -94,7 +94,7 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 			// links ahead of it are followed: the kernel, and workdir's
 			// check, take the path as written.
 			l.cwd = filepath.Dir(s.File) + string(filepath.Separator) + l.cwd
-		case l.cwd == "" && s.Origin == OriginWorkspace && s.File != "":
+		case l.cwd == "" && s.Origin.workspace() && s.File != "":
 			l.cwd = filepath.Dir(s.File)
 		}
 	}
@@ -164,7 +164,7 @@ func (s ServerConfig) Check(lookup func(string) (string, bool)) error {
 // [errOutsideWorkspace]; one that cannot be resolved (it does not exist)
 // an error wrapping [ErrStart] and the operating system's reason.
 func (s *ServerConfig) workdir(l *launch) (string, error) {
-	if s.Type != TypeStdio || s.Origin != OriginWorkspace {
+	if s.Type != TypeStdio || !s.Origin.workspace() {
 		return l.cwd, nil
 	}
 	root := s.Root

@@ -27,7 +27,7 @@ import (
 // untrusted only when nothing else has its name.
 func layer(layers [][]ServerConfig, files []ConfigFile) (servers, shadowed []ServerConfig, errs []error) {
 	trusted := func(s ServerConfig) bool {
-		if s.Origin != OriginWorkspace {
+		if !s.Origin.workspace() {
 			return true
 		}
 		i := slices.IndexFunc(files, func(f ConfigFile) bool { return f.Path == s.File })

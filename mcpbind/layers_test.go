@@ -139,7 +139,7 @@ func TestAmbiguousServerNamesAreRefused(t *testing.T) {
 			cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Host: host})
 			var got []string
 			for _, s := range cfg.Servers {
-				got = append(got, s.Name+"@"+s.Origin.String())
+				got = append(got, s.Name+"@"+string(s.Origin))
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("servers (-want +got):\n%s", diff)

@@ -79,7 +79,7 @@ func (c *Config) Trust(server string) TrustState {
 		return f.Trust
 	}
 	for _, s := range c.Servers {
-		if s.Name == server && s.Origin != OriginWorkspace {
+		if s.Name == server && !s.Origin.workspace() {
 			return Trusted
 		}
 	}
@@ -89,7 +89,7 @@ func (c *Config) Trust(server string) TrustState {
 // fileOf is the workspace file the named server came from, or nil.
 func (c *Config) fileOf(server string) *ConfigFile {
 	for _, s := range c.Servers {
-		if s.Name != server || s.Origin != OriginWorkspace {
+		if s.Name != server || !s.Origin.workspace() {
 			continue
 		}
 		for i := range c.Files {
@@ -138,7 +138,7 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 			errs = append(errs, err)
 			return
 		}
-		if origin == OriginWorkspace {
+		if origin.workspace() {
 			if err := inWorkspace(dir, filepath.Join(dir, name)); err != nil {
 				errs = append(errs, err)
 				return
@@ -158,7 +158,7 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 			return
 		}
 		file := ConfigFile{Path: path, Origin: origin, Trust: Trusted}
-		if origin == OriginWorkspace {
+		if origin.workspace() {
 			file.Trust = Untrusted
 			if trust != nil {
 				state, err := trust.State(ctx, path, data)
@@ -172,7 +172,7 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if file.Trust == Trusted && origin == OriginWorkspace {
+		if file.Trust == Trusted && origin.workspace() {
 			// The content is trusted; what its servers run must be too.
 			state, changed, pinned, verr := trust.verify(ctx, path, data, servers)
 			if verr != nil {
@@ -181,7 +181,7 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 			file.Trust, file.Changed, file.Pinned = state, changed, pinned
 		}
 		cfg.Files = append(cfg.Files, file)
-		if origin == OriginWorkspace {
+		if origin.workspace() {
 			for i := range servers {
 				servers[i].Root = opts.Root
 			}

@@ -60,7 +60,7 @@ func TestLoadLayersAndShadows(t *testing.T) {
 			rows := func(servers []mcpbind.ServerConfig) []row {
 				var out []row
 				for _, s := range servers {
-					out = append(out, row{s.Name, s.Command, s.File, s.Origin.String()})
+					out = append(out, row{s.Name, s.Command, s.File, string(s.Origin)})
 				}
 				return out
 			}

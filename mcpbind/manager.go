@@ -85,49 +85,27 @@ type ManagerOptions struct {
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
 }
 
-// State is where a server is in its life.
-type State int
+// State is where a server is in its life, spelt as status lines and
+// JSON show it.
+type State string
 
 const (
 	// StateNotStarted: the server has not been asked for yet.
-	StateNotStarted State = iota
+	StateNotStarted State = "not started"
 	// StateConnected: the server is running and its tools are listed.
-	StateConnected
+	StateConnected State = "connected"
 	// StateFailed: the server could not start, or died and has not been
 	// restarted yet (it will be at the next call).
-	StateFailed
+	StateFailed State = "failed"
 	// StateUntrusted: the server comes from a workspace file the operator
 	// has not trusted; it is never started.
-	StateUntrusted
+	StateUntrusted State = "untrusted"
 	// StateUnavailable: the server's config cannot be used here, such as a
 	// ${VAR} that is not set; it is never started.
-	StateUnavailable
+	StateUnavailable State = "unavailable"
 	// StateClosed: the Manager was closed.
-	StateClosed
+	StateClosed State = "closed"
 )
-
-// String returns "not started", "connected", "failed", "untrusted",
-// "unavailable" or "closed".
-func (s State) String() string {
-	switch s {
-	case StateNotStarted:
-		return "not started"
-	case StateConnected:
-		return "connected"
-	case StateFailed:
-		return "failed"
-	case StateUntrusted:
-		return "untrusted"
-	case StateUnavailable:
-		return "unavailable"
-	case StateClosed:
-		return "closed"
-	}
-	return "State(" + strconv.Itoa(int(s)) + ")"
-}
-
-// MarshalText implements [encoding.TextMarshaler]: JSON shows the word.
-func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Status is one server's state, for "basis tools" and "basis check".
 type Status struct {
@@ -207,7 +185,7 @@ func NewManager(cfg *Config, o *ManagerOptions) *Manager {
 	}
 	m := &Manager{opts: opts, inherited: childenv.Inherited(opts.Env, opts.PassEnv), servers: map[string]*server{}}
 	for _, sc := range cfg.Servers {
-		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc), definition: serverDefinition(sc), root: cfg.Root}
+		s := &server{m: m, cfg: sc, state: StateNotStarted, trust: cfg.Trust(sc.Name), subject: serverSubject(sc), definition: serverDefinition(sc), root: cfg.Root}
 		if f := cfg.fileOf(sc.Name); f != nil {
 			// A workspace server runs from its file's directory.
 			s.root, s.pinned = filepath.Dir(f.Path), f.Pinned
@@ -551,7 +529,7 @@ func (s *server) pin(ctx context.Context) error {
 	if err != nil {
 		return s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
 	}
-	if s.cfg.Origin == OriginWorkspace {
+	if s.cfg.Origin.workspace() {
 		var changed []string
 		for path, pin := range files {
 			if s.pinned[path] != pin {

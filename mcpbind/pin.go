@@ -112,7 +112,7 @@ func serverDir(s ServerConfig) (string, bool) {
 		return filepath.Clean(s.Cwd), true
 	case s.Cwd != "" && base != "":
 		return filepath.Join(base, s.Cwd), true
-	case s.Cwd == "" && s.Origin == OriginWorkspace && base != "":
+	case s.Cwd == "" && s.Origin.workspace() && base != "":
 		return base, true
 	}
 	wd, err := os.Getwd()

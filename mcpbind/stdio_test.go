@@ -308,7 +308,7 @@ func TestStdioStartFailureNamesServerWithStderr(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, st := range m.Status() {
-		got[st.Server] = st.State.String()
+		got[st.Server] = string(st.State)
 	}
 	want := map[string]string{"bad": "failed", "good": "connected", "missing": "failed"}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -43,27 +43,26 @@ type TrustRecord struct {
 }
 
 // TrustState is what the trust store says about one workspace file.
-type TrustState int
+type TrustState string
 
 const (
-	// Untrusted: the operator never trusted this file.
-	Untrusted TrustState = iota
+	// Untrusted: the operator never trusted this file. The zero
+	// TrustState counts as this one.
+	Untrusted TrustState = "untrusted"
 	// Trusted: the operator trusted this file with exactly this content.
-	Trusted
+	Trusted TrustState = "trusted"
 	// Changed: the operator trusted this file, but its content has changed
 	// since; it needs trusting again.
-	Changed
+	Changed TrustState = "changed"
 )
 
-// String returns "untrusted", "trusted" or "changed".
+// String returns "untrusted", "trusted" or "changed"; the zero
+// TrustState is "untrusted".
 func (s TrustState) String() string {
-	switch s {
-	case Trusted:
-		return "trusted"
-	case Changed:
-		return "changed"
+	if s == Trusted || s == Changed {
+		return string(s)
 	}
-	return "untrusted"
+	return string(Untrusted)
 }
 
 // TrustStore records which workspace .mcp.json files the operator trusted,
