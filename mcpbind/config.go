@@ -94,7 +94,7 @@ type ServerConfig struct {
 var serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers",
 	"startup_timeout_ms", "call_timeout_ms", "trust_annotations"}
 
-// ParseConfig reads one .mcp.json or mcp.json document. file is the path
+// parseConfig reads one .mcp.json or mcp.json document. file is the path
 // used in messages and recorded in each [ServerConfig]; origin says what
 // kind of file it is.
 //
@@ -103,7 +103,7 @@ var serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "heade
 // the file as a whole (not JSON, no "mcpServers") yields no server; a
 // problem of one server drops only that server. Unset variables are not
 // problems here: a ${VAR} is looked up when the server starts.
-func ParseConfig(file string, data []byte, origin Origin) ([]ServerConfig, error) {
+func parseConfig(file string, data []byte, origin Origin) ([]ServerConfig, error) {
 	p := &configParser{file: file, data: data, origin: origin}
 	servers := p.parse()
 	return servers, p.err()

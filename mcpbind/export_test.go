@@ -3,6 +3,7 @@
 package mcpbind
 
 import (
+	"context"
 	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,3 +37,20 @@ var (
 	ErrUnsetVariable    = configfile.ErrUnsetVariable
 	ErrInvalidInput     = contract.ErrInvalidInput
 )
+
+// What only the tests reach of the package's internals.
+var ParseConfig = parseConfig
+
+const DefaultCloseGrace = defaultCloseGrace
+
+func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
+	return s.checkVariables(lookup)
+}
+
+func (v *Values) Each(fn func(name, value string)) { v.each(fn) }
+func (v *Values) Names() []string                  { return v.nameList() }
+
+func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) { return t.list(ctx) }
+
+func (t *Tool) RemoteName() string { return t.remote }
+func (t *Tool) Server() string     { return t.srv.cfg.Name }

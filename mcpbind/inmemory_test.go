@@ -188,7 +188,11 @@ func TestHTTPServers(t *testing.T) {
 // next call, and when it comes back with other tools the host hears of it.
 func TestRestartWithOtherTools(t *testing.T) {
 	changed := make(chan []string, 2)
-	m := newManager(t, &mcpbind.ManagerOptions{OnToolsChanged: func(_ string, tools []contract.ExecutableTool) {
+	m := newManager(t, &mcpbind.ManagerOptions{OnToolsChanged: func(source string, tools []contract.ExecutableTool) {
+		// The source is the one a runtime replaces the server's tools by.
+		if source != "host#s" || tools[0].Descriptor().Source != source {
+			t.Errorf("OnToolsChanged's source %q, the tools' %q; want host#s for both", source, tools[0].Descriptor().Source)
+		}
 		changed <- toolNames(tools)
 	}}, mcpbind.ServerConfig{Name: "s", Command: "x"})
 	var mu sync.Mutex

@@ -65,7 +65,7 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 	for i, a := range s.Args {
 		l.args = append(l.args, field("args["+itoa(i)+"]", a))
 	}
-	s.Env.Each(func(n, v string) {
+	s.Env.each(func(n, v string) {
 		v = field("env."+n, v)
 		secrets = append(secrets, v)
 		l.env = append(l.env, n+"="+v)
@@ -75,7 +75,7 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 	if s.Headers.Len() > 0 {
 		l.headers = http.Header{}
 	}
-	s.Headers.Each(func(n, v string) {
+	s.Headers.each(func(n, v string) {
 		v = field("headers."+n, v)
 		secrets = append(secrets, v)
 		if strings.ContainsAny(v, "\r\n") && failure == nil {
@@ -120,12 +120,12 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 	return l, nil
 }
 
-// CheckVariables reports, without starting anything, whether every ${VAR}
+// checkVariables reports, without starting anything, whether every ${VAR}
 // the server uses is set or has a default: the error is the
 // [*configfile.Error] (wrapping [configfile.ErrUnsetVariable]) that would make the server
 // unavailable at start, naming the variable and the field. lookup nil
 // means os.LookupEnv. [ServerConfig.Check] checks the cwd too.
-func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
+func (s ServerConfig) checkVariables(lookup func(string) (string, bool)) error {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
@@ -135,7 +135,7 @@ func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
 
 // Check reports, without starting anything, whether the server can be
 // started here as configured: every ${VAR} it uses set or defaulted (as
-// [ServerConfig.CheckVariables]), and, for a stdio server from a
+// [ServerConfig.checkVariables]), and, for a stdio server from a
 // workspace's .mcp.json, a cwd that does not lead outside the workspace
 // (a [*configfile.Error] wrapping [errOutsideWorkspace], naming the file,
 // server and field, never the path). A cwd that does not exist yet is no

@@ -161,14 +161,14 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 		if origin.workspace() {
 			file.Trust = Untrusted
 			if trust != nil {
-				state, err := trust.State(ctx, path, data)
+				state, err := trust.state(ctx, path, data)
 				if err != nil {
 					errs = append(errs, err)
 				}
 				file.Trust = state
 			}
 		}
-		servers, err := ParseConfig(path, data, origin)
+		servers, err := parseConfig(path, data, origin)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -290,7 +290,7 @@ func (s *ServerConfig) templates() map[string]string {
 	for i, a := range s.Args {
 		m["args["+itoa(i)+"]"] = a
 	}
-	s.Env.Each(func(n, v string) { m["env."+n] = v })
-	s.Headers.Each(func(n, v string) { m["headers."+n] = v })
+	s.Env.each(func(n, v string) { m["env."+n] = v })
+	s.Headers.each(func(n, v string) { m["headers."+n] = v })
 	return m
 }

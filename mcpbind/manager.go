@@ -51,20 +51,21 @@ type ManagerOptions struct {
 	// variables pass whatever it says.
 	PassEnv []string
 	// OnToolsChanged is called, from a goroutine of its own, with every
-	// tool a server now has: after the server announced that its tools
+	// tool a server now has and their source (the Source of each tool's
+	// descriptor, which a runtime replaces a source's tools by): after the server announced that its tools
 	// changed (notifications/tools/list_changed) and they were read again,
 	// and after a restarted server came back with other tools. The host
 	// replaces that server's tools with these (the runtime checks them for
 	// collisions and reserved names as it does at startup). Calls for one
 	// server are never concurrent.
-	OnToolsChanged func(server string, tools []contract.ExecutableTool)
+	OnToolsChanged func(source string, tools []contract.ExecutableTool)
 	// HTTPClient is the client http and sse servers are reached with (its
 	// Transport gains each server's headers); nil means a client with
 	// http.DefaultTransport.
 	HTTPClient *http.Client
 	// CloseGrace is how long a stdio server has to exit after its stdin is
 	// closed before its process group is killed; 0 means
-	// [DefaultCloseGrace].
+	// [defaultCloseGrace].
 	CloseGrace time.Duration
 	// Logger receives what the SDK logs; nil discards it.
 	Logger *slog.Logger
@@ -154,6 +155,9 @@ func (s Status) String() string {
 // server.
 type Manager struct {
 	opts ManagerOptions
+	cfg  *Config
+	// problems are what Open found wrong in the config files.
+	problems []error
 	// inherited is what every stdio server inherits of opts.Env.
 	inherited []string
 	servers   map[string]*server
@@ -178,12 +182,12 @@ func NewManager(cfg *Config, o *ManagerOptions) *Manager {
 		opts.Env = os.Environ()
 	}
 	if opts.CloseGrace <= 0 {
-		opts.CloseGrace = DefaultCloseGrace
+		opts.CloseGrace = defaultCloseGrace
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, inherited: childenv.Inherited(opts.Env, opts.PassEnv), servers: map[string]*server{}}
+	m := &Manager{opts: opts, cfg: cfg, inherited: childenv.Inherited(opts.Env, opts.PassEnv), servers: map[string]*server{}}
 	for _, sc := range cfg.Servers {
 		s := &server{m: m, cfg: sc, state: StateNotStarted, trust: cfg.Trust(sc.Name), subject: serverSubject(sc), definition: serverDefinition(sc), root: cfg.Root}
 		if f := cfg.fileOf(sc.Name); f != nil {
@@ -211,8 +215,6 @@ func NewManager(cfg *Config, o *ManagerOptions) *Manager {
 	return m
 }
 
-// Servers returns the names of the configured servers, sorted.
-func (m *Manager) Servers() []string { return slices.Clone(m.names) }
 
 // Status returns every server's status, in name order.
 func (m *Manager) Status() []Status {
@@ -654,7 +656,7 @@ func (s *server) notify(tools []*Tool) {
 	}
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
-	cb(s.cfg.Name, asExecutable(tools))
+	cb(sourceOf(s.cfg), asExecutable(tools))
 }
 
 // connect connects client over transport under ctx's deadline. The SDK
@@ -790,7 +792,7 @@ func (s *server) refresh(c *conn) {
 		s.m.opts.Logger.Warn("an MCP server's tools collide", "server", s.cfg.Name, "error", toolsErr.Error())
 	}
 	if cb := s.m.opts.OnToolsChanged; cb != nil {
-		cb(s.cfg.Name, asExecutable(tools)) // refreshMu is held
+		cb(sourceOf(s.cfg), asExecutable(tools)) // refreshMu is held
 	}
 }
 

@@ -20,9 +20,9 @@ import (
 // stderrTailSize is how much of a server's stderr is kept for messages.
 const stderrTailSize = 64 << 10
 
-// DefaultCloseGrace is how long a closing stdio server has to exit after
+// defaultCloseGrace is how long a closing stdio server has to exit after
 // its stdin is closed before its whole process group is killed.
-const DefaultCloseGrace = 2 * time.Second
+const defaultCloseGrace = 2 * time.Second
 
 // stdioTransport starts a server program and speaks MCP over its stdin
 // and stdout, with what the SDK's CommandTransport does not do: the child

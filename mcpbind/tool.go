@@ -36,11 +36,6 @@ func (t *Tool) Descriptor() contract.Descriptor {
 	return d
 }
 
-// Server returns the name of the tool's server.
-func (t *Tool) Server() string { return t.srv.cfg.Name }
-
-// RemoteName returns the tool's name on its server.
-func (t *Tool) RemoteName() string { return t.remote }
 
 // AuthorizationPreview describes the call: its Subject is the canonical
 // JSON of {"annotations", "arguments", "server", "tool"}, where server is
@@ -120,7 +115,7 @@ func serverDefinition(cfg ServerConfig) map[string]any {
 }
 
 func namesOf(v *Values) []string {
-	if names := v.Names(); names != nil {
+	if names := v.nameList(); names != nil {
 		return names
 	}
 	return []string{}

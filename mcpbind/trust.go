@@ -87,7 +87,7 @@ type trustFile struct {
 
 // List returns the records, sorted by path. A store that does not exist
 // yet has none.
-func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) {
+func (t *TrustStore) list(ctx context.Context) ([]TrustRecord, error) {
 	f, err := t.read(ctx)
 	if err != nil {
 		return nil, err
@@ -99,25 +99,20 @@ func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) {
 // is trusted. path must be absolute and symlink-resolved (as [Load]
 // records it).
 //
-// It judges the content only; [TrustStore.Verify] also checks the files
+// It judges the content only; verify also checks the files
 // the servers run.
-func (t *TrustStore) State(ctx context.Context, path string, data []byte) (TrustState, error) {
+func (t *TrustStore) state(ctx context.Context, path string, data []byte) (TrustState, error) {
 	_, state, err := t.record(ctx, path, data)
 	return state, err
 }
 
-// Verify says whether the workspace file at path, whose content is data
-// and whose servers are servers (as [ParseConfig] read them from data), is
+// verify says whether the workspace file at path, whose content is data
+// and whose servers are servers (as [parseConfig] read them from data), is
 // trusted as it is now: its content, and every file its stdio servers run
 // from the workspace (the file's directory) as it was pinned. For a file
 // whose content is trusted but whose pinned files changed, it returns
-// Changed and the paths that changed (or appeared, or went), sorted.
-func (t *TrustStore) Verify(ctx context.Context, path string, data []byte, servers []ServerConfig) (TrustState, []string, error) {
-	state, changed, _, err := t.verify(ctx, path, data, servers)
-	return state, changed, err
-}
-
-// verify is Verify, also returning the pins of a trusted file.
+// Changed and the paths that changed (or appeared, or went), sorted, and
+// the pins of a trusted file.
 func (t *TrustStore) verify(ctx context.Context, path string, data []byte, servers []ServerConfig) (TrustState, []string, map[string]string, error) {
 	rec, state, err := t.record(ctx, path, data)
 	if err != nil || state != Trusted {
@@ -169,7 +164,7 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 	}
 	// Trusting a file basis cannot read as an MCP config would only hide
 	// the problem until the next start.
-	servers, err := ParseConfig(path, data, OriginWorkspace)
+	servers, err := parseConfig(path, data, OriginWorkspace)
 	if err != nil {
 		problems := []error{err}
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {

@@ -43,7 +43,7 @@ func (v *Values) Len() int {
 }
 
 // Names returns the names, sorted.
-func (v *Values) Names() []string {
+func (v *Values) nameList() []string {
 	if v == nil {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (v *Values) Lookup(name string) (string, bool) {
 }
 
 // Each calls fn for every name and value, in name order.
-func (v *Values) Each(fn func(name, value string)) {
+func (v *Values) each(fn func(name, value string)) {
 	if v == nil {
 		return
 	}

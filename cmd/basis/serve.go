@@ -119,7 +119,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		s.mu.Lock()
 		c := w.mcp
 		s.mu.Unlock()
-		c.close()
+		closeClient(c)
 	}()
 	s.roster.rt.Store(rt)
 	s.logMCP()
@@ -258,7 +258,7 @@ func (s *serving) logMCP() {
 
 // mcpToolsChanged replaces a proxied server's tools in the served roster
 // when the server says they changed.
-func (s *serving) mcpToolsChanged(c *mcpClient, source string, tools []contract.ExecutableTool) {
+func (s *serving) mcpToolsChanged(c *mcpbind.Manager, source string, tools []contract.ExecutableTool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rt := s.roster.rt.Load()
@@ -303,8 +303,8 @@ func (s *serving) watch(ctx context.Context) {
 func (s *serving) reloadIfChanged(ctx context.Context) {
 	// A replaced MCP client is closed after the lock is given up: its
 	// servers' changed tools wait for the lock.
-	var stale *mcpClient
-	defer func() { stale.close() }()
+	var stale *mcpbind.Manager
+	defer func() { closeClient(stale) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.configStamps()
