@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-
 )
 
 // Sentinels a caller branches on, through [errors.Is] on a [*ServerError].

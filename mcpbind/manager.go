@@ -3,11 +3,11 @@
 package mcpbind
 
 import (
-	"github.com/basis-go/basis/configfile"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/basis-go/basis/configfile"
 	"log/slog"
 	"net/http"
 	"os"
@@ -22,8 +22,8 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/basis-go/basis/subprocess"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
 )
@@ -214,7 +214,6 @@ func NewManager(cfg *Config, o *ManagerOptions) *Manager {
 	slices.Sort(m.names)
 	return m
 }
-
 
 // Status returns every server's status, in name order.
 func (m *Manager) Status() []Status {

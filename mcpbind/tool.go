@@ -36,7 +36,6 @@ func (t *Tool) Descriptor() contract.Descriptor {
 	return d
 }
 
-
 // AuthorizationPreview describes the call: its Subject is the canonical
 // JSON of {"annotations", "arguments", "server", "tool"}, where server is
 // the server as configured (its command and args as written, or its URL
