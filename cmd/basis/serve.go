@@ -11,7 +11,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -123,7 +122,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}()
 	s.roster.rt.Store(rt)
 	s.logMCP()
-	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Name: "basis", Version: serveVersion(), Logger: slog.New(lineHandler{log})})
+	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Logger: slog.New(lineHandler{log})})
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
@@ -200,15 +199,6 @@ func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
 	return err
 }
 
-// serveVersion is the version clients are told: the module's, when the
-// binary knows it.
-func serveVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "devel"
-}
-
 // serving is one basis serve: the workspace, the roster it serves and
 // what reloads it.
 type serving struct {
@@ -270,29 +260,17 @@ func (s *serving) mcpToolsChanged(c *mcpbind.Manager, source string, tools []con
 	}
 }
 
-// watch refreshes the served list when the roster changes, and reloads
-// the roster when a config file changes, until ctx is done.
+// watch reloads the roster when a config file changes, until ctx is
+// done; the server follows the roster's own changes (servedRoster.Changed).
 func (s *serving) watch(ctx context.Context) {
 	tick := time.NewTicker(reloadInterval)
 	defer tick.Stop()
-	changed := s.roster.rt.Load().Changed()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-changed:
 		case <-tick.C:
 			s.reloadIfChanged(ctx)
-		}
-		// The channel is taken again only here, after a change or a
-		// reload: taken afresh on every turn, it would miss a change made
-		// while a tick was handled (the roster's channel closed and
-		// replaced before it was waited on), and the client would not
-		// hear of it. Taken before the refresh, a change after it closes
-		// the channel the next turn waits on.
-		if now := s.roster.rt.Load().Changed(); now != changed {
-			changed = now
-			s.srv.Refresh()
 		}
 	}
 }
@@ -368,6 +346,11 @@ type servedRoster struct {
 
 // Tools returns the roster's descriptors.
 func (r *servedRoster) Tools() []contract.Descriptor { return r.rt.Load().Tools() }
+
+// Changed is the runtime's: the server refreshes its list when the tools
+// of a proxied MCP server change. A reload swaps the runtime and
+// refreshes the server, which then waits on the new one's.
+func (r *servedRoster) Changed() <-chan struct{} { return r.rt.Load().Changed() }
 
 // Call runs one call through the runtime's pipeline.
 func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call) (string, bool) {

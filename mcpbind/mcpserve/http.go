@@ -375,6 +375,9 @@ func (s *Server) ListenAndServe(ctx context.Context, o HTTPOptions) error {
 		o.Listening(ln.Addr())
 	}
 	srv := newHTTPServer(h, o.Limits.withDefaults())
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	go s.watch(watchCtx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,18 @@ type TitledRoster interface {
 	Title(tool string) string
 }
 
+// ChangingRoster is a [Roster] that says when its tools change, as a
+// basis runtime does: while serving ([Server.Serve],
+// [Server.ListenAndServe]), the server then refreshes its list
+// (and tells clients) on its own.
+type ChangingRoster interface {
+	Roster
+	// Changed returns a channel that is closed when the tools next
+	// change. The server takes it before reading Tools, so a change
+	// between the two is never missed.
+	Changed() <-chan struct{}
+}
+
 // DefaultAnswerTimeout is how long a call waits, between two round trips,
 // for the client to come back with its user's answer to an approval
 // question before the question counts as unanswered (and the call is
@@ -60,7 +73,8 @@ const DefaultAnswerTimeout = 10 * time.Minute
 // ServerOptions configures a [Server]. The zero value is usable.
 type ServerOptions struct {
 	// Name and Version identify the server to clients; empty means "basis"
-	// and "devel".
+	// and the main module's version ("devel" when the binary does not
+	// know it).
 	Name, Version string
 	// Logger receives a record per call and one for each tool that cannot
 	// be served, each message a line a person reads. Nil: no logs. On
@@ -81,15 +95,20 @@ type ServerOptions struct {
 // serialise them (the roster does, for tools that are not Parallel), and
 // a slow call never holds up tools/list.
 type Server struct {
-	roster  Roster
-	mcp     *mcp.Server
-	opts    ServerOptions
-	regMu   sync.Mutex
-	served  atomic.Pointer[map[string]servedTool]
-	slots   slots
-	base    context.Context
-	stopAll context.CancelFunc
-	calls   sync.WaitGroup
+	roster Roster
+	mcp    *mcp.Server
+	opts   ServerOptions
+	regMu  sync.Mutex
+	served atomic.Pointer[map[string]servedTool]
+	// changed is a ChangingRoster's channel, taken by the last Refresh;
+	// refreshed is closed (and replaced) by every Refresh, so a watcher
+	// waits on the new channel. Both under regMu.
+	changed   <-chan struct{}
+	refreshed chan struct{}
+	slots     slots
+	base      context.Context
+	stopAll   context.CancelFunc
+	calls     sync.WaitGroup
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall // by request state, while a call is in flight
@@ -113,6 +132,9 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 	}
 	if s.opts.Version == "" {
 		s.opts.Version = "devel"
+		if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+			s.opts.Version = info.Main.Version
+		}
 	}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
@@ -129,6 +151,7 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 	s.mcp.AddReceivingMiddleware(s.unknownTools)
 	empty := map[string]servedTool{}
 	s.served.Store(&empty)
+	s.refreshed = make(chan struct{})
 	s.Refresh()
 	return s
 }
@@ -140,10 +163,17 @@ func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 // Refresh reads the roster's tools again and brings the served list up to
 // date: tools gone are removed, new and changed ones are (re)added, and
 // clients are sent notifications/tools/list_changed when anything
-// differs. Calls in flight are not disturbed.
+// differs. Calls in flight are not disturbed. A host calls it when its
+// roster changed in a way a [ChangingRoster]'s channel does not say,
+// such as a roster replaced whole.
 func (s *Server) Refresh() {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
+	if cr, ok := s.roster.(ChangingRoster); ok {
+		s.changed = cr.Changed()
+	}
+	close(s.refreshed)
+	s.refreshed = make(chan struct{})
 	old := *s.served.Load()
 	next := make(map[string]servedTool)
 	for _, d := range s.roster.Tools() {
@@ -179,6 +209,27 @@ func (s *Server) Refresh() {
 type servedTool struct {
 	wire     []byte
 	parallel bool
+}
+
+// watch refreshes the served list whenever a [ChangingRoster]'s tools
+// change, until ctx is done.
+func (s *Server) watch(ctx context.Context) {
+	if _, ok := s.roster.(ChangingRoster); !ok {
+		return
+	}
+	for {
+		s.regMu.Lock()
+		changed, refreshed := s.changed, s.refreshed
+		s.regMu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+			s.Refresh()
+		case <-refreshed:
+			// Someone else refreshed: wait on the channel it took.
+		}
+	}
 }
 
 // serving reports whether a tool of that name is served now.
@@ -580,6 +631,9 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return fmt.Errorf("mcpserve: serve: connecting the transport: %w", err)
 	}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	go s.watch(watchCtx)
 	ended := make(chan error, 1)
 	go func() { ended <- ss.Wait() }()
 	select {
