@@ -82,10 +82,7 @@ type ServerError struct {
 	Err error
 }
 
-// Error returns the message, such as
-//
-//	MCP server "tickets": call tool create: MCP server died: connection closed; its stderr ends with:
-//	panic: ...
+// Error returns the message: `MCP server "tickets": call tool create: …`.
 func (e *ServerError) Error() string {
 	var b strings.Builder
 	b.WriteString("MCP server " + strconv.Quote(e.Server))

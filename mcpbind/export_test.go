@@ -54,3 +54,5 @@ func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) { return t
 
 func (t *Tool) RemoteName() string { return t.remote }
 func (t *Tool) Server() string     { return t.srv.cfg.Name }
+
+func (m *Manager) Start(ctx context.Context, name string) error { return m.start(ctx, name) }

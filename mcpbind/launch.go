@@ -134,14 +134,11 @@ func (s ServerConfig) checkVariables(lookup func(string) (string, bool)) error {
 }
 
 // Check reports, without starting anything, whether the server can be
-// started here as configured: every ${VAR} it uses set or defaulted (as
-// [ServerConfig.checkVariables]), and, for a stdio server from a
-// workspace's .mcp.json, a cwd that does not lead outside the workspace
-// (a [*configfile.Error] wrapping [errOutsideWorkspace], naming the file,
-// server and field, never the path). A cwd that does not exist yet is no
-// problem here; starting the server is refused while it does not. lookup
-// nil means os.LookupEnv. A [Manager] checks each server this way when it
-// is made, and the cwd again at every start.
+// started here as configured: every ${VAR} it uses set or defaulted, and,
+// for a workspace's stdio server, a cwd that does not lead outside the
+// workspace (a cwd that does not exist yet is checked when the server
+// starts). lookup nil means os.LookupEnv. A [Manager] checks each server
+// this way when it is made, and the cwd again at every start.
 func (s ServerConfig) Check(lookup func(string) (string, bool)) error {
 	if lookup == nil {
 		lookup = os.LookupEnv

@@ -48,8 +48,8 @@ type ConfigFile struct {
 	// for the operator's own.
 	Trust TrustState
 	// Changed, for a workspace file whose content is trusted but whose
-	// servers now run files that changed since (see [TrustStore.Verify]),
-	// lists those files; Trust is Changed then.
+	// servers now run files that changed since it was trusted, lists
+	// those files; Trust is Changed then.
 	Changed []string
 	// Pinned, for a trusted workspace file, are the files its servers
 	// run, as the trust record pinned them: a server checks them again
@@ -106,8 +106,8 @@ func (c *Config) fileOf(server string) *ConfigFile {
 //
 // It returns the Config with every server that is well formed, and every
 // problem found as an [errors.Join] of [*configfile.Error] values (and, when
-// the trust store is unusable, an error wrapping [errTrustStore], in which
-// case no workspace file counts as trusted). A problem in one server drops
+// the trust store is unusable, an error saying so; no workspace file
+// counts as trusted then). A problem in one server drops
 // that server only.
 func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 	var opts LoadOptions

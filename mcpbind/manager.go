@@ -30,59 +30,42 @@ import (
 
 // ManagerOptions configure a [Manager]; the zero value is every default.
 type ManagerOptions struct {
-	// Lookup finds a ${VAR}'s value when a server starts; nil means
-	// os.LookupEnv. It should see the whole environment basis runs in:
-	// naming a variable in a server's env ("GITHUB_TOKEN":
-	// "${GITHUB_TOKEN}") is how a server is handed a credential. A
-	// placeholder naming one of basis's own BASIS_* variables is a
-	// config problem, never looked up.
+	// Lookup finds a ${VAR}'s value when a server starts (nil:
+	// os.LookupEnv); naming a variable in a server's env is how it is
+	// handed a credential. A ${BASIS_...} placeholder is refused.
 	Lookup func(name string) (string, bool)
-	// Env is the environment basis runs in, which a stdio server inherits
-	// part of before its own env entries: childenv.Inherited(Env,
-	// PassEnv), the ordinary environment without basis's own BASIS_*
-	// variables and without names that look like credentials (TOKEN,
-	// SECRET, PASSWORD, PASSWD, CREDENTIAL, KEY, SSH_AUTH_SOCK) that
-	// PassEnv does not name. Nil means os.Environ(), filtered the same
-	// way.
+	// Env is the environment (nil: os.Environ()) a stdio server
+	// inherits childenv.Inherited(Env, PassEnv) of, before its own env:
+	// without BASIS_* variables and credential-looking names.
 	Env []string
-	// PassEnv names the credential-looking variables of Env that stdio
-	// servers inherit all the same: names, or patterns with * (see
-	// contract/childenv). It is the operator's setting; basis's own
-	// variables pass whatever it says.
+	// PassEnv names (or patterns with *) the credential-looking
+	// variables of Env that stdio servers inherit all the same.
 	PassEnv []string
 	// OnToolsChanged is called, from a goroutine of its own, with every
-	// tool a server now has and their source (the Source of each tool's
-	// descriptor, which a runtime replaces a source's tools by): after the server announced that its tools
-	// changed (notifications/tools/list_changed) and they were read again,
-	// and after a restarted server came back with other tools. The host
-	// replaces that server's tools with these (the runtime checks them for
-	// collisions and reserved names as it does at startup). Calls for one
-	// server are never concurrent.
+	// tool a server now has and their Source, after the server said its
+	// tools changed (tools/list_changed) or came back from a restart
+	// with other tools: a host replaces that source's tools with these
+	// (runtime.ReplaceMCPSource). Calls for one server are never
+	// concurrent.
 	OnToolsChanged func(source string, tools []contract.ExecutableTool)
-	// HTTPClient is the client http and sse servers are reached with (its
-	// Transport gains each server's headers); nil means a client with
-	// http.DefaultTransport.
+	// HTTPClient reaches http and sse servers, with each server's
+	// headers added (nil: http.DefaultTransport).
 	HTTPClient *http.Client
-	// CloseGrace is how long a stdio server has to exit after its stdin is
-	// closed before its process group is killed; 0 means
-	// [defaultCloseGrace].
+	// CloseGrace is how long a stdio server has to exit after its stdin
+	// is closed before its process group is killed (0: 2 s).
 	CloseGrace time.Duration
 	// Logger receives what the SDK logs; nil discards it.
 	Logger *slog.Logger
 	// Sandbox, when set, confines every stdio server's program: it is
-	// asked for the confinement of tool "mcp__<server>" ([SandboxName]),
-	// with the network (a server talks to its service), in the server's
-	// working directory, as the program is about to start. When the
-	// confinement returns a start, the program is started through it.
-	// An error is a failed start that names the server: the program
-	// never runs unconfined.
+	// asked for tool [SandboxName](server), with the network (a server
+	// talks to its service), in the server's working directory; a start
+	// it returns is how the program starts. An error fails the start:
+	// the program never runs unconfined.
 	Sandbox subprocess.Confiner
-	// Track, when set, starts every stdio server's program: it calls start
-	// (which starts cmd, after Confine) and returns start's error and
-	// untrack, which is called once the program has been waited for and
-	// its process group killed. A host that kills the processes its
-	// programs leave behind passes subprocess.Track, which has this
-	// signature, so that a live server is never taken for one.
+	// Track, when set, starts every stdio server's program through
+	// start (confined already) and returns untrack, called once the
+	// program has been waited for and its group killed: a host that
+	// sweeps orphaned processes passes subprocess.Track.
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
 }
 
@@ -122,10 +105,8 @@ type Status struct {
 	Tools int
 }
 
-// String returns "connected, 3 tools", "failed: REASON",
-// "untrusted: run basis mcp trust" (or "untrusted: REASON" when a file
-// its server runs changed since the trust), "unavailable: REASON", "not
-// started" or "closed".
+// String returns the state in words: "connected, 3 tools", "failed:
+// REASON", "untrusted: run basis mcp trust", "not started"…
 func (s Status) String() string {
 	switch s.State {
 	case StateConnected:
@@ -240,10 +221,10 @@ func (m *Manager) ServerFor(toolName string) (string, bool) {
 	return best, best != ""
 }
 
-// Start starts the named server, if it is not running, and lists its
+// start starts the named server, if it is not running, and lists its
 // tools. It returns a [*ServerError] when the server is untrusted,
 // unavailable or fails to start.
-func (m *Manager) Start(ctx context.Context, name string) error {
+func (m *Manager) start(ctx context.Context, name string) error {
 	s, err := m.server(name)
 	if err != nil {
 		return err
@@ -253,10 +234,8 @@ func (m *Manager) Start(ctx context.Context, name string) error {
 }
 
 // StartAll starts every trusted, available server concurrently, each under
-// its own startup timeout. A server that fails is reported in the returned
-// error (an [errors.Join] of [*ServerError] values) and has no tools; the
-// others are not held up or affected. Untrusted and unavailable servers
-// are not started and not errors here: [Manager.Status] lists them.
+// its own startup timeout; the error joins a [*ServerError] for each that
+// failed. [Manager.Status] says how each is doing.
 func (m *Manager) StartAll(ctx context.Context) error {
 	var g errgroup.Group
 	errs := make([]error, len(m.names))
@@ -288,7 +267,7 @@ func (m *Manager) Tools() []contract.ExecutableTool {
 
 // ServerTools starts the named server if needed and returns its tools.
 // Tools whose names collide are left out; the error reports them
-// (wrapping [errNameCollision]) alongside the tools that remain.
+// (wrapping an error) alongside the tools that remain.
 func (m *Manager) ServerTools(ctx context.Context, name string) ([]contract.ExecutableTool, error) {
 	s, err := m.server(name)
 	if err != nil {

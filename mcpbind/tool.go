@@ -40,7 +40,7 @@ func (t *Tool) Descriptor() contract.Descriptor {
 // JSON of {"annotations", "arguments", "server", "tool"}, where server is
 // the server as configured (its command and args as written, or its URL
 // without query) — never an env or header value. It refuses input that is
-// not one JSON object, wrapping [contract.contract.ErrInvalidInput].
+// not one JSON object, wrapping [contract.ErrInvalidInput].
 func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
 	args, err := contract.CanonicalInput(call.Input)
 	if err != nil {
@@ -71,14 +71,9 @@ var _ contract.Definer = (*Tool)(nil)
 //	{"annotations": {...}, "files": {"/abs/path": "sha256:..."},
 //	 "input_schema": {...}, "server": {...}, "tool": NAME}
 //
-// server is the server's config entry as written — its name, type,
-// command, args and cwd (placeholders unexpanded) or URL (without query,
-// fragment or user info), the names of its env variables and headers
-// (never their values), and trust_annotations; annotations and
-// input_schema are the tool's as the server listed them; files are the
-// program and argument files in the workspace the running server was
-// started from, hashed when it started (see [TrustRecord.Files]); tool is
-// the tool's name on the server.
+// server is the config entry as written, without any env or header value
+// or URL query; files are the workspace files the running server was
+// started from, hashed when it started ([TrustRecord.Files]).
 func (t *Tool) Definition(context.Context) (json.RawMessage, error) {
 	t.srv.mu.Lock()
 	files := t.srv.files

@@ -32,13 +32,9 @@ type TrustRecord struct {
 	Path string `json:"path"`
 	// SHA256 is the hex SHA-256 of the file's content when it was trusted.
 	SHA256 string `json:"sha256"`
-	// Files pins what the file's stdio servers run from the workspace:
-	// each program and argument that names a file there, by absolute
-	// path, "sha256:" and the hex SHA-256 of its content (or "symlink:"
-	// and the target of a link out of the workspace). A file a sandboxed
-	// command rewrote since makes the record no longer hold. Nil in a
-	// record written before files were pinned: such a record holds only
-	// for a file whose servers run nothing from the workspace.
+	// Files pins each program and argument file the servers run from
+	// the workspace, by absolute path: "sha256:HEX" of its content, or
+	// "symlink:TARGET" for a link out of the workspace.
 	Files map[string]string `json:"files"`
 }
 
@@ -65,10 +61,9 @@ func (s TrustState) String() string {
 	return string(Untrusted)
 }
 
-// TrustStore records which workspace .mcp.json files the operator trusted,
-// in <config dir>/mcp-trust.json. A record holds the file's path and the
-// hash of its content, so an edit to a trusted file (a new server, a
-// changed command) needs trusting again.
+// TrustStore records which workspace .mcp.json files the operator trusted
+// (<config dir>/mcp-trust.json), by path and content hash: an edited
+// file needs trusting again.
 type TrustStore struct {
 	path string
 }

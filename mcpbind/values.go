@@ -11,15 +11,10 @@ import (
 	"strings"
 )
 
-// Values holds a server's env or headers: names with values that may be
-// credentials. The values are reachable only through [Values.Lookup] and
-// [Values.Each]; every way of printing a Values — String, GoString, any
-// fmt verb, slog, JSON — shows the names with "[redacted]" in place of
-// each value. A [ServerConfig] keeps Values behind a pointer, and prints
-// itself the same way.
-//
-// The values are as written in the config file, ${VAR} placeholders
-// unexpanded; expansion happens when the server starts.
+// Values holds a server's env or headers as written (${VAR} unexpanded):
+// names with values that may be credentials. Only [Values.Lookup] gives
+// a value; every way of printing a Values (fmt, slog, JSON) shows
+// "[redacted]" in place of each.
 type Values struct {
 	names []string          // sorted
 	vals  map[string]string // by name
