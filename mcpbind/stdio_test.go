@@ -266,8 +266,8 @@ func TestStdioLongAndCollidingNames(t *testing.T) {
 
 func TestStdioListChanged(t *testing.T) {
 	changed := make(chan []string, 4)
-	m := newManager(t, &mcpbind.ManagerOptions{OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
-		if server == "ts" {
+	m := newManager(t, &mcpbind.ManagerOptions{OnToolsChanged: func(source string, tools []contract.ExecutableTool) {
+		if source == "host#ts" {
 			changed <- toolNames(tools)
 		}
 	}}, stdioServer("ts"))
