@@ -78,7 +78,8 @@ type ServerError struct {
 	// Stderr is the end of the server's stderr (at most 64 KiB), for a
 	// stdio server that failed to start or died; otherwise empty.
 	Stderr string
-	// Err says what happened; it wraps one of the package's sentinels.
+	// Err says what happened; errors.Is tells [ErrStart] and
+	// [ErrServerDied].
 	Err error
 }
 

@@ -68,3 +68,22 @@ func TestOpenKeepsGoodServersAndListsProblems(t *testing.T) {
 		}
 	}
 }
+
+// A server whose Origin was never set is the workspace's, the least
+// trusted: with no trusted file it is never started, whatever a host
+// wrote in code.
+func TestZeroOriginIsUntrusted(t *testing.T) {
+	cfg := &mcpbind.Config{Servers: []mcpbind.ServerConfig{{Name: "x", Type: mcpbind.TypeStdio, Command: serverBin}}}
+	if got := cfg.Trust("x"); got != mcpbind.Untrusted {
+		t.Errorf("Trust of a server with no Origin = %q, want untrusted", got)
+	}
+	m := mcpbind.NewManager(cfg, nil)
+	t.Cleanup(func() { m.Close() })
+	_ = m.StartAll(context.Background())
+	if st := m.Status(); len(st) != 1 || st[0].State != mcpbind.StateUntrusted {
+		t.Errorf("status %v, want untrusted", st)
+	}
+	if len(m.Tools()) != 0 {
+		t.Errorf("an untrusted server has tools")
+	}
+}
