@@ -118,8 +118,8 @@ func (q *question) answer(a answer) {
 //
 // An approver in the host calls Ask from inside [Roster.Call]. It returns
 // [ErrNoElicitation] when the client cannot be asked, [ErrNotServing]
-// when ctx is not a served call's, and an error wrapping [ErrNoAnswer] or
-// ctx's error when no answer came; all of them mean deny.
+// when ctx is not a served call's, and another error when no answer came
+// in time or ctx ended; all of them mean deny.
 func Ask(ctx context.Context, q Question) (Reply, error) {
 	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
 	if pc == nil {
