@@ -3,6 +3,7 @@ module github.com/basis-go/basis/mcpbind
 go 1.26.0
 
 require (
+	github.com/basis-go/basis/approver v0.1.0
 	github.com/basis-go/basis/configfile v0.1.0
 	github.com/basis-go/basis/contract v0.1.0
 	github.com/basis-go/basis/subprocess v0.1.0
@@ -22,6 +23,7 @@ require (
 )
 
 replace (
+	github.com/basis-go/basis/approver => ../approver
 	github.com/basis-go/basis/configfile => ../configfile
 	github.com/basis-go/basis/contract => ../contract
 	github.com/basis-go/basis/subprocess => ../subprocess

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -363,7 +362,9 @@ func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call
 func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (approver.Approver, error) {
 	switch mode {
 	case "elicit":
-		return elicitApprover(), nil
+		// A client that cannot ask gets a denial naming the command that
+		// allows the call for good.
+		return mcpserve.ElicitApprover(allowCommand), nil
 	case "prompt", "":
 		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
 	}
@@ -372,61 +373,4 @@ func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (appr
 		return nil, fmt.Errorf("--approve %s: want elicit, allow, deny or hook:ARGV", mode)
 	}
 	return appr, nil
-}
-
-// elicitApprover asks the MCP client's user, through a form, whether a
-// call may run. A client that cannot ask gets a denial whose reason is
-// the command that allows the call for good.
-func elicitApprover() approver.Approver {
-	return approver.ApproverFunc(func(ctx context.Context, req approver.Request) (approver.Answer, error) {
-		reply, err := mcpserve.Ask(ctx, mcpserve.Question{
-			Tool:       req.Tool,
-			Source:     req.Source,
-			SideEffect: req.Preview.SideEffect,
-			Summary:    req.Preview.Summary,
-			Subject:    req.Preview.Subject,
-			Always:     proposedCommands(req.Proposed),
-			Changed:    staleText(req.Stale),
-			Warnings:   req.Warnings,
-		})
-		switch {
-		case errors.Is(err, mcpserve.ErrNoElicitation), errors.Is(err, mcpserve.ErrNotServing):
-			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
-				"%s was not run: %v, and no rule allows the call; allow it for good with: %s",
-				req.Tool, err, allowCommand(req))}, nil
-		case err != nil:
-			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("%s was not run: %v", req.Tool, err)}, nil
-		}
-		switch reply.Choice {
-		case mcpserve.ChoiceAllowOnce:
-			return approver.Answer{Decision: approver.Allow, Reason: "allowed once by the MCP client's user"}, nil
-		case mcpserve.ChoiceAllowAlways:
-			answer := approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "always allowed by the MCP client's user"}
-			if len(req.Proposed) > 0 {
-				answer.Remember = &approver.Remember{Proposed: true}
-			}
-			return answer, nil
-		}
-		return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("tool %s denied: %s", req.Tool, reply.Said)}, nil
-	})
-}
-
-// staleText says what changed in the tool since a rule allowed it: the
-// first stale rule's changes, or "".
-func staleText(stale []approver.StaleRule) string {
-	if len(stale) == 0 {
-		return ""
-	}
-	return strings.Join(stale[0].Changes, "; ")
-}
-
-// proposedCommands is what "always" would allow for a spawn call: the
-// command rules the gate proposed ("go test *; tail *"), or "" for this
-// exact call.
-func proposedCommands(rules []approver.Rule) string {
-	parts := make([]string, len(rules))
-	for i, r := range rules {
-		parts[i] = approver.FormatCommand(r.Command)
-	}
-	return strings.Join(parts, "; ")
 }

@@ -9,6 +9,6 @@
 // a protocol error, so the model reads what went wrong. Calls run
 // concurrently; one client's tools that are not Parallel run one at a
 // time. A [ChangingRoster] is followed while serving; [Server.Refresh]
-// brings the list up to date after any other change. An approver in the
-// host asks the client's user with [Ask], through form elicitation.
+// brings the list up to date after any other change. [ElicitApprover],
+// the gate's approver, asks the client's user through form elicitation.
 package mcpserve

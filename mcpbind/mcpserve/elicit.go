@@ -14,17 +14,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Errors [Ask] returns when nobody can be asked. An approver branches on
-// them to deny with a reason that says how to allow the call for good
-// (with a rule), since asking again would not help. Every other error of
-// Ask (no answer in time, the call cancelled) is a denial too.
+// Errors [Ask] returns when nobody can be asked: [ElicitApprover] denies
+// with a reason that says how to allow the call for good then, since
+// asking again would not help. Every other error of Ask (no answer in
+// time, the call cancelled) is a denial too.
 var (
-	// ErrNoElicitation: the client did not declare that it supports form
+	// errNoElicitation: the client did not declare that it supports form
 	// elicitation, so its user cannot be asked.
-	ErrNoElicitation = errors.New("the MCP client cannot ask its user (it did not declare elicitation support)")
-	// ErrNotServing: the context does not come from a call a [Server] is
+	errNoElicitation = errors.New("the MCP client cannot ask its user (it did not declare elicitation support)")
+	// errNotServing: the context does not come from a call a [Server] is
 	// serving, so there is no client to ask.
-	ErrNotServing = errors.New("no MCP client to ask: the call is not being served by basis serve")
+	errNotServing = errors.New("no MCP client to ask: the call is not being served by basis serve")
 )
 
 // errNoAnswer: the question went to the client and no answer came back
@@ -116,19 +116,19 @@ func (q *question) answer(a answer) {
 // Either way Ask blocks until the answer comes, ctx is done, or the
 // server's answer timeout passes.
 //
-// An approver in the host calls Ask from inside [Roster.Call]. It returns
-// [ErrNoElicitation] when the client cannot be asked, [ErrNotServing]
-// when ctx is not a served call's, and another error when no answer came
-// in time or ctx ended; all of them mean deny.
+// An approver in the host ([ElicitApprover]) calls Ask from inside
+// [Roster.Call]. An error means nobody answered: the client cannot be
+// asked, ctx is not a served call's, no answer came in time or ctx
+// ended; each means deny.
 func Ask(ctx context.Context, q Question) (Reply, error) {
 	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
 	if pc == nil {
-		return Reply{}, ErrNotServing
+		return Reply{}, errNotServing
 	}
 	pc.askMu.Lock()
 	defer pc.askMu.Unlock()
 	if a := pc.attached(); a == nil || !a.canElicit {
-		return Reply{}, ErrNoElicitation
+		return Reply{}, errNoElicitation
 	}
 	qu := &question{params: elicitParams(q), reply: make(chan answer, 1)}
 	select {
