@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/basis-go/basis/approver"
@@ -95,7 +94,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "serve: %v", err)
 	}
 	log := &lockedWriter{w: e.stderr}
-	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth}}
+	s := &serving{w: w, appr: appr, log: log, roster: &mcpserve.RuntimeRoster{Depth: w.depth}}
 	if *auditPath != "" {
 		f, code := w.openAudit("serve", *auditPath)
 		if code >= 0 {
@@ -119,7 +118,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		s.mu.Unlock()
 		closeClient(c)
 	}()
-	s.roster.rt.Store(rt)
+	s.roster.Store(rt)
 	s.logMCP()
 	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Logger: slog.New(lineHandler{log})})
 
@@ -205,7 +204,7 @@ type serving struct {
 	appr   approver.Approver
 	audit  io.Writer
 	log    io.Writer
-	roster *servedRoster
+	roster *mcpserve.RuntimeRoster
 	srv    *mcpserve.Server
 	// mu guards w and stamps: a reload and an MCP server's changed
 	// tools do not run side by side.
@@ -250,7 +249,7 @@ func (s *serving) logMCP() {
 func (s *serving) mcpToolsChanged(c *mcpbind.Manager, source string, tools []contract.ExecutableTool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rt := s.roster.rt.Load()
+	rt := s.roster.Load()
 	if c != s.w.mcp || rt == nil {
 		return // a client a reload replaced, or a roster not served yet
 	}
@@ -260,7 +259,7 @@ func (s *serving) mcpToolsChanged(c *mcpbind.Manager, source string, tools []con
 }
 
 // watch reloads the roster when a config file changes, until ctx is
-// done; the server follows the roster's own changes (servedRoster.Changed).
+// done; the server follows the runtime's own changes.
 func (s *serving) watch(ctx context.Context) {
 	tick := time.NewTicker(reloadInterval)
 	defer tick.Stop()
@@ -306,7 +305,7 @@ func (s *serving) reloadIfChanged(ctx context.Context) {
 		}
 		return
 	}
-	s.roster.rt.Store(rt)
+	s.roster.Store(rt)
 	if mcpChanged {
 		stale = old
 	}
@@ -333,28 +332,6 @@ func isMCPConfig(path string) bool {
 		return true
 	}
 	return false
-}
-
-// servedRoster is the runtime as basis serve's MCP server sees it. The
-// runtime is swapped whole on a reload; a call runs on the one it began
-// with.
-type servedRoster struct {
-	rt    atomic.Pointer[runtime.Runtime]
-	depth int
-}
-
-// Tools returns the roster's descriptors.
-func (r *servedRoster) Tools() []contract.Descriptor { return r.rt.Load().Tools() }
-
-// Changed is the runtime's: the server refreshes its list when the tools
-// of a proxied MCP server change. A reload swaps the runtime and
-// refreshes the server, which then waits on the new one's.
-func (r *servedRoster) Changed() <-chan struct{} { return r.rt.Load().Changed() }
-
-// Call runs one call through the runtime's pipeline.
-func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call) (string, bool) {
-	out := r.rt.Load().Call(contract.WithDelegationDepth(ctx, r.depth), name, call)
-	return out.Text, out.Status != runtime.StatusOK
 }
 
 // serveApprover maps serve's --approve to an approver: elicit asks the

@@ -2,8 +2,8 @@
 // official MCP Go SDK: what `basis serve` is built on, and what a Go host
 // uses to offer its runtime's tools to MCP clients.
 //
-// A host adapts its runtime to a [Roster] (its tools, and a call through
-// its whole pipeline) and serves it over stdio ([Server.Serve]) or
+// A host serves its runtime ([RuntimeRoster]), or any [Roster] (tools,
+// and a call through a whole pipeline), over stdio ([Server.Serve]) or
 // streamable HTTP behind a bearer token ([Server.ListenAndServe]). Every
 // failure and refusal comes back as a tool result with isError set, never
 // a protocol error, so the model reads what went wrong. Calls run
