@@ -26,11 +26,11 @@ func TestMCPBindWithRealServers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
-	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{ConfigDir: s.cfg})
+	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{ConfigDir: s.cfg})
 	if err != nil {
 		t.Fatalf("loading %s: %v", filepath.Join(s.cfg, mcpbind.OperatorFileName), err)
 	}
-	m := mcpbind.NewManager(cfg, mcpbind.Options{})
+	m := mcpbind.NewManager(cfg, nil)
 	closed := false
 	defer func() {
 		if !closed {

@@ -27,7 +27,7 @@ func median(d []time.Duration) time.Duration {
 // median call times (overhead-ratio; 1.00 is no overhead).
 func BenchmarkMCPCall(b *testing.B) {
 	ctx := context.Background()
-	m := newManager(b, mcpbind.Options{}, stdioServer("ts"))
+	m := newManager(b, &mcpbind.ManagerOptions{}, stdioServer("ts"))
 	tl := tool(b, m, "ts", "echo")
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
@@ -85,7 +85,7 @@ func BenchmarkStartup(b *testing.B) {
 			for b.Loop() {
 				var slowest time.Duration
 				for _, s := range servers {
-					m := newManager(b, mcpbind.Options{}, s)
+					m := newManager(b, &mcpbind.ManagerOptions{}, s)
 					start := time.Now()
 					if err := m.StartAll(ctx); err != nil {
 						b.Fatal(err)
@@ -93,7 +93,7 @@ func BenchmarkStartup(b *testing.B) {
 					slowest = max(slowest, time.Since(start))
 					m.Close()
 				}
-				m := newManager(b, mcpbind.Options{}, servers...)
+				m := newManager(b, &mcpbind.ManagerOptions{}, servers...)
 				start := time.Now()
 				if err := m.StartAll(ctx); err != nil {
 					b.Fatal(err)

@@ -55,11 +55,11 @@ func TestCanarySecretAppearsNowhere(t *testing.T) {
 
 	var out bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{ConfigDir: conf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := mcpbind.NewManager(cfg, mcpbind.Options{Lookup: lookup, Logger: logger,
+	m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{Lookup: lookup, Logger: logger,
 		Env: append([]string{"PATH=/usr/bin:/bin"}, "MCPBIND_CANARY="+expanded)})
 	t.Cleanup(func() { m.Close() })
 

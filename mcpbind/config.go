@@ -32,34 +32,23 @@ const (
 
 // Origin says where a server's configuration came from, which decides
 // whether it needs trust and whether its annotations may be trusted.
-type Origin int
+type Origin string
 
 const (
 	// OriginWorkspace: a repository's <root>/.mcp.json. Its servers are
 	// code the repository asks to run: they start only once the operator
-	// trusted the file, and trust_annotations in it is ignored.
-	OriginWorkspace Origin = iota
+	// trusted the file, and trust_annotations in it is ignored. The zero
+	// Origin counts as this one, the least trusted.
+	OriginWorkspace Origin = "workspace"
 	// OriginOperator: the operator's <config dir>/mcp.json.
-	OriginOperator
+	OriginOperator Origin = "operator"
 	// OriginHost: a server a Go host supplied in code.
-	OriginHost
+	OriginHost Origin = "host"
 )
 
-// String returns "workspace", "operator" or "host".
-func (o Origin) String() string {
-	switch o {
-	case OriginWorkspace:
-		return "workspace"
-	case OriginOperator:
-		return "operator"
-	case OriginHost:
-		return "host"
-	}
-	return "Origin(" + strconv.Itoa(int(o)) + ")"
-}
-
-// MarshalText implements [encoding.TextMarshaler]: JSON shows the word.
-func (o Origin) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+// workspace reports whether servers of this origin are the workspace's:
+// every origin but the operator's and the host's, the zero one included.
+func (o Origin) workspace() bool { return o != OriginOperator && o != OriginHost }
 
 // ServerConfig is one configured MCP server, as written: strings hold their
 // ${VAR} placeholders unexpanded, and env and header values are kept in
@@ -105,16 +94,16 @@ type ServerConfig struct {
 var serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers",
 	"startup_timeout_ms", "call_timeout_ms", "trust_annotations"}
 
-// ParseConfig reads one .mcp.json or mcp.json document. file is the path
+// parseConfig reads one .mcp.json or mcp.json document. file is the path
 // used in messages and recorded in each [ServerConfig]; origin says what
 // kind of file it is.
 //
 // It returns the servers that are well formed, in name order, and every
-// problem found as an [errors.Join] of [*ConfigError] values. A problem of
+// problem found as an [errors.Join] of [*configfile.Error] values. A problem of
 // the file as a whole (not JSON, no "mcpServers") yields no server; a
 // problem of one server drops only that server. Unset variables are not
 // problems here: a ${VAR} is looked up when the server starts.
-func ParseConfig(file string, data []byte, origin Origin) ([]ServerConfig, error) {
+func parseConfig(file string, data []byte, origin Origin) ([]ServerConfig, error) {
 	p := &configParser{file: file, data: data, origin: origin}
 	servers := p.parse()
 	return servers, p.err()
@@ -124,11 +113,11 @@ type configParser struct {
 	file     string
 	data     []byte
 	origin   Origin
-	problems []*ConfigError
+	problems []*configfile.Error
 }
 
-func (p *configParser) report(off int, server, field, variable string, err error) {
-	e := &ConfigError{File: p.file, Server: server, Field: field, Variable: variable, Err: err}
+func (p *configParser) report(off int, server, field string, err error) {
+	e := &configfile.Error{File: p.file, Subject: subjectOf(server), Field: field, Err: err}
 	if off >= 0 {
 		e.Line, e.Column = configfile.LineCol(p.data, off)
 	}
@@ -139,7 +128,7 @@ func (p *configParser) err() error {
 	if len(p.problems) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(p.problems, func(a, b *ConfigError) int {
+	slices.SortStableFunc(p.problems, func(a, b *configfile.Error) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
 		}
@@ -159,7 +148,7 @@ func (p *configParser) parse() []ServerConfig {
 		return nil
 	}
 	if doc.Kind() != "object" {
-		p.report(doc.Off, "", "", "", newProblem(ErrWrongType,
+		p.report(doc.Off, "", "", newProblem(errWrongType,
 			`an MCP config is a JSON object such as {"mcpServers": {}}, not `+doc.KindPhrase()))
 		return nil
 	}
@@ -169,18 +158,18 @@ func (p *configParser) parse() []ServerConfig {
 			continue // other agents keep their own keys here
 		}
 		if servers != nil {
-			p.report(m.KeyOff, "", "mcpServers", "", newProblem(ErrDuplicateKey, "written twice; keep one"))
+			p.report(m.KeyOff, "", "mcpServers", newProblem(errDuplicateKey, "written twice; keep one"))
 			return nil
 		}
 		servers = &m
 	}
 	if servers == nil {
-		p.report(doc.Off, "", "mcpServers", "", newProblem(ErrMissingField,
+		p.report(doc.Off, "", "mcpServers", newProblem(errMissingField,
 			`missing; an MCP config is {"mcpServers": {"NAME": {"command": "..."}}}`))
 		return nil
 	}
 	if servers.Value.Kind() != "object" {
-		p.report(servers.Value.Off, "", "mcpServers", "", newProblem(ErrWrongType,
+		p.report(servers.Value.Off, "", "mcpServers", newProblem(errWrongType,
 			"must be an object of servers by name, not "+servers.Value.KindPhrase()))
 		return nil
 	}
@@ -189,7 +178,7 @@ func (p *configParser) parse() []ServerConfig {
 	for _, m := range servers.Value.Members() {
 		name := m.Key
 		if seen[name] {
-			p.report(m.KeyOff, printableName(name), "", "", newProblem(ErrDuplicateKey, "the server name is written twice; keep one"))
+			p.report(m.KeyOff, printableName(name), "", newProblem(errDuplicateKey, "the server name is written twice; keep one"))
 			out = slices.DeleteFunc(out, func(s ServerConfig) bool { return s.Name == name })
 			continue
 		}
@@ -207,7 +196,7 @@ func (p *configParser) parse() []ServerConfig {
 func (p *configParser) reportSyntax(err error) {
 	var se *configfile.SyntaxError
 	if !errors.As(err, &se) {
-		p.report(0, "", "", "", newProblem(ErrSyntax, "not valid JSON"))
+		p.report(0, "", "", newProblem(errSyntax, "not valid JSON"))
 		return
 	}
 	text := se.Error()
@@ -217,7 +206,7 @@ func (p *configParser) reportSyntax(err error) {
 	case configfile.SyntaxTrailing:
 		text = "there is more after the JSON object ends; a config file is one object"
 	}
-	p.report(se.Off, "", "", "", &problem{kind: ErrSyntax, cause: se, text: text})
+	p.report(se.Off, "", "", &problem{kind: errSyntax, cause: se, text: text})
 }
 
 // serverTypes are the values "type" may have.
@@ -249,15 +238,15 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 	name := printableName(m.Key)
 	before := len(p.problems)
 	if m.Key == "" {
-		p.report(m.KeyOff, "", "", "", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
+		p.report(m.KeyOff, "", "", newProblem(errInvalidValue, "a server name is empty; name the server"))
 		return ServerConfig{}, false
 	}
 	if why := nameProblem(m.Key); why != "" {
-		p.report(m.KeyOff, name, "", "", newProblem(ErrInvalidValue, why))
+		p.report(m.KeyOff, name, "", newProblem(errInvalidValue, why))
 		return ServerConfig{}, false
 	}
 	if m.Value.Kind() != "object" {
-		p.report(m.Value.Off, name, "", "", newProblem(ErrWrongType, "a server is an object such as {\"command\": \"...\"}, not "+m.Value.KindPhrase()))
+		p.report(m.Value.Off, name, "", newProblem(errWrongType, "a server is an object such as {\"command\": \"...\"}, not "+m.Value.KindPhrase()))
 		return ServerConfig{}, false
 	}
 	s := ServerConfig{Name: m.Key, File: p.file, Origin: p.origin}
@@ -267,7 +256,7 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 			continue // other agents' keys, such as "disabled"
 		}
 		if _, dup := fields[f.Key]; dup {
-			p.report(f.KeyOff, name, f.Key, "", newProblem(ErrDuplicateKey, "written twice; keep one"))
+			p.report(f.KeyOff, name, f.Key, newProblem(errDuplicateKey, "written twice; keep one"))
 			continue
 		}
 		fields[f.Key] = f.Value
@@ -285,7 +274,7 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 				if quotable(t, serverTypes) {
 					written = strconv.Quote(t)
 				}
-				p.report(f.Off, name, "type", "", newProblem(ErrUnknownType,
+				p.report(f.Off, name, "type", newProblem(errUnknownType,
 					"unknown type "+written+"; use stdio, http or sse"))
 			}
 		}
@@ -294,26 +283,26 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 	url, hasURL := fields["url"]
 	switch {
 	case s.Type == "" && hasCommand && hasURL:
-		p.report(m.Value.Off, name, "", "", newProblem(ErrInvalidValue,
+		p.report(m.Value.Off, name, "", newProblem(errInvalidValue,
 			`has both "command" and "url"; keep one, or set "type"`))
 	case s.Type == "" && hasCommand:
 		s.Type = TypeStdio
 	case s.Type == "" && hasURL:
 		s.Type = TypeHTTP
 	case s.Type == "" && len(p.problems) == before:
-		p.report(m.Value.Off, name, "command", "", newProblem(ErrMissingField,
+		p.report(m.Value.Off, name, "command", newProblem(errMissingField,
 			`a server needs "command" (a program to start) or "url" (a server to reach)`))
 	}
 	switch s.Type {
 	case TypeStdio:
 		if !hasCommand {
-			p.report(m.Value.Off, name, "command", "", newProblem(ErrMissingField, `a stdio server needs "command"`))
+			p.report(m.Value.Off, name, "command", newProblem(errMissingField, `a stdio server needs "command"`))
 			break
 		}
 		if c, ok := p.str(command, name, "command"); ok {
 			switch {
 			case strings.TrimSpace(c) == "":
-				p.report(command.Off, name, "command", "", newProblem(ErrInvalidValue, "is empty; name the program to start"))
+				p.report(command.Off, name, "command", newProblem(errInvalidValue, "is empty; name the program to start"))
 			case p.template(command.Off, name, "command", c):
 				s.Command = c
 			}
@@ -331,13 +320,13 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 		}
 	case TypeHTTP, TypeSSE:
 		if !hasURL {
-			p.report(m.Value.Off, name, "url", "", newProblem(ErrMissingField, "an "+s.Type+` server needs "url"`))
+			p.report(m.Value.Off, name, "url", newProblem(errMissingField, "an "+s.Type+` server needs "url"`))
 			break
 		}
 		if u, ok := p.str(url, name, "url"); ok {
 			switch {
 			case strings.TrimSpace(u) == "":
-				p.report(url.Off, name, "url", "", newProblem(ErrInvalidValue, "is empty; give the server's address"))
+				p.report(url.Off, name, "url", newProblem(errInvalidValue, "is empty; give the server's address"))
 			case p.template(url.Off, name, "url", u):
 				s.URL = u
 			}
@@ -352,10 +341,10 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 		switch string(f.Raw) {
 		case "true":
 			// A workspace file cannot vouch for its own servers.
-			s.TrustAnnotations = p.origin != OriginWorkspace
+			s.TrustAnnotations = !p.origin.workspace()
 		case "false":
 		default:
-			p.report(f.Off, name, "trust_annotations", "", newProblem(ErrWrongType, "must be true or false, not "+f.KindPhrase()))
+			p.report(f.Off, name, "trust_annotations", newProblem(errWrongType, "must be true or false, not "+f.KindPhrase()))
 		}
 	}
 	return s, len(p.problems) == before
@@ -365,11 +354,11 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 func (p *configParser) str(v configfile.Value, server, field string) (string, bool) {
 	s, ok := v.Text()
 	if !ok {
-		p.report(v.Off, server, field, "", newProblem(ErrWrongType, "must be a string, not "+v.KindPhrase()))
+		p.report(v.Off, server, field, newProblem(errWrongType, "must be a string, not "+v.KindPhrase()))
 		return "", false
 	}
 	if strings.IndexByte(s, 0) >= 0 {
-		p.report(v.Off, server, field, "", newProblem(ErrInvalidValue, "holds a NUL byte, which no program or header can carry"))
+		p.report(v.Off, server, field, newProblem(errInvalidValue, "holds a NUL byte, which no program or header can carry"))
 		return "", false
 	}
 	return s, true
@@ -380,12 +369,12 @@ func (p *configParser) str(v configfile.Value, server, field string) (string, bo
 func (p *configParser) template(off int, server, field, s string) bool {
 	names, err := configfile.Placeholders(s)
 	if err != nil {
-		variable, cause := placeholderProblem(err)
-		p.report(off, server, field, variable, cause)
+		cause := placeholderProblem(err)
+		p.report(off, server, field, cause)
 		return false
 	}
 	if name, ok := basisPlaceholder(names); ok {
-		p.report(off, server, field, name, basisVariableProblem(name))
+		p.report(off, server, field, basisVariableProblem(name))
 		return false
 	}
 	return true
@@ -406,13 +395,13 @@ func basisPlaceholder(names []string) (string, bool) {
 // would hand a server what childenv keeps from it — BASIS_SERVE_TOKEN
 // answers basis's own approval questions.
 func basisVariableProblem(name string) error {
-	return newProblem(ErrInvalidValue, "${"+name+"} names one of basis's own variables (BASIS_*), which are never handed to a program basis starts; "+
+	return newProblem(errInvalidValue, "${"+name+"} names one of basis's own variables (BASIS_*), which are never handed to a program basis starts; "+
 		"write the value the server needs, or set it in a variable of another name")
 }
 
 func (p *configParser) args(v configfile.Value, server string) []string {
 	if v.Kind() != "array" {
-		p.report(v.Off, server, "args", "", newProblem(ErrWrongType, "must be an array of strings, not "+v.KindPhrase()))
+		p.report(v.Off, server, "args", newProblem(errWrongType, "must be an array of strings, not "+v.KindPhrase()))
 		return nil
 	}
 	var out []string
@@ -429,18 +418,18 @@ func (p *configParser) args(v configfile.Value, server string) []string {
 // values reads "env" or "headers": an object of strings.
 func (p *configParser) values(obj configfile.Value, server, field string) *Values {
 	if obj.Kind() != "object" {
-		p.report(obj.Off, server, field, "", newProblem(ErrWrongType, "must be an object of strings, not "+obj.KindPhrase()))
+		p.report(obj.Off, server, field, newProblem(errWrongType, "must be an object of strings, not "+obj.KindPhrase()))
 		return nil
 	}
 	m := map[string]string{}
 	for _, e := range obj.Members() {
 		sub := field + "." + printableName(e.Key)
 		if _, dup := m[e.Key]; dup {
-			p.report(e.KeyOff, server, sub, "", newProblem(ErrDuplicateKey, "written twice; keep one"))
+			p.report(e.KeyOff, server, sub, newProblem(errDuplicateKey, "written twice; keep one"))
 			continue
 		}
 		if bad := badValueName(field, e.Key); bad != "" {
-			p.report(e.KeyOff, server, sub, "", newProblem(ErrInvalidValue, bad))
+			p.report(e.KeyOff, server, sub, newProblem(errInvalidValue, bad))
 			continue
 		}
 		v, ok := p.str(e.Value, server, sub)
@@ -448,7 +437,7 @@ func (p *configParser) values(obj configfile.Value, server, field string) *Value
 			continue
 		}
 		if field == "headers" && strings.ContainsAny(v, "\r\n") {
-			p.report(e.Value.Off, server, sub, "", newProblem(ErrInvalidValue, "holds a line break, which would end the header early"))
+			p.report(e.Value.Off, server, sub, newProblem(errInvalidValue, "holds a line break, which would end the header early"))
 			continue
 		}
 		m[e.Key] = v
@@ -485,14 +474,14 @@ func (p *configParser) timeout(fields map[string]configfile.Value, server, field
 		return 0
 	}
 	if f.Kind() != "number" {
-		p.report(f.Off, server, field, "", newProblem(ErrWrongType, "must be a number of milliseconds, not "+f.KindPhrase()))
+		p.report(f.Off, server, field, newProblem(errWrongType, "must be a number of milliseconds, not "+f.KindPhrase()))
 		return 0
 	}
 	var ms json.Number
 	_ = json.Unmarshal(f.Raw, &ms)
 	n, err := ms.Int64()
 	if err != nil || n < 1 || time.Duration(n) > maxTimeout/time.Millisecond {
-		p.report(f.Off, server, field, "", newProblem(ErrInvalidValue,
+		p.report(f.Off, server, field, newProblem(errInvalidValue,
 			"must be a whole number of milliseconds from 1 to "+strconv.FormatInt(int64(maxTimeout/time.Millisecond), 10)))
 		return 0
 	}

@@ -209,7 +209,7 @@ func TestParseConfigErrors(t *testing.T) {
 			if !errors.Is(err, tt.sentinel) {
 				t.Errorf("error %v does not wrap %v", err, tt.sentinel)
 			}
-			var ce *mcpbind.ConfigError
+			var ce *configfile.Error
 			if !errors.As(err, &ce) {
 				t.Errorf("error %v holds no *ConfigError", err)
 			}
@@ -269,7 +269,7 @@ func TestConfigPrintsWithoutCredentials(t *testing.T) {
 	}{
 		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator }`},
 		{"%s", fmt.Sprintf("%s", s), s.String()},
-		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:1, Root:""}`},
+		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:"operator", Root:""}`},
 		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator Root:}`},
 		{"JSON", mustJSON(t, s), `{"Name":"api","Type":"http","Command":"","Args":null,"Env":null,"Cwd":"","URL":"https://h.example/mcp?[redacted]","Headers":{"Authorization":"[redacted]"},"StartupTimeout":0,"CallTimeout":0,"TrustAnnotations":false,"File":"","Origin":"operator","Root":""}`},
 	}
@@ -316,13 +316,13 @@ func TestPlaceholderProblemsKeepTheSharedError(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		err := tt.err()
-		var ce *mcpbind.ConfigError
+		var ce *configfile.Error
 		var xe *configfile.ExpandError
 		if !errors.Is(err, tt.sentinel) || !errors.As(err, &ce) || !errors.As(err, &xe) {
 			t.Errorf("%s: %v wraps no %v, *ConfigError and *configfile.ExpandError", tt.name, err, tt.sentinel)
 			continue
 		}
-		if diff := cmp.Diff([3]any{tt.kind, tt.variable, tt.variable}, [3]any{xe.Kind, xe.Variable, ce.Variable}); diff != "" {
+		if diff := cmp.Diff([3]any{tt.kind, tt.variable, "server a"}, [3]any{xe.Kind, xe.Variable, ce.Subject}); diff != "" {
 			t.Errorf("%s: kind and variable (-want +got):\n%s", tt.name, diff)
 		}
 	}

@@ -5,6 +5,7 @@ package mcpbind_test
 import (
 	"context"
 	"errors"
+	"github.com/basis-go/basis/configfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,21 +67,21 @@ func TestStdioServerEnvironment(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     map[string]string // the server's "env"
-		opts    mcpbind.Options
+		opts    *mcpbind.ManagerOptions
 		process []string // set in this process's environment, for nil Env
 		want    map[string]string
 		absent  []string
 	}{
 		{
 			name:   "nothing named",
-			opts:   mcpbind.Options{Env: canaryEnviron},
+			opts:   &mcpbind.ManagerOptions{Env: canaryEnviron},
 			want:   map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/operator", "LANG": "C.UTF-8", "FOO": "bar"},
 			absent: canaryNames,
 		},
 		{
 			name: "the server's env names GITHUB_TOKEN",
 			env:  map[string]string{"GITHUB_TOKEN": "${GITHUB_TOKEN}"},
-			opts: mcpbind.Options{Env: canaryEnviron},
+			opts: &mcpbind.ManagerOptions{Env: canaryEnviron},
 			// A value the server's env expands is a secret, cut from
 			// what the server answers: it is there, and hidden.
 			want:   map[string]string{"GITHUB_TOKEN": "[redacted]", "FOO": "bar"},
@@ -88,13 +89,13 @@ func TestStdioServerEnvironment(t *testing.T) {
 		},
 		{
 			name:   "the operator passes a name and a pattern",
-			opts:   mcpbind.Options{Env: canaryEnviron, PassEnv: []string{"DB_PASSWORD", "SSH_*"}},
+			opts:   &mcpbind.ManagerOptions{Env: canaryEnviron, PassEnv: []string{"DB_PASSWORD", "SSH_*"}},
 			want:   map[string]string{"DB_PASSWORD": "canary-db", "SSH_AUTH_SOCK": "/tmp/canary-agent.sock"},
 			absent: []string{"BASIS_SERVE_TOKEN", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"},
 		},
 		{
 			name:   "passing everything never passes basis's own",
-			opts:   mcpbind.Options{Env: canaryEnviron, PassEnv: []string{"*"}},
+			opts:   &mcpbind.ManagerOptions{Env: canaryEnviron, PassEnv: []string{"*"}},
 			want:   map[string]string{"GITHUB_TOKEN": "canary-github"},
 			absent: []string{"BASIS_SERVE_TOKEN", "BASIS_CONFIG_DIR"},
 		},
@@ -111,7 +112,7 @@ func TestStdioServerEnvironment(t *testing.T) {
 				k, v, _ := strings.Cut(e, "=")
 				t.Setenv(k, v)
 			}
-			if tt.opts.Env != nil {
+			if tt.opts != nil && tt.opts.Env != nil {
 				tt.opts.Lookup = lookupIn(tt.opts.Env)
 			}
 			s := stdioServer("s", "-environ")
@@ -143,7 +144,7 @@ func TestBasisVariablePlaceholderRefused(t *testing.T) {
 		"b": {"command": "x", "args": ["--config=${UNSET:-${basis_config_dir}}"]},
 		"ok": {"command": "x"}
 	}}`)
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{ConfigDir: conf})
 	if err == nil || len(cfg.Servers) != 1 || cfg.Servers[0].Name != "ok" {
 		t.Fatalf("Load = %v, %v; want a and b left out", cfg, err)
 	}
@@ -158,7 +159,7 @@ func TestBasisVariablePlaceholderRefused(t *testing.T) {
 
 	host := stdioServer("h")
 	host.Env = mcpbind.NewValues(map[string]string{"T": "${BASIS_SERVE_TOKEN}"})
-	if _, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Host: []mcpbind.ServerConfig{host}}); !errors.Is(err, mcpbind.ErrInvalidValue) ||
+	if _, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Host: []mcpbind.ServerConfig{host}}); !errors.Is(err, mcpbind.ErrInvalidValue) ||
 		!strings.Contains(err.Error(), "env.T") {
 		t.Errorf("a host's server: %v", err)
 	}
@@ -197,12 +198,12 @@ func newCWDWorkspace(t *testing.T, cwd string, operator bool) *cwdWorkspace {
 
 func (w *cwdWorkspace) manager(t *testing.T) *mcpbind.Manager {
 	t.Helper()
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: w.root, ConfigDir: w.conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.conf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := []string{"PATH=/usr/bin:/bin", "HOME=" + w.outside}
-	m := mcpbind.NewManager(cfg, mcpbind.Options{Env: env, Lookup: lookupIn(env), CloseGrace: 100 * time.Millisecond})
+	m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{Env: env, Lookup: lookupIn(env), CloseGrace: 100 * time.Millisecond})
 	t.Cleanup(func() { m.Close() })
 	return m
 }
@@ -223,12 +224,12 @@ func (w *cwdWorkspace) symlink(t *testing.T, target, rel string) {
 // workspace, naming file, server and field, and quoting no path.
 func checkOutside(t *testing.T, what string, err error, w *cwdWorkspace) {
 	t.Helper()
-	var ce *mcpbind.ConfigError
+	var ce *configfile.Error
 	if !errors.Is(err, mcpbind.ErrOutsideWorkspace) || !errors.As(err, &ce) {
 		t.Errorf("%s: %v, want a ConfigError wrapping ErrOutsideWorkspace", what, err)
 		return
 	}
-	if ce.File != filepath.Join(w.root, ".mcp.json") || ce.Server != "s" || ce.Field != "cwd" {
+	if ce.File != filepath.Join(w.root, ".mcp.json") || ce.Subject != "server s" || ce.Field != "cwd" {
 		t.Errorf("%s: %+v does not name the file, server and field", what, ce)
 	}
 	for _, value := range []string{w.outside, "canary", "../", "/etc"} {
@@ -268,7 +269,7 @@ func TestWorkspaceServerCwdOutside(t *testing.T) {
 			if err := m.StartAll(context.Background()); err != nil {
 				t.Errorf("StartAll = %v; an unavailable server is no start failure", err)
 			}
-			cfg, _ := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: w.root, ConfigDir: w.conf})
+			cfg, _ := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.conf})
 			checkOutside(t, "Check", cfg.Servers[0].Check(lookupIn([]string{"HOME=" + w.outside})), w)
 			if w.started() {
 				t.Error("the server started")

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
@@ -41,32 +42,28 @@ func Example() {
 		return
 	}
 
-	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{
+	m := mcpbind.Open(ctx, &mcpbind.LoadOptions{
 		Root:      root,      // <root>/.mcp.json
 		ConfigDir: configDir, // mcp.json and mcp-trust.json
-	})
-	if err != nil {
-		// every problem, one *mcpbind.ConfigError per line; cfg still holds
-		// every server that is well formed
-		fmt.Println(err)
-	}
-	m := mcpbind.NewManager(cfg, mcpbind.Options{
+	}, &mcpbind.ManagerOptions{
 		Lookup:  os.LookupEnv,             // ${VAR}s read the whole environment
-		Env:     os.Environ(),             // stdio servers inherit part of it (below)
+		Env:     os.Environ(),             // stdio servers inherit part of it
 		PassEnv: []string{"GITHUB_TOKEN"}, // credential-looking names they inherit all the same
-		OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
-			// replace that server's tools in the roster (runtime.ReplaceMCPSource)
+		// Sandbox: a subprocess.Confiner, such as the host's sandbox
+		OnToolsChanged: func(source string, tools []contract.ExecutableTool) {
+			// replace that source's tools in the roster (runtime.ReplaceMCPSource)
 		},
 	})
 	defer m.Close()
+	for _, err := range m.Problems() {
+		fmt.Println(err) // each *configfile.Error left its server (or file) out
+	}
 
 	// basis call mcp__tickets__echo: start only the server it needs
-	server, _ := m.ServerFor("mcp__tickets__echo")
-	tools, err := m.ServerTools(ctx, server)
-	if err != nil {
+	if err := m.StartFor(ctx, "mcp__tickets__echo"); err != nil {
 		fmt.Println(err) // it could not start, is untrusted, or some tool names collided
 	}
-	for _, t := range tools {
+	for _, t := range m.Tools() {
 		if t.Descriptor().Name == "mcp__tickets__echo" {
 			res, err := t.Execute(ctx, contract.Call{Input: []byte(`{"id": 42}`)})
 			fmt.Println(res.Text, err)
@@ -87,13 +84,16 @@ func Example() {
 	// tickets connected, 12 tools
 }
 
-func ExampleParseConfig() {
-	_, err := mcpbind.ParseConfig("/repo/.mcp.json", []byte(`{"mcpServers": {
+func ExampleLoad() {
+	root, _ := os.MkdirTemp("", "workspace-")
+	defer os.RemoveAll(root)
+	os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(`{"mcpServers": {
   "db": {"type": "websocket", "url": "ws://localhost:5000"}
-}}`), mcpbind.OriginWorkspace)
-	fmt.Println(err)
+}}`), 0o644)
+	_, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root})
+	fmt.Println(strings.TrimPrefix(err.Error(), root))
 	// Output:
-	// /repo/.mcp.json:2:18: server db: type: unknown type "websocket"; use stdio, http or sse
+	// /.mcp.json:2:18: server db: type: unknown type "websocket"; use stdio, http or sse
 }
 
 func ExampleToolName() {

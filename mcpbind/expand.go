@@ -12,18 +12,14 @@ import (
 // config file basis reads: ${VAR}, and ${VAR:-default} for unset or empty.
 // What is left here is saying it in this package's terms.
 
-// placeholderProblem turns an error of configfile.Expand or
-// configfile.Placeholders into the variable it names and a cause that
-// wraps ErrUnsetVariable or ErrPlaceholder (and the *configfile.ExpandError
-// itself). The message names the variable, never a value.
-func placeholderProblem(err error) (variable string, cause error) {
+// placeholderProblem is the cause of a config error about a placeholder:
+// an error of configfile.Expand or configfile.Placeholders, which wraps
+// configfile.ErrUnsetVariable or configfile.ErrPlaceholder, and whose
+// *configfile.ExpandError (errors.As) names the variable, never a value.
+func placeholderProblem(err error) error {
 	var xe *configfile.ExpandError
-	if !errors.As(err, &xe) {
-		return "", &problem{kind: ErrPlaceholder, cause: err, text: err.Error()}
+	if errors.As(err, &xe) {
+		return xe
 	}
-	kind := ErrPlaceholder
-	if xe.Kind == configfile.PlaceholderUnset {
-		kind = ErrUnsetVariable
-	}
-	return xe.Variable, &problem{kind: kind, cause: xe, text: xe.Error()}
+	return &problem{kind: configfile.ErrPlaceholder, cause: err, text: err.Error()}
 }

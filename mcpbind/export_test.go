@@ -2,8 +2,57 @@
 
 package mcpbind
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"context"
+	"github.com/basis-go/basis/configfile"
+	"github.com/basis-go/basis/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // SetConnectTo makes m reach every server through the transport connect
 // returns, so unit tests run servers in memory.
 func SetConnectTo(m *Manager, connect func(ServerConfig) mcp.Transport) { m.connectTo = connect }
+
+// The errors the package's own tests tell apart; callers outside read
+// the messages.
+var (
+	ErrUnreadable       = errUnreadable
+	ErrOutsideWorkspace = errOutsideWorkspace
+	ErrSyntax           = errSyntax
+	ErrMissingField     = errMissingField
+	ErrWrongType        = errWrongType
+	ErrUnknownType      = errUnknownType
+	ErrDuplicateKey     = errDuplicateKey
+	ErrInvalidValue     = errInvalidValue
+	ErrUntrusted        = errUntrusted
+	ErrUnknownServer    = errUnknownServer
+	ErrToolError        = errToolError
+	ErrProtocol         = errProtocol
+	ErrCallTimeout      = errCallTimeout
+	ErrNameCollision    = errNameCollision
+	ErrToolListBound    = errToolListBound
+	ErrClosed           = errClosed
+	ErrTrustStore       = errTrustStore
+	ErrPlaceholder      = configfile.ErrPlaceholder
+	ErrUnsetVariable    = configfile.ErrUnsetVariable
+	ErrInvalidInput     = contract.ErrInvalidInput
+)
+
+// What only the tests reach of the package's internals.
+var ParseConfig = parseConfig
+
+const DefaultCloseGrace = defaultCloseGrace
+
+func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
+	return s.checkVariables(lookup)
+}
+
+func (v *Values) Each(fn func(name, value string)) { v.each(fn) }
+func (v *Values) Names() []string                  { return v.nameList() }
+
+func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) { return t.list(ctx) }
+
+func (t *Tool) RemoteName() string { return t.remote }
+func (t *Tool) Server() string     { return t.srv.cfg.Name }
+
+func (m *Manager) Start(ctx context.Context, name string) error { return m.start(ctx, name) }

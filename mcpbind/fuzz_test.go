@@ -4,6 +4,7 @@ package mcpbind_test
 
 import (
 	"errors"
+	"github.com/basis-go/basis/configfile"
 	"slices"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func FuzzParseConfig(f *testing.F) {
 			return
 		}
 		for _, e := range unjoin(err) {
-			var ce *mcpbind.ConfigError
+			var ce *configfile.Error
 			if !errors.As(e, &ce) {
 				t.Fatalf("%v is not a *ConfigError", e)
 			}

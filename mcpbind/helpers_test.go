@@ -49,9 +49,9 @@ func stdioServer(name string, args ...string) mcpbind.ServerConfig {
 
 // newManager loads servers as a host's and returns a Manager closed when
 // the test ends.
-func newManager(t testing.TB, opts mcpbind.Options, servers ...mcpbind.ServerConfig) *mcpbind.Manager {
+func newManager(t testing.TB, opts *mcpbind.ManagerOptions, servers ...mcpbind.ServerConfig) *mcpbind.Manager {
 	t.Helper()
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Host: servers})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Host: servers})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -103,7 +103,7 @@ const (
 )
 
 func holdServer(fifo string) int {
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Host: []mcpbind.ServerConfig{
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Host: []mcpbind.ServerConfig{
 		// Stubborn: it ignores the end of its stdin, which the host's death
 		// brings, and forks a grandchild whose pid it writes beside ours.
 		{Name: "ts", Type: mcpbind.TypeStdio, Command: os.Getenv(serverEnv), Args: []string{"-stubborn", fifo + ".pids"}},
@@ -113,7 +113,7 @@ func holdServer(fifo string) int {
 		return 1
 	}
 	var pid int
-	m := mcpbind.NewManager(cfg, mcpbind.Options{Track: func(cmd *exec.Cmd, start func() error) (func(), error) {
+	m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{Track: func(cmd *exec.Cmd, start func() error) (func(), error) {
 		err := start()
 		if cmd.Process != nil {
 			pid = cmd.Process.Pid

@@ -81,7 +81,7 @@ func TestDescriptorAndPreview(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newManager(t, mcpbind.Options{}, tt.server)
+			m := newManager(t, &mcpbind.ManagerOptions{}, tt.server)
 			inMemory(t, m, testserver.Options{})
 			tl := tool(t, m, tt.server.Name, tt.remote)
 			d := tl.Descriptor()
@@ -112,7 +112,7 @@ func TestDescriptorAndPreview(t *testing.T) {
 }
 
 func TestPreviewRefusesAmbiguousInput(t *testing.T) {
-	m := newManager(t, mcpbind.Options{}, mcpbind.ServerConfig{Name: "s", Command: "x"})
+	m := newManager(t, &mcpbind.ManagerOptions{}, mcpbind.ServerConfig{Name: "s", Command: "x"})
 	inMemory(t, m, testserver.Options{})
 	tl := tool(t, m, "s", "echo")
 	for _, in := range []string{`{"a":1,"a":2}`, `{"k":1,"K":2}`, `"x"`, `{`} {
@@ -126,7 +126,7 @@ func TestPreviewRefusesAmbiguousInput(t *testing.T) {
 }
 
 func TestConcurrentCallsInMemory(t *testing.T) {
-	m := newManager(t, mcpbind.Options{}, mcpbind.ServerConfig{Name: "s", Command: "x"})
+	m := newManager(t, &mcpbind.ManagerOptions{}, mcpbind.ServerConfig{Name: "s", Command: "x"})
 	inMemory(t, m, testserver.Options{})
 	tl := tool(t, m, "s", "echo")
 	var wg sync.WaitGroup
@@ -158,7 +158,7 @@ func TestHTTPServers(t *testing.T) {
 	t.Cleanup(streamable.Close)
 	sse := httptest.NewServer(mcp.NewSSEHandler(get, nil))
 	t.Cleanup(sse.Close)
-	m := newManager(t, mcpbind.Options{Lookup: func(n string) (string, bool) { return "platform-team", n == "TEAM" }},
+	m := newManager(t, &mcpbind.ManagerOptions{Lookup: func(n string) (string, bool) { return "platform-team", n == "TEAM" }},
 		mcpbind.ServerConfig{Name: "web", Type: "http", URL: streamable.URL + "?v=1", Headers: mcpbind.NewValues(map[string]string{"X-Team": "${TEAM}"})},
 		mcpbind.ServerConfig{Name: "old", Type: "sse", URL: sse.URL},
 	)
@@ -188,7 +188,11 @@ func TestHTTPServers(t *testing.T) {
 // next call, and when it comes back with other tools the host hears of it.
 func TestRestartWithOtherTools(t *testing.T) {
 	changed := make(chan []string, 2)
-	m := newManager(t, mcpbind.Options{OnToolsChanged: func(_ string, tools []contract.ExecutableTool) {
+	m := newManager(t, &mcpbind.ManagerOptions{OnToolsChanged: func(source string, tools []contract.ExecutableTool) {
+		// The source is the one a runtime replaces the server's tools by.
+		if source != "host#s" || tools[0].Descriptor().Source != source {
+			t.Errorf("OnToolsChanged's source %q, the tools' %q; want host#s for both", source, tools[0].Descriptor().Source)
+		}
 		changed <- toolNames(tools)
 	}}, mcpbind.ServerConfig{Name: "s", Command: "x"})
 	var mu sync.Mutex

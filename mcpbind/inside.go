@@ -18,5 +18,5 @@ func inWorkspace(root, file string) error {
 	if !errors.As(err, &outside) {
 		return nil
 	}
-	return &ConfigError{File: file, Err: &problem{kind: ErrOutsideWorkspace, cause: err, text: outside.Reason()}}
+	return &configfile.Error{File: file, Err: &problem{kind: errOutsideWorkspace, cause: err, text: outside.Reason()}}
 }

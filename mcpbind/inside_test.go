@@ -28,7 +28,7 @@ func TestWorkspaceConfigOutsideTheWorkspaceIsRefused(t *testing.T) {
 	if err := os.Symlink("../good/.mcp.json", link); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: hostile})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: hostile})
 	if !errors.Is(err, mcpbind.ErrOutsideWorkspace) || !errors.Is(err, configfile.ErrOutsideRoot) ||
 		!strings.HasPrefix(err.Error(), link+": is a symbolic link to "+filepath.Join(good, ".mcp.json")+", outside the workspace") {
 		t.Fatalf("Load = %v, want ErrOutsideWorkspace naming the link", err)
@@ -42,7 +42,7 @@ func TestWorkspaceConfigOutsideTheWorkspaceIsRefused(t *testing.T) {
 	if err := os.Symlink("conf/mcp.json", filepath.Join(inside, ".mcp.json")); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err = mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: inside})
+	cfg, err = mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: inside})
 	if err != nil || len(cfg.Servers) != 1 {
 		t.Errorf("a link within the workspace: %v, %v", cfg.Servers, err)
 	}

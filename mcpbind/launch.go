@@ -37,7 +37,7 @@ type launch struct {
 const minSecretLen = 6
 
 // expand expands s's placeholders with lookup. An unset variable is a
-// [*ConfigError] wrapping ErrUnsetVariable that names the variable and
+// [*configfile.Error] wrapping configfile.ErrUnsetVariable that names the variable and
 // the field, never a value.
 func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, error) {
 	l := &launch{}
@@ -56,8 +56,8 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 		}
 		out, err := configfile.Expand(text, record)
 		if err != nil {
-			variable, cause := placeholderProblem(err)
-			failure = &ConfigError{File: s.File, Server: printableName(s.Name), Field: name, Variable: variable, Err: cause}
+			cause := placeholderProblem(err)
+			failure = &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Field: name, Err: cause}
 		}
 		return out
 	}
@@ -65,7 +65,7 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 	for i, a := range s.Args {
 		l.args = append(l.args, field("args["+itoa(i)+"]", a))
 	}
-	s.Env.Each(func(n, v string) {
+	s.Env.each(func(n, v string) {
 		v = field("env."+n, v)
 		secrets = append(secrets, v)
 		l.env = append(l.env, n+"="+v)
@@ -75,12 +75,12 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 	if s.Headers.Len() > 0 {
 		l.headers = http.Header{}
 	}
-	s.Headers.Each(func(n, v string) {
+	s.Headers.each(func(n, v string) {
 		v = field("headers."+n, v)
 		secrets = append(secrets, v)
 		if strings.ContainsAny(v, "\r\n") && failure == nil {
-			failure = &ConfigError{File: s.File, Server: printableName(s.Name), Field: "headers." + n,
-				Err: newProblem(ErrInvalidValue, "holds a line break once expanded, which would end the header early")}
+			failure = &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Field: "headers." + n,
+				Err: newProblem(errInvalidValue, "holds a line break once expanded, which would end the header early")}
 		}
 		l.headers.Set(n, v)
 	})
@@ -94,7 +94,7 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 			// links ahead of it are followed: the kernel, and workdir's
 			// check, take the path as written.
 			l.cwd = filepath.Dir(s.File) + string(filepath.Separator) + l.cwd
-		case l.cwd == "" && s.Origin == OriginWorkspace && s.File != "":
+		case l.cwd == "" && s.Origin.workspace() && s.File != "":
 			l.cwd = filepath.Dir(s.File)
 		}
 	}
@@ -120,12 +120,12 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 	return l, nil
 }
 
-// CheckVariables reports, without starting anything, whether every ${VAR}
+// checkVariables reports, without starting anything, whether every ${VAR}
 // the server uses is set or has a default: the error is the
-// [*ConfigError] (wrapping [ErrUnsetVariable]) that would make the server
+// [*configfile.Error] (wrapping [configfile.ErrUnsetVariable]) that would make the server
 // unavailable at start, naming the variable and the field. lookup nil
 // means os.LookupEnv. [ServerConfig.Check] checks the cwd too.
-func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
+func (s ServerConfig) checkVariables(lookup func(string) (string, bool)) error {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
@@ -134,14 +134,11 @@ func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
 }
 
 // Check reports, without starting anything, whether the server can be
-// started here as configured: every ${VAR} it uses set or defaulted (as
-// [ServerConfig.CheckVariables]), and, for a stdio server from a
-// workspace's .mcp.json, a cwd that does not lead outside the workspace
-// (a [*ConfigError] wrapping [ErrOutsideWorkspace], naming the file,
-// server and field, never the path). A cwd that does not exist yet is no
-// problem here; starting the server is refused while it does not. lookup
-// nil means os.LookupEnv. A [Manager] checks each server this way when it
-// is made, and the cwd again at every start.
+// started here as configured: every ${VAR} it uses set or defaulted, and,
+// for a workspace's stdio server, a cwd that does not lead outside the
+// workspace (a cwd that does not exist yet is checked when the server
+// starts). lookup nil means os.LookupEnv. A [Manager] checks each server
+// this way when it is made, and the cwd again at every start.
 func (s ServerConfig) Check(lookup func(string) (string, bool)) error {
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -160,11 +157,11 @@ func (s ServerConfig) Check(lookup func(string) (string, bool)) error {
 // except for a workspace's server, whose cwd must resolve inside the
 // workspace — links and ".." followed, as the kernel would — and is
 // replaced by the real path found, so what starts in it is not that
-// path's next link. A cwd outside is a [*ConfigError] wrapping
-// [ErrOutsideWorkspace]; one that cannot be resolved (it does not exist)
+// path's next link. A cwd outside is a [*configfile.Error] wrapping
+// [errOutsideWorkspace]; one that cannot be resolved (it does not exist)
 // an error wrapping [ErrStart] and the operating system's reason.
 func (s *ServerConfig) workdir(l *launch) (string, error) {
-	if s.Type != TypeStdio || s.Origin != OriginWorkspace {
+	if s.Type != TypeStdio || !s.Origin.workspace() {
 		return l.cwd, nil
 	}
 	root := s.Root
@@ -176,7 +173,7 @@ func (s *ServerConfig) workdir(l *launch) (string, error) {
 	case err == nil:
 		return real, nil
 	case errors.Is(err, configfile.ErrOutsideRoot):
-		return "", &ConfigError{File: s.File, Server: printableName(s.Name), Field: "cwd", Err: &problem{kind: ErrOutsideWorkspace, cause: err,
+		return "", &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Field: "cwd", Err: &problem{kind: errOutsideWorkspace, cause: err,
 			text: "leads outside the workspace once placeholders are expanded and symbolic links followed, and a workspace's server runs inside its workspace: " +
 				"give a directory in it (only the operator's own mcp.json may name one elsewhere)"}}
 	}

@@ -3,6 +3,7 @@
 package mcpbind
 
 import (
+	"github.com/basis-go/basis/configfile"
 	"slices"
 	"strings"
 
@@ -26,7 +27,7 @@ import (
 // untrusted only when nothing else has its name.
 func layer(layers [][]ServerConfig, files []ConfigFile) (servers, shadowed []ServerConfig, errs []error) {
 	trusted := func(s ServerConfig) bool {
-		if s.Origin != OriginWorkspace {
+		if !s.Origin.workspace() {
 			return true
 		}
 		i := slices.IndexFunc(files, func(f ConfigFile) bool { return f.Path == s.File })
@@ -48,7 +49,7 @@ func layer(layers [][]ServerConfig, files []ConfigFile) (servers, shadowed []Ser
 			continue
 		}
 		other := kept[j]
-		errs = append(errs, &ConfigError{File: s.File, Server: printableName(s.Name), Err: newProblem(ErrInvalidValue,
+		errs = append(errs, &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Err: newProblem(errInvalidValue,
 			"its tools would be named like those of server "+printableName(other.Name)+whereFrom(other)+
 				" ("+serverPrefix(s.Name)+"… and "+serverPrefix(other.Name)+"…), so a call could reach either; rename one of them")})
 	}

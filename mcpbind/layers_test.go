@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/basis-go/basis/configfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,8 +56,8 @@ func TestUntrustedOrBrokenWorkspaceFileShadowsNothing(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, ws, conf)
 			}
-			cfg, _ := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf})
-			m := mcpbind.NewManager(cfg, mcpbind.Options{})
+			cfg, _ := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+			m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{})
 			t.Cleanup(func() { m.Close() })
 			if server, ok := m.ServerFor("mcp__a__echo"); !ok || server != "a" {
 				t.Fatalf("ServerFor(mcp__a__echo) = %q, %v", server, ok)
@@ -135,10 +136,10 @@ func TestAmbiguousServerNamesAreRefused(t *testing.T) {
 			for _, h := range tt.host {
 				host = append(host, mcpbind.ServerConfig{Name: h, Command: "h"})
 			}
-			cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf, Host: host})
+			cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Host: host})
 			var got []string
 			for _, s := range cfg.Servers {
-				got = append(got, s.Name+"@"+s.Origin.String())
+				got = append(got, s.Name+"@"+string(s.Origin))
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("servers (-want +got):\n%s", diff)
@@ -149,13 +150,13 @@ func TestAmbiguousServerNamesAreRefused(t *testing.T) {
 				}
 				return
 			}
-			var ce *mcpbind.ConfigError
+			var ce *configfile.Error
 			if !errors.Is(err, mcpbind.ErrInvalidValue) || !errors.As(err, &ce) {
 				t.Fatalf("error %v, want a ConfigError wrapping ErrInvalidValue", err)
 			}
 			file := map[string]string{"ws": ws, "op": op, "": ""}[tt.errFile]
-			if ce.File != file || ce.Server != tt.errName {
-				t.Errorf("the error names file %q and server %q, want %q and %q: %v", ce.File, ce.Server, file, tt.errName, err)
+			if ce.File != file || ce.Subject != "server "+tt.errName {
+				t.Errorf("the error names file %q and %q, want %q and server %q: %v", ce.File, ce.Subject, file, tt.errName, err)
 			}
 			for _, want := range tt.errs {
 				if !strings.Contains(err.Error(), want) {

@@ -22,7 +22,8 @@ const (
 	OperatorFileName = "mcp.json"
 )
 
-// LoadOptions says where [Load] finds servers.
+// LoadOptions says where [Load] finds servers; nil or the zero value
+// means none but what a host supplies.
 type LoadOptions struct {
 	// Root is the workspace root, where .mcp.json may be; empty for none.
 	Root string
@@ -47,8 +48,8 @@ type ConfigFile struct {
 	// for the operator's own.
 	Trust TrustState
 	// Changed, for a workspace file whose content is trusted but whose
-	// servers now run files that changed since (see [TrustStore.Verify]),
-	// lists those files; Trust is Changed then.
+	// servers now run files that changed since it was trusted, lists
+	// those files; Trust is Changed then.
 	Changed []string
 	// Pinned, for a trusted workspace file, are the files its servers
 	// run, as the trust record pinned them: a server checks them again
@@ -78,7 +79,7 @@ func (c *Config) Trust(server string) TrustState {
 		return f.Trust
 	}
 	for _, s := range c.Servers {
-		if s.Name == server && s.Origin != OriginWorkspace {
+		if s.Name == server && !s.Origin.workspace() {
 			return Trusted
 		}
 	}
@@ -88,7 +89,7 @@ func (c *Config) Trust(server string) TrustState {
 // fileOf is the workspace file the named server came from, or nil.
 func (c *Config) fileOf(server string) *ConfigFile {
 	for _, s := range c.Servers {
-		if s.Name != server || s.Origin != OriginWorkspace {
+		if s.Name != server || !s.Origin.workspace() {
 			continue
 		}
 		for i := range c.Files {
@@ -104,11 +105,15 @@ func (c *Config) fileOf(server string) *ConfigFile {
 // no error) and layers them over the host's servers. It starts nothing.
 //
 // It returns the Config with every server that is well formed, and every
-// problem found as an [errors.Join] of [*ConfigError] values (and, when
-// the trust store is unusable, an error wrapping [ErrTrustStore], in which
-// case no workspace file counts as trusted). A problem in one server drops
+// problem found as an [errors.Join] of [*configfile.Error] values (and, when
+// the trust store is unusable, an error saying so; no workspace file
+// counts as trusted then). A problem in one server drops
 // that server only.
-func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
+func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
+	var opts LoadOptions
+	if o != nil {
+		opts = *o
+	}
 	cfg := &Config{Root: opts.Root}
 	if cfg.Root != "" {
 		if abs, err := filepath.Abs(cfg.Root); err == nil {
@@ -133,7 +138,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 			errs = append(errs, err)
 			return
 		}
-		if origin == OriginWorkspace {
+		if origin.workspace() {
 			if err := inWorkspace(dir, filepath.Join(dir, name)); err != nil {
 				errs = append(errs, err)
 				return
@@ -148,26 +153,26 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 			// Its servers start without asking and may have their
 			// annotations trusted: another user must not be able to add
 			// one.
-			errs = append(errs, &ConfigError{File: path, Err: newProblem(ErrUnreadable,
+			errs = append(errs, &configfile.Error{File: path, Err: newProblem(errUnreadable,
 				"is writable by other users, so its servers are not used; chmod go-w it")})
 			return
 		}
 		file := ConfigFile{Path: path, Origin: origin, Trust: Trusted}
-		if origin == OriginWorkspace {
+		if origin.workspace() {
 			file.Trust = Untrusted
 			if trust != nil {
-				state, err := trust.State(ctx, path, data)
+				state, err := trust.state(ctx, path, data)
 				if err != nil {
 					errs = append(errs, err)
 				}
 				file.Trust = state
 			}
 		}
-		servers, err := ParseConfig(path, data, origin)
+		servers, err := parseConfig(path, data, origin)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		if file.Trust == Trusted && origin == OriginWorkspace {
+		if file.Trust == Trusted && origin.workspace() {
 			// The content is trusted; what its servers run must be too.
 			state, changed, pinned, verr := trust.verify(ctx, path, data, servers)
 			if verr != nil {
@@ -176,7 +181,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Config, error) {
 			file.Trust, file.Changed, file.Pinned = state, changed, pinned
 		}
 		cfg.Files = append(cfg.Files, file)
-		if origin == OriginWorkspace {
+		if origin.workspace() {
 			for i := range servers {
 				servers[i].Root = opts.Root
 			}
@@ -205,15 +210,15 @@ const maxConfigSize = configfile.DefaultLimit
 // readConfigFile reads a config or trust file the one careful way basis
 // reads config files (configfile.ReadInfo: no blocking on a FIFO, a
 // regular file after symlinks, bounded, cancellable) and returns it with
-// the mode of the file read. A problem is a [*ConfigError] wrapping
-// [ErrUnreadable] that names the file and never its content.
+// the mode of the file read. A problem is a [*configfile.Error] wrapping
+// [errUnreadable] that names the file and never its content.
 func readConfigFile(ctx context.Context, path string) ([]byte, fs.FileMode, error) {
 	data, info, err := configfile.ReadInfo(ctx, path, maxConfigSize)
 	if err == nil {
 		return data, info.Mode(), nil
 	}
 	text := configfile.ReadProblem(ctx, err, maxConfigSize, "an MCP config")
-	return nil, 0, &ConfigError{File: path, Err: &problem{kind: ErrUnreadable, cause: err, text: text}}
+	return nil, 0, &configfile.Error{File: path, Err: &problem{kind: errUnreadable, cause: err, text: text}}
 }
 
 // osReason is the operating system's part of err, without the path it
@@ -229,16 +234,16 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 		s.Origin = OriginHost
 		s.Args = slices.Clone(s.Args)
 		bad := func(field string, err error) {
-			errs = append(errs, &ConfigError{File: s.File, Server: printableName(s.Name), Field: field, Err: err})
+			errs = append(errs, &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Field: field, Err: err})
 		}
 		n := len(errs)
 		switch {
 		case s.Name == "":
-			bad("", newProblem(ErrInvalidValue, "a server name is empty; name the server"))
+			bad("", newProblem(errInvalidValue, "a server name is empty; name the server"))
 		case seen[s.Name]:
-			bad("", newProblem(ErrDuplicateKey, "the server name is given twice; keep one"))
+			bad("", newProblem(errDuplicateKey, "the server name is given twice; keep one"))
 		case nameProblem(s.Name) != "":
-			bad("", newProblem(ErrInvalidValue, nameProblem(s.Name)))
+			bad("", newProblem(errInvalidValue, nameProblem(s.Name)))
 		}
 		seen[s.Name] = true
 		if s.Type == "" {
@@ -250,26 +255,26 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 		switch s.Type {
 		case TypeStdio:
 			if strings.TrimSpace(s.Command) == "" {
-				bad("command", newProblem(ErrMissingField, "a stdio server needs a Command"))
+				bad("command", newProblem(errMissingField, "a stdio server needs a Command"))
 			}
 		case TypeHTTP, TypeSSE:
 			if strings.TrimSpace(s.URL) == "" {
-				bad("url", newProblem(ErrMissingField, "an "+s.Type+" server needs a URL"))
+				bad("url", newProblem(errMissingField, "an "+s.Type+" server needs a URL"))
 			}
 		default:
-			bad("type", newProblem(ErrUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
+			bad("type", newProblem(errUnknownType, "unknown type "+printableName(s.Type)+"; use stdio, http or sse"))
 		}
 		for field, text := range s.templates() {
 			names, err := configfile.Placeholders(text)
 			if err != nil {
-				_, cause := placeholderProblem(err)
+				cause := placeholderProblem(err)
 				bad(field, cause)
 			} else if name, ok := basisPlaceholder(names); ok {
 				bad(field, basisVariableProblem(name))
 			}
 		}
 		if s.StartupTimeout < 0 || s.CallTimeout < 0 {
-			bad("", newProblem(ErrInvalidValue, "a timeout is negative"))
+			bad("", newProblem(errInvalidValue, "a timeout is negative"))
 		}
 		if len(errs) == n {
 			out = append(out, s)
@@ -285,7 +290,7 @@ func (s *ServerConfig) templates() map[string]string {
 	for i, a := range s.Args {
 		m["args["+itoa(i)+"]"] = a
 	}
-	s.Env.Each(func(n, v string) { m["env."+n] = v })
-	s.Headers.Each(func(n, v string) { m["headers."+n] = v })
+	s.Env.each(func(n, v string) { m["env."+n] = v })
+	s.Headers.each(func(n, v string) { m["headers."+n] = v })
 	return m
 }

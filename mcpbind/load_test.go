@@ -5,6 +5,7 @@ package mcpbind_test
 import (
 	"context"
 	"errors"
+	"github.com/basis-go/basis/configfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestLoadLayersAndShadows(t *testing.T) {
 				}
 				trust = mcpbind.Trusted
 			}
-			cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf,
+			cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf,
 				Host: []mcpbind.ServerConfig{{Name: "oponly", Command: "host"}, {Name: "hostonly", Command: "h"}}})
 			if err != nil {
 				t.Fatal(err)
@@ -59,7 +60,7 @@ func TestLoadLayersAndShadows(t *testing.T) {
 			rows := func(servers []mcpbind.ServerConfig) []row {
 				var out []row
 				for _, s := range servers {
-					out = append(out, row{s.Name, s.Command, s.File, s.Origin.String()})
+					out = append(out, row{s.Name, s.Command, s.File, string(s.Origin)})
 				}
 				return out
 			}
@@ -102,7 +103,7 @@ func TestLoadLayersAndShadows(t *testing.T) {
 func TestLoadServerNamesThatSanitiseAlike(t *testing.T) {
 	conf := realDir(t, t.TempDir())
 	writeFile(t, filepath.Join(conf, "mcp.json"), `{"mcpServers": {"a.b": {"command": "x"}, "a_b": {"command": "y"}}}`)
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{ConfigDir: conf})
 	if !errors.Is(err, mcpbind.ErrInvalidValue) || !strings.Contains(err.Error(), "server a_b") || !strings.Contains(err.Error(), "server a.b") {
 		t.Fatalf("error = %v, want one naming both servers", err)
 	}
@@ -120,11 +121,11 @@ func TestUntrustedWorkspaceStartsNothing(t *testing.T) {
 	writeFile(t, file, `{"mcpServers": {"repo": {"command": "`+serverBin+`", "args": ["-stubborn", "`+marker+`"]}}}`)
 	ctx := context.Background()
 	load := func() *mcpbind.Manager {
-		cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+		cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := mcpbind.NewManager(cfg, mcpbind.Options{CloseGrace: 100 * time.Millisecond})
+		m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{CloseGrace: 100 * time.Millisecond})
 		t.Cleanup(func() { m.Close() })
 		return m
 	}
@@ -172,7 +173,7 @@ func TestUntrustedWorkspaceStartsNothing(t *testing.T) {
 
 	// Any change to the file needs trusting again.
 	writeFile(t, file, `{"mcpServers": {"repo": {"command": "`+serverBin+`", "args": ["-stubborn", "`+marker+`", "-page", "2"]}}}`)
-	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestTrustStoreWritableByOthersCountsForNothing(t *testing.T) {
 	if err := os.Chmod(store.Path(), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
 	if !errors.Is(err, mcpbind.ErrTrustStore) {
 		t.Errorf("Load = %v, want ErrTrustStore", err)
 	}
@@ -261,12 +262,12 @@ func TestReadConfigRefusesWhatIsNotARegularFile(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() {
-				_, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+				_, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{ConfigDir: conf})
 				done <- err
 			}()
 			select {
 			case err := <-done:
-				var ce *mcpbind.ConfigError
+				var ce *configfile.Error
 				if !errors.Is(err, mcpbind.ErrUnreadable) || !errors.As(err, &ce) || ce.File != path {
 					t.Errorf("Load = %v, want a *ConfigError for %s wrapping ErrUnreadable", err, path)
 				}
@@ -287,7 +288,7 @@ func TestLoadFollowsSymlinksToRegularFiles(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(conf, "mcp.json")); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{ConfigDir: conf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestLoadHonoursCancellation(t *testing.T) {
 	writeFile(t, filepath.Join(conf, "mcp.json"), `{"mcpServers": {}}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := mcpbind.Load(ctx, mcpbind.LoadOptions{ConfigDir: conf})
+	_, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{ConfigDir: conf})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Load = %v, want context.Canceled", err)
 	}
@@ -310,7 +311,7 @@ func TestLoadHonoursCancellation(t *testing.T) {
 func TestUnsetVariableMakesOnlyThatServerUnavailable(t *testing.T) {
 	bad := stdioServer("bad")
 	bad.Env = mcpbind.NewValues(map[string]string{"T": "${MCPBIND_TEST_UNSET_VAR}"})
-	m := newManager(t, mcpbind.Options{Lookup: func(string) (string, bool) { return "", false }}, bad, stdioServer("good"))
+	m := newManager(t, &mcpbind.ManagerOptions{Lookup: func(string) (string, bool) { return "", false }}, bad, stdioServer("good"))
 	if st := m.Status()[0]; st.State != mcpbind.StateUnavailable {
 		t.Errorf("before any start, bad is %v; an unset variable is known without starting", st)
 	}
@@ -329,8 +330,9 @@ func TestUnsetVariableMakesOnlyThatServerUnavailable(t *testing.T) {
 		t.Errorf("status (-want +got):\n%s", diff)
 	}
 	err := m.Start(context.Background(), "bad")
-	var ce *mcpbind.ConfigError
-	if !errors.Is(err, mcpbind.ErrUnsetVariable) || !errors.As(err, &ce) || ce.Variable != "MCPBIND_TEST_UNSET_VAR" || ce.Field != "env.T" {
+	var ce *configfile.Error
+	var xe *configfile.ExpandError
+	if !errors.Is(err, mcpbind.ErrUnsetVariable) || !errors.As(err, &ce) || !errors.As(err, &xe) || xe.Variable != "MCPBIND_TEST_UNSET_VAR" || ce.Field != "env.T" {
 		t.Errorf("Start(bad) = %v (%+v)", err, ce)
 	}
 }
@@ -342,7 +344,7 @@ func TestOperatorFileWritableByOthersIsNotUsed(t *testing.T) {
 	if err := os.Chmod(path, 0o664); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := mcpbind.Load(context.Background(), mcpbind.LoadOptions{ConfigDir: conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{ConfigDir: conf})
 	if !errors.Is(err, mcpbind.ErrUnreadable) || !strings.Contains(err.Error(), "chmod go-w") {
 		t.Errorf("Load = %v, want a refusal saying how to fix it", err)
 	}

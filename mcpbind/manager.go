@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/basis-go/basis/configfile"
 	"log/slog"
 	"net/http"
 	"os"
@@ -21,110 +22,74 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
+	"github.com/basis-go/basis/subprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
 )
 
-// Options configure a [Manager].
-type Options struct {
-	// Lookup finds a ${VAR}'s value when a server starts; nil means
-	// os.LookupEnv. It should see the whole environment basis runs in:
-	// naming a variable in a server's env ("GITHUB_TOKEN":
-	// "${GITHUB_TOKEN}") is how a server is handed a credential. A
-	// placeholder naming one of basis's own BASIS_* variables is a
-	// config problem, never looked up.
+// ManagerOptions configure a [Manager]; the zero value is every default.
+type ManagerOptions struct {
+	// Lookup finds a ${VAR}'s value when a server starts (nil:
+	// os.LookupEnv); naming a variable in a server's env is how it is
+	// handed a credential. A ${BASIS_...} placeholder is refused.
 	Lookup func(name string) (string, bool)
-	// Env is the environment basis runs in, which a stdio server inherits
-	// part of before its own env entries: childenv.Inherited(Env,
-	// PassEnv), the ordinary environment without basis's own BASIS_*
-	// variables and without names that look like credentials (TOKEN,
-	// SECRET, PASSWORD, PASSWD, CREDENTIAL, KEY, SSH_AUTH_SOCK) that
-	// PassEnv does not name. Nil means os.Environ(), filtered the same
-	// way.
+	// Env is the environment (nil: os.Environ()) a stdio server
+	// inherits childenv.Inherited(Env, PassEnv) of, before its own env:
+	// without BASIS_* variables and credential-looking names.
 	Env []string
-	// PassEnv names the credential-looking variables of Env that stdio
-	// servers inherit all the same: names, or patterns with * (see
-	// contract/childenv). It is the operator's setting; basis's own
-	// variables pass whatever it says.
+	// PassEnv names (or patterns with *) the credential-looking
+	// variables of Env that stdio servers inherit all the same.
 	PassEnv []string
 	// OnToolsChanged is called, from a goroutine of its own, with every
-	// tool a server now has: after the server announced that its tools
-	// changed (notifications/tools/list_changed) and they were read again,
-	// and after a restarted server came back with other tools. The host
-	// replaces that server's tools with these (the runtime checks them for
-	// collisions and reserved names as it does at startup). Calls for one
-	// server are never concurrent.
-	OnToolsChanged func(server string, tools []contract.ExecutableTool)
-	// HTTPClient is the client http and sse servers are reached with (its
-	// Transport gains each server's headers); nil means a client with
-	// http.DefaultTransport.
+	// tool a server now has and their Source, after the server said its
+	// tools changed (tools/list_changed) or came back from a restart
+	// with other tools: a host replaces that source's tools with these
+	// (runtime.ReplaceMCPSource). Calls for one server are never
+	// concurrent.
+	OnToolsChanged func(source string, tools []contract.ExecutableTool)
+	// HTTPClient reaches http and sse servers, with each server's
+	// headers added (nil: http.DefaultTransport).
 	HTTPClient *http.Client
-	// CloseGrace is how long a stdio server has to exit after its stdin is
-	// closed before its process group is killed; 0 means
-	// [DefaultCloseGrace].
+	// CloseGrace is how long a stdio server has to exit after its stdin
+	// is closed before its process group is killed (0: 2 s).
 	CloseGrace time.Duration
 	// Logger receives what the SDK logs; nil discards it.
 	Logger *slog.Logger
-	// Confine, when set, confines every stdio server's program: it is
-	// given the command before it starts and may rewrite it (a sandbox
-	// turns it into a confined re-execution, as sandbox.PrepareCommand
-	// does); release is called once the server has exited. An error is a
-	// failed start that names the server: the program does not run
-	// unconfined.
-	Confine func(server string, cmd *exec.Cmd) (release func(), err error)
-	// Track, when set, starts every stdio server's program: it calls start
-	// (which starts cmd, after Confine) and returns start's error and
-	// untrack, which is called once the program has been waited for and
-	// its process group killed. A host that kills the processes its
-	// programs leave behind passes subprocess.Track, which has this
-	// signature, so that a live server is never taken for one.
+	// Sandbox, when set, confines every stdio server's program: it is
+	// asked for tool [SandboxName](server), with the network (a server
+	// talks to its service), in the server's working directory; a start
+	// it returns is how the program starts. An error fails the start:
+	// the program never runs unconfined.
+	Sandbox subprocess.Confiner
+	// Track, when set, starts every stdio server's program through
+	// start (confined already) and returns untrack, called once the
+	// program has been waited for and its group killed: a host that
+	// sweeps orphaned processes passes subprocess.Track.
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
 }
 
-// State is where a server is in its life.
-type State int
+// State is where a server is in its life, spelt as status lines and
+// JSON show it.
+type State string
 
 const (
 	// StateNotStarted: the server has not been asked for yet.
-	StateNotStarted State = iota
+	StateNotStarted State = "not started"
 	// StateConnected: the server is running and its tools are listed.
-	StateConnected
+	StateConnected State = "connected"
 	// StateFailed: the server could not start, or died and has not been
 	// restarted yet (it will be at the next call).
-	StateFailed
+	StateFailed State = "failed"
 	// StateUntrusted: the server comes from a workspace file the operator
 	// has not trusted; it is never started.
-	StateUntrusted
+	StateUntrusted State = "untrusted"
 	// StateUnavailable: the server's config cannot be used here, such as a
 	// ${VAR} that is not set; it is never started.
-	StateUnavailable
+	StateUnavailable State = "unavailable"
 	// StateClosed: the Manager was closed.
-	StateClosed
+	StateClosed State = "closed"
 )
-
-// String returns "not started", "connected", "failed", "untrusted",
-// "unavailable" or "closed".
-func (s State) String() string {
-	switch s {
-	case StateNotStarted:
-		return "not started"
-	case StateConnected:
-		return "connected"
-	case StateFailed:
-		return "failed"
-	case StateUntrusted:
-		return "untrusted"
-	case StateUnavailable:
-		return "unavailable"
-	case StateClosed:
-		return "closed"
-	}
-	return "State(" + strconv.Itoa(int(s)) + ")"
-}
-
-// MarshalText implements [encoding.TextMarshaler]: JSON shows the word.
-func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Status is one server's state, for "basis tools" and "basis check".
 type Status struct {
@@ -140,10 +105,8 @@ type Status struct {
 	Tools int
 }
 
-// String returns "connected, 3 tools", "failed: REASON",
-// "untrusted: run basis mcp trust" (or "untrusted: REASON" when a file
-// its server runs changed since the trust), "unavailable: REASON", "not
-// started" or "closed".
+// String returns the state in words: "connected, 3 tools", "failed:
+// REASON", "untrusted: run basis mcp trust", "not started"…
 func (s Status) String() string {
 	switch s.State {
 	case StateConnected:
@@ -157,7 +120,7 @@ func (s Status) String() string {
 		if s.Reason != "" {
 			return "untrusted: " + s.Reason
 		}
-		return ErrUntrusted.Error()
+		return errUntrusted.Error()
 	case StateUnavailable:
 		return "unavailable: " + s.Reason
 	case StateClosed:
@@ -172,7 +135,10 @@ func (s Status) String() string {
 // next call. A Manager is safe for concurrent use; Close stops every
 // server.
 type Manager struct {
-	opts Options
+	opts ManagerOptions
+	cfg  *Config
+	// problems are what Open found wrong in the config files.
+	problems []error
 	// inherited is what every stdio server inherits of opts.Env.
 	inherited []string
 	servers   map[string]*server
@@ -183,8 +149,13 @@ type Manager struct {
 	connectTo func(ServerConfig) mcp.Transport
 }
 
-// NewManager returns a Manager for cfg's servers. It starts nothing.
-func NewManager(cfg *Config, opts Options) *Manager {
+// NewManager returns a Manager for cfg's servers; nil opts means every
+// default. It starts nothing.
+func NewManager(cfg *Config, o *ManagerOptions) *Manager {
+	var opts ManagerOptions
+	if o != nil {
+		opts = *o
+	}
 	if opts.Lookup == nil {
 		opts.Lookup = os.LookupEnv
 	}
@@ -192,14 +163,14 @@ func NewManager(cfg *Config, opts Options) *Manager {
 		opts.Env = os.Environ()
 	}
 	if opts.CloseGrace <= 0 {
-		opts.CloseGrace = DefaultCloseGrace
+		opts.CloseGrace = defaultCloseGrace
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{opts: opts, inherited: childenv.Inherited(opts.Env, opts.PassEnv), servers: map[string]*server{}}
+	m := &Manager{opts: opts, cfg: cfg, inherited: childenv.Inherited(opts.Env, opts.PassEnv), servers: map[string]*server{}}
 	for _, sc := range cfg.Servers {
-		s := &server{m: m, cfg: sc, trust: cfg.Trust(sc.Name), subject: serverSubject(sc), definition: serverDefinition(sc), root: cfg.Root}
+		s := &server{m: m, cfg: sc, state: StateNotStarted, trust: cfg.Trust(sc.Name), subject: serverSubject(sc), definition: serverDefinition(sc), root: cfg.Root}
 		if f := cfg.fileOf(sc.Name); f != nil {
 			// A workspace server runs from its file's directory.
 			s.root, s.pinned = filepath.Dir(f.Path), f.Pinned
@@ -224,9 +195,6 @@ func NewManager(cfg *Config, opts Options) *Manager {
 	slices.Sort(m.names)
 	return m
 }
-
-// Servers returns the names of the configured servers, sorted.
-func (m *Manager) Servers() []string { return slices.Clone(m.names) }
 
 // Status returns every server's status, in name order.
 func (m *Manager) Status() []Status {
@@ -253,10 +221,10 @@ func (m *Manager) ServerFor(toolName string) (string, bool) {
 	return best, best != ""
 }
 
-// Start starts the named server, if it is not running, and lists its
+// start starts the named server, if it is not running, and lists its
 // tools. It returns a [*ServerError] when the server is untrusted,
 // unavailable or fails to start.
-func (m *Manager) Start(ctx context.Context, name string) error {
+func (m *Manager) start(ctx context.Context, name string) error {
 	s, err := m.server(name)
 	if err != nil {
 		return err
@@ -266,10 +234,8 @@ func (m *Manager) Start(ctx context.Context, name string) error {
 }
 
 // StartAll starts every trusted, available server concurrently, each under
-// its own startup timeout. A server that fails is reported in the returned
-// error (an [errors.Join] of [*ServerError] values) and has no tools; the
-// others are not held up or affected. Untrusted and unavailable servers
-// are not started and not errors here: [Manager.Status] lists them.
+// its own startup timeout; the error joins a [*ServerError] for each that
+// failed. [Manager.Status] says how each is doing.
 func (m *Manager) StartAll(ctx context.Context) error {
 	var g errgroup.Group
 	errs := make([]error, len(m.names))
@@ -279,7 +245,7 @@ func (m *Manager) StartAll(ctx context.Context) error {
 			continue
 		}
 		g.Go(func() error {
-			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, ErrUnsetVariable) && !errors.Is(err, ErrOutsideWorkspace) {
+			if _, err := s.ensure(ctx); err != nil && !errors.Is(err, configfile.ErrUnsetVariable) && !errors.Is(err, errOutsideWorkspace) {
 				errs[i] = err
 			}
 			return nil
@@ -301,7 +267,7 @@ func (m *Manager) Tools() []contract.ExecutableTool {
 
 // ServerTools starts the named server if needed and returns its tools.
 // Tools whose names collide are left out; the error reports them
-// (wrapping [ErrNameCollision]) alongside the tools that remain.
+// (wrapping an error) alongside the tools that remain.
 func (m *Manager) ServerTools(ctx context.Context, name string) ([]contract.ExecutableTool, error) {
 	s, err := m.server(name)
 	if err != nil {
@@ -333,11 +299,11 @@ func (m *Manager) Close() error {
 
 func (m *Manager) server(name string) (*server, error) {
 	if m.closed.Load() {
-		return nil, &ServerError{Server: name, Err: ErrClosed}
+		return nil, &ServerError{Server: name, Err: errClosed}
 	}
 	s := m.servers[name]
 	if s == nil {
-		return nil, &ServerError{Server: name, Err: fmt.Errorf("%w: no server of that name is configured", ErrUnknownServer)}
+		return nil, &ServerError{Server: name, Err: fmt.Errorf("%w: no server of that name is configured", errUnknownServer)}
 	}
 	return s, nil
 }
@@ -490,7 +456,7 @@ func reasonOf(err error) string {
 	if errors.As(err, &se) && se.Err != nil {
 		err = se.Err
 	}
-	var ce *ConfigError
+	var ce *configfile.Error
 	if errors.As(err, &ce) && ce.Err != nil {
 		if ce.Field == "" {
 			return ce.Err.Error()
@@ -509,7 +475,7 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	if s.m.closed.Load() {
-		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: ErrClosed}
+		return nil, &ServerError{Server: s.cfg.Name, Op: "start", Err: errClosed}
 	}
 	s.mu.Lock()
 	c := s.conn
@@ -529,9 +495,9 @@ func (s *server) untrusted() error {
 	reason := s.reason
 	s.mu.Unlock()
 	if reason == "" {
-		return ErrUntrusted
+		return errUntrusted
 	}
-	return &problem{kind: ErrUntrusted, text: "untrusted: " + reason}
+	return &problem{kind: errUntrusted, text: "untrusted: " + reason}
 }
 
 // pin hashes what the server runs from the workspace, at each start, and
@@ -543,7 +509,7 @@ func (s *server) pin(ctx context.Context) error {
 	if err != nil {
 		return s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Err: err})
 	}
-	if s.cfg.Origin == OriginWorkspace {
+	if s.cfg.Origin.workspace() {
 		var changed []string
 		for path, pin := range files {
 			if s.pinned[path] != pin {
@@ -556,7 +522,7 @@ func (s *server) pin(ctx context.Context) error {
 			s.mu.Lock()
 			s.state, s.reason = StateUntrusted, text
 			s.mu.Unlock()
-			return &ServerError{Server: s.cfg.Name, Op: "start", Err: &problem{kind: ErrUntrusted, text: "untrusted: " + text}}
+			return &ServerError{Server: s.cfg.Name, Op: "start", Err: &problem{kind: errUntrusted, text: "untrusted: " + text}}
 		}
 	}
 	s.mu.Lock()
@@ -603,10 +569,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	case TypeStdio:
 		c.stdio = newStdioTransport(l, s.m.inherited, s.m.opts.CloseGrace, l.redact)
 		c.stdio.track = s.m.opts.Track
-		if confine := s.m.opts.Confine; confine != nil {
-			name := s.cfg.Name
-			c.stdio.confine = func(cmd *exec.Cmd) (func(), error) { return confine(name, cmd) }
-		}
+		c.stdio.sandbox, c.stdio.tool = s.m.opts.Sandbox, SandboxName(s.cfg.Name)
 		transport = c.stdio
 	case TypeSSE:
 		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}
@@ -671,7 +634,7 @@ func (s *server) notify(tools []*Tool) {
 	}
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
-	cb(s.cfg.Name, asExecutable(tools))
+	cb(sourceOf(s.cfg), asExecutable(tools))
 }
 
 // connect connects client over transport under ctx's deadline. The SDK
@@ -771,7 +734,7 @@ func (s *server) listTools(ctx context.Context, c *conn) (tools []*Tool, toolsEr
 	return s.bind(remote)
 }
 
-func listBound(text string) error { return newProblem(ErrToolListBound, text) }
+func listBound(text string) error { return newProblem(errToolListBound, text) }
 
 // refresh re-reads the tools after a list_changed notification and tells
 // the host.
@@ -807,7 +770,7 @@ func (s *server) refresh(c *conn) {
 		s.m.opts.Logger.Warn("an MCP server's tools collide", "server", s.cfg.Name, "error", toolsErr.Error())
 	}
 	if cb := s.m.opts.OnToolsChanged; cb != nil {
-		cb(s.cfg.Name, asExecutable(tools)) // refreshMu is held
+		cb(sourceOf(s.cfg), asExecutable(tools)) // refreshMu is held
 	}
 }
 
@@ -871,7 +834,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		if text == "" {
 			text = "the tool failed and said nothing more"
 		}
-		return contract.Result{}, &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrToolError, text: text}}
+		return contract.Result{}, &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errToolError, text: text}}
 	}
 	return contract.Result{Text: text}, nil
 }
@@ -880,12 +843,12 @@ func (s *server) callError(ctx, callCtx context.Context, c *conn, op string, err
 	var wire *jsonrpc.Error
 	switch {
 	case errors.As(err, &wire):
-		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrProtocol, cause: err,
+		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errProtocol, cause: err,
 			text: "the server refused the call (code " + strconv.FormatInt(wire.Code, 10) + "): " + c.launch.redact(wire.Message)}}
 	case ctx.Err() != nil:
 		return &ServerError{Server: s.cfg.Name, Op: op, Err: fmt.Errorf("the call was cancelled: %w", ctx.Err())}
 	case callCtx.Err() != nil:
-		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrCallTimeout, cause: callCtx.Err(),
+		return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errCallTimeout, cause: callCtx.Err(),
 			text: "no answer within " + s.callTimeout().String() + "; the call may still have had an effect. Set call_timeout_ms for a slower server"}}
 	}
 	// Anything else is a broken connection: wait for the session to end,
@@ -899,7 +862,7 @@ func (s *server) callError(ctx, callCtx context.Context, c *conn, op string, err
 		return &ServerError{Server: s.cfg.Name, Op: op, Stderr: c.stderr(time.Second), Err: &problem{kind: ErrServerDied, cause: err,
 			text: "the server's connection ended while the call was in flight, so it may or may not have had its effect; it was not retried. The next call restarts the server"}}
 	}
-	return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: ErrProtocol, cause: err, text: c.launch.redact(err.Error())}}
+	return &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errProtocol, cause: err, text: c.launch.redact(err.Error())}}
 }
 
 func (s *server) close() error {

@@ -88,7 +88,7 @@ func pinFiles(ctx context.Context, s ServerConfig, root string) (map[string]stri
 		case errors.As(err, &nr), errors.Is(err, fs.ErrNotExist):
 			continue
 		case err != nil:
-			return nil, &ConfigError{File: s.File, Server: printableName(s.Name), Err: &problem{kind: ErrUnreadable, cause: err,
+			return nil, &configfile.Error{File: s.File, Subject: subjectOf(printableName(s.Name)), Err: &problem{kind: errUnreadable, cause: err,
 				text: path + " cannot be read to pin what the server runs: " + configfile.Reason(err)}}
 		}
 		files[path] = sum
@@ -112,7 +112,7 @@ func serverDir(s ServerConfig) (string, bool) {
 		return filepath.Clean(s.Cwd), true
 	case s.Cwd != "" && base != "":
 		return filepath.Join(base, s.Cwd), true
-	case s.Cwd == "" && s.Origin == OriginWorkspace && base != "":
+	case s.Cwd == "" && s.Origin.workspace() && base != "":
 		return base, true
 	}
 	wd, err := os.Getwd()

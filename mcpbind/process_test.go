@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/subprocess"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -39,7 +40,7 @@ func TestStdioServerLeadsASessionWithoutATerminal(t *testing.T) {
 		t.Run(fmt.Sprintf("confinement replaces the attributes: %t", replace), func(t *testing.T) {
 			var mu sync.Mutex
 			var pid int
-			opts := mcpbind.Options{Track: func(cmd *exec.Cmd, start func() error) (func(), error) {
+			opts := &mcpbind.ManagerOptions{Track: func(cmd *exec.Cmd, start func() error) (func(), error) {
 				err := start()
 				mu.Lock()
 				pid = cmd.Process.Pid
@@ -47,9 +48,11 @@ func TestStdioServerLeadsASessionWithoutATerminal(t *testing.T) {
 				return func() {}, err
 			}}
 			if replace {
-				opts.Confine = func(_ string, cmd *exec.Cmd) (func(), error) {
-					cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-					return func() {}, nil
+				opts.Sandbox = func(string, bool, string) (*subprocess.Confinement, error) {
+					return &subprocess.Confinement{Confine: func(cmd *exec.Cmd) (func() error, func(), error) {
+						cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+						return nil, func() {}, nil
+					}}, nil
 				}
 			}
 			m := newManager(t, opts, stdioServer("ts"))
@@ -73,7 +76,7 @@ func TestStdioServerLeadsASessionWithoutATerminal(t *testing.T) {
 func TestStdioTrackStartsAndUntracksTheServer(t *testing.T) {
 	var mu sync.Mutex
 	var events []string
-	opts := mcpbind.Options{Track: func(cmd *exec.Cmd, start func() error) (func(), error) {
+	opts := &mcpbind.ManagerOptions{Track: func(cmd *exec.Cmd, start func() error) (func(), error) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, fmt.Sprintf("track, started before: %t", cmd.Process != nil))

@@ -28,7 +28,7 @@ var baseTools = []string{
 }
 
 func TestStdioListsEveryPage(t *testing.T) {
-	m := newManager(t, mcpbind.Options{}, stdioServer("ts", "-page", "3", "-extra", "4"))
+	m := newManager(t, &mcpbind.ManagerOptions{}, stdioServer("ts", "-page", "3", "-extra", "4"))
 	if err := m.StartAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestStdioListsEveryPage(t *testing.T) {
 }
 
 func TestStdioCalls(t *testing.T) {
-	m := newManager(t, mcpbind.Options{}, stdioServer("ts"))
+	m := newManager(t, &mcpbind.ManagerOptions{}, stdioServer("ts"))
 	tests := []struct {
 		tool, input string
 		want        string
@@ -82,7 +82,7 @@ func TestStdioCalls(t *testing.T) {
 }
 
 func TestStdioProgress(t *testing.T) {
-	m := newManager(t, mcpbind.Options{}, stdioServer("ts"))
+	m := newManager(t, &mcpbind.ManagerOptions{}, stdioServer("ts"))
 	var mu sync.Mutex
 	var lines []string
 	ctx := contract.WithProgress(context.Background(), func(line string) {
@@ -116,7 +116,7 @@ func TestStdioProgress(t *testing.T) {
 }
 
 func TestStdioCrashMidCallFailsThenRestarts(t *testing.T) {
-	m := newManager(t, mcpbind.Options{}, stdioServer("ts"))
+	m := newManager(t, &mcpbind.ManagerOptions{}, stdioServer("ts"))
 	crash := tool(t, m, "ts", "crash")
 	_, err := call(t, crash, `{}`)
 	if !errors.Is(err, mcpbind.ErrServerDied) {
@@ -152,7 +152,7 @@ func TestStdioCrashMidCallFailsThenRestarts(t *testing.T) {
 func TestStdioCloseKillsTheProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	const grace = 300 * time.Millisecond
-	m := newManager(t, mcpbind.Options{CloseGrace: grace}, stdioServer("ts", "-stubborn", pidFile))
+	m := newManager(t, &mcpbind.ManagerOptions{CloseGrace: grace}, stdioServer("ts", "-stubborn", pidFile))
 	if err := m.Start(context.Background(), "ts"); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func alive(pid int) bool {
 }
 
 func TestStdioLongAndCollidingNames(t *testing.T) {
-	m := newManager(t, mcpbind.Options{}, stdioServer("ts", "-long", "-collide"))
+	m := newManager(t, &mcpbind.ManagerOptions{}, stdioServer("ts", "-long", "-collide"))
 	tools, err := m.ServerTools(context.Background(), "ts")
 	if !errors.Is(err, mcpbind.ErrNameCollision) {
 		t.Fatalf("error = %v, want one wrapping ErrNameCollision", err)
@@ -266,8 +266,8 @@ func TestStdioLongAndCollidingNames(t *testing.T) {
 
 func TestStdioListChanged(t *testing.T) {
 	changed := make(chan []string, 4)
-	m := newManager(t, mcpbind.Options{OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
-		if server == "ts" {
+	m := newManager(t, &mcpbind.ManagerOptions{OnToolsChanged: func(source string, tools []contract.ExecutableTool) {
+		if source == "host#ts" {
 			changed <- toolNames(tools)
 		}
 	}}, stdioServer("ts"))
@@ -292,7 +292,7 @@ func TestStdioListChanged(t *testing.T) {
 }
 
 func TestStdioStartFailureNamesServerWithStderr(t *testing.T) {
-	m := newManager(t, mcpbind.Options{},
+	m := newManager(t, &mcpbind.ManagerOptions{},
 		stdioServer("good"),
 		mcpbind.ServerConfig{Name: "bad", Command: serverBin, Args: []string{"-no-such-flag"}},
 		mcpbind.ServerConfig{Name: "missing", Command: filepath.Join(t.TempDir(), "nothing-here")},
@@ -308,7 +308,7 @@ func TestStdioStartFailureNamesServerWithStderr(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, st := range m.Status() {
-		got[st.Server] = st.State.String()
+		got[st.Server] = string(st.State)
 	}
 	want := map[string]string{"bad": "failed", "good": "connected", "missing": "failed"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -321,7 +321,7 @@ func TestStdioStartFailureNamesServerWithStderr(t *testing.T) {
 
 func TestLazyStartStartsOnlyTheServerNeeded(t *testing.T) {
 	dir := t.TempDir()
-	m := newManager(t, mcpbind.Options{},
+	m := newManager(t, &mcpbind.ManagerOptions{},
 		stdioServer("a", "-stubborn", filepath.Join(dir, "a")),
 		stdioServer("b", "-stubborn", filepath.Join(dir, "b")),
 	)
@@ -345,7 +345,7 @@ func TestTimeouts(t *testing.T) {
 	slow.StartupTimeout = 200 * time.Millisecond
 	quick := stdioServer("quick")
 	quick.CallTimeout = 100 * time.Millisecond
-	m := newManager(t, mcpbind.Options{}, slow, quick)
+	m := newManager(t, &mcpbind.ManagerOptions{}, slow, quick)
 
 	start := time.Now()
 	err := m.Start(context.Background(), "slow")
@@ -367,7 +367,7 @@ func TestTimeouts(t *testing.T) {
 }
 
 func TestCallsAfterCloseFail(t *testing.T) {
-	m := newManager(t, mcpbind.Options{}, stdioServer("ts"))
+	m := newManager(t, &mcpbind.ManagerOptions{}, stdioServer("ts"))
 	echo := tool(t, m, "ts", "echo")
 	if err := m.Close(); err != nil {
 		t.Fatal(err)

@@ -6,37 +6,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/basis-go/basis/subprocess"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // stderrTailSize is how much of a server's stderr is kept for messages.
 const stderrTailSize = 64 << 10
 
-// DefaultCloseGrace is how long a closing stdio server has to exit after
+// defaultCloseGrace is how long a closing stdio server has to exit after
 // its stdin is closed before its whole process group is killed.
-const DefaultCloseGrace = 2 * time.Second
+const defaultCloseGrace = 2 * time.Second
 
-// stdioTransport starts a server program through the SDK's
-// CommandTransport, with what the SDK does not do: the child leads a
-// session of its own, with no controlling terminal (so it cannot type into
-// the operator's), and so a process group of its own, which is killed
-// whole on close (the SDK signals only the direct child, so an npx
+// stdioTransport starts a server program and speaks MCP over its stdin
+// and stdout, with what the SDK's CommandTransport does not do: the child
+// leads a session of its own, with no controlling terminal (so it cannot
+// type into the operator's), and so a process group of its own, which is
+// killed whole on close (the SDK signals only the direct child, so an npx
 // wrapper's real server would outlive it); on Linux it dies with this
-// process; and its stderr is read into a bounded tail for messages.
+// process; a sandbox may start it (from a confined thread); and its
+// stderr is read into a bounded tail for messages.
 type stdioTransport struct {
 	cmd   *exec.Cmd
 	grace time.Duration
 	tail  *tailBuffer
-	// confine, when set, rewrites cmd before it starts (a sandbox) and
-	// returns what to release once the server has exited.
-	confine func(*exec.Cmd) (release func(), err error)
-	// track, when set, starts the server (Options.Track).
+	// tool is the name the server's program goes by for the sandbox.
+	tool string
+	// sandbox, when set, confines the program (ManagerOptions.Sandbox).
+	sandbox subprocess.Confiner
+	// track, when set, starts the server (ManagerOptions.Track).
 	track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
 	// stderrDone is closed when the stderr pipe reaches EOF: every
 	// process holding it has exited.
@@ -55,6 +59,41 @@ func newStdioTransport(l *launch, baseEnv []string, grace time.Duration, redact 
 	return &stdioTransport{cmd: cmd, grace: grace, tail: &tailBuffer{max: stderrTailSize, redact: redact}, stderrDone: make(chan struct{})}
 }
 
+// confine readies the command to run confined and returns how to start
+// it and what to release once the server has exited.
+func (t *stdioTransport) confine() (start func() error, release func(), err error) {
+	start, release = t.cmd.Start, func() {}
+	if t.sandbox == nil {
+		return start, release, nil
+	}
+	c, err := t.sandbox(t.tool, true, t.cmd.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c != nil && c.Confine != nil {
+		st, rel, err := c.Confine(t.cmd)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st != nil {
+			// The sandbox starts the program itself (from a thread it
+			// confined first): starting it any other way would run it
+			// unconfined.
+			start = st
+		}
+		if rel != nil {
+			release = rel
+		}
+	}
+	// The server's session, and so its process group, is what closing
+	// kills: a confinement that replaced the attributes must not lose it.
+	if t.cmd.SysProcAttr == nil {
+		t.cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	ownSession(t.cmd.SysProcAttr)
+	return start, release, nil
+}
+
 // Connect starts the program.
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	r, w, err := os.Pipe()
@@ -65,34 +104,26 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// not wait for a copying goroutine that a grandchild holding stderr
 	// would keep alive.
 	t.cmd.Stderr = w
-	release := func() {}
-	if t.confine != nil {
-		rel, err := t.confine(t.cmd)
-		if err != nil {
-			w.Close()
-			r.Close()
-			close(t.stderrDone)
-			return nil, fmt.Errorf("confining the server: %w", err)
-		}
-		if rel != nil {
-			release = rel
-		}
-		// The server's session, and so its process group, is what closing
-		// kills: a confinement that replaced the attributes must not lose
-		// it.
-		if t.cmd.SysProcAttr == nil {
-			t.cmd.SysProcAttr = &syscall.SysProcAttr{}
-		}
-		ownSession(t.cmd.SysProcAttr)
+	stdout, err := t.cmd.StdoutPipe()
+	var stdin io.WriteCloser
+	if err == nil {
+		stdin, err = t.cmd.StdinPipe()
 	}
-	// The SDK's own escalation (SIGTERM, then SIGKILL to the child alone)
-	// waits longer than the grace, so the group kill comes first.
-	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: t.grace + time.Second}
-	var conn mcp.Connection
-	start := func() error {
-		var err error
-		conn, err = inner.Connect(ctx)
-		return err
+	start, release, cerr := t.confine()
+	if err == nil && cerr != nil {
+		err = fmt.Errorf("confining the server: %w", cerr)
+	}
+	if err != nil {
+		w.Close()
+		r.Close()
+		close(t.stderrDone)
+		if stdout != nil {
+			stdout.Close()
+		}
+		if stdin != nil {
+			stdin.Close()
+		}
+		return nil, err
 	}
 	untrack := func() {}
 	if t.track != nil {
@@ -107,9 +138,10 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	w.Close()
 	if err != nil {
 		r.Close()
+		stdout.Close()
+		stdin.Close()
 		close(t.stderrDone)
 		release()
-		// Nothing runs: the SDK starts the program last.
 		untrack()
 		return nil, err
 	}
@@ -128,7 +160,16 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 			}
 		}
 	}()
-	gc := &groupConn{Connection: conn, pgid: t.cmd.Process.Pid, grace: t.grace, untrack: untrack}
+	// Closing the connection closes the server's stdin, which asks it to
+	// exit; its stdout is closed once it has been waited for.
+	conn, err := (&mcp.IOTransport{Reader: io.NopCloser(stdout), Writer: stdin}).Connect(ctx)
+	if err != nil {
+		t.kill()
+		_ = t.cmd.Wait()
+		untrack()
+		return nil, err
+	}
+	gc := &groupConn{Connection: conn, cmd: t.cmd, pgid: t.cmd.Process.Pid, grace: t.grace, untrack: untrack}
 	t.mu.Lock()
 	t.conn = gc
 	t.mu.Unlock()
@@ -175,6 +216,7 @@ func (t *stdioTransport) kill() {
 // outlives it.
 type groupConn struct {
 	mcp.Connection
+	cmd   *exec.Cmd
 	pgid  int
 	grace time.Duration
 	// untrack is called once the server has been waited for and its
@@ -191,8 +233,10 @@ func (c *groupConn) Close() error {
 		done := make(chan error, 1)
 		go func() {
 			err := c.Connection.Close()
-			// The SDK has waited for the server (unless it gave up on an
-			// unresponsive one): what it leaves goes with its group.
+			if werr := c.cmd.Wait(); err == nil {
+				err = werr
+			}
+			// The server has exited: what it leaves goes with its group.
 			_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
 			c.untrack()
 			done <- err

@@ -36,12 +36,6 @@ func (t *Tool) Descriptor() contract.Descriptor {
 	return d
 }
 
-// Server returns the name of the tool's server.
-func (t *Tool) Server() string { return t.srv.cfg.Name }
-
-// RemoteName returns the tool's name on its server.
-func (t *Tool) RemoteName() string { return t.remote }
-
 // AuthorizationPreview describes the call: its Subject is the canonical
 // JSON of {"annotations", "arguments", "server", "tool"}, where server is
 // the server as configured (its command and args as written, or its URL
@@ -77,14 +71,9 @@ var _ contract.Definer = (*Tool)(nil)
 //	{"annotations": {...}, "files": {"/abs/path": "sha256:..."},
 //	 "input_schema": {...}, "server": {...}, "tool": NAME}
 //
-// server is the server's config entry as written — its name, type,
-// command, args and cwd (placeholders unexpanded) or URL (without query,
-// fragment or user info), the names of its env variables and headers
-// (never their values), and trust_annotations; annotations and
-// input_schema are the tool's as the server listed them; files are the
-// program and argument files in the workspace the running server was
-// started from, hashed when it started (see [TrustRecord.Files]); tool is
-// the tool's name on the server.
+// server is the config entry as written, without any env or header value
+// or URL query; files are the workspace files the running server was
+// started from, hashed when it started ([TrustRecord.Files]).
 func (t *Tool) Definition(context.Context) (json.RawMessage, error) {
 	t.srv.mu.Lock()
 	files := t.srv.files
@@ -120,7 +109,7 @@ func serverDefinition(cfg ServerConfig) map[string]any {
 }
 
 func namesOf(v *Values) []string {
-	if names := v.Names(); names != nil {
+	if names := v.nameList(); names != nil {
 		return names
 	}
 	return []string{}
@@ -158,7 +147,7 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 		name := ToolName(s.cfg.Name, rt.Name)
 		if other, ok := byName[name]; ok {
 			colliding[name] = true
-			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: ErrNameCollision,
+			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: errNameCollision,
 				text: "tools " + strconv.Quote(other) + " and " + strconv.Quote(rt.Name) + " both become " + name + "; neither is offered. Rename one on the server"}})
 			continue
 		}
@@ -186,7 +175,7 @@ func (s *server) newTool(name string, rt *mcp.Tool) (*Tool, error) {
 	if rt.InputSchema != nil {
 		b, err := json.Marshal(rt.InputSchema)
 		if err != nil {
-			return nil, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: ErrProtocol, cause: err,
+			return nil, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: errProtocol, cause: err,
 				text: "tool " + strconv.Quote(rt.Name) + " has an input schema that is not JSON"}}
 		}
 		if string(b) != "null" {

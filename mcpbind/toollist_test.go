@@ -109,7 +109,7 @@ func TestToolListIsBounded(t *testing.T) {
 			var list atomic.Pointer[lister]
 			list.Store(&tt.list)
 			var requests atomic.Int64
-			m := newManager(t, mcpbind.Options{}, mcpbind.ServerConfig{Name: "greedy", Command: "x"})
+			m := newManager(t, &mcpbind.ManagerOptions{}, mcpbind.ServerConfig{Name: "greedy", Command: "x"})
 			mcpbind.SetConnectTo(m, func(mcpbind.ServerConfig) mcp.Transport {
 				client, server := mcp.NewInMemoryTransports()
 				s := listingServer(&list)
@@ -158,7 +158,7 @@ func TestToolListWithinTheBoundsIsRead(t *testing.T) {
 	}
 	var list atomic.Pointer[lister]
 	list.Store(&full)
-	m := newManager(t, mcpbind.Options{}, mcpbind.ServerConfig{Name: "big", Command: "x"})
+	m := newManager(t, &mcpbind.ManagerOptions{}, mcpbind.ServerConfig{Name: "big", Command: "x"})
 	mcpbind.SetConnectTo(m, func(mcpbind.ServerConfig) mcp.Transport {
 		client, server := mcp.NewInMemoryTransports()
 		if _, err := listingServer(&list).Connect(context.Background(), server, nil); err != nil {
@@ -195,7 +195,7 @@ func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
 func TestToolListChangedIsBounded(t *testing.T) {
 	records := make(chan string, 16)
 	changed := make(chan []string, 4)
-	m := newManager(t, mcpbind.Options{
+	m := newManager(t, &mcpbind.ManagerOptions{
 		Logger:         slog.New(recordHandler{records}),
 		OnToolsChanged: func(_ string, tools []contract.ExecutableTool) { changed <- toolNames(tools) },
 	}, mcpbind.ServerConfig{Name: "turncoat", Command: "x"})

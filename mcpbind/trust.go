@@ -21,9 +21,9 @@ import (
 // TrustFileName is the trust store's file name in the operator config dir.
 const TrustFileName = "mcp-trust.json"
 
-// ErrTrustStore: the trust store cannot be read or written, or is
+// errTrustStore: the trust store cannot be read or written, or is
 // writable by other users (then nobody's trust in it counts).
-var ErrTrustStore = errors.New("MCP trust store unusable")
+var errTrustStore = errors.New("MCP trust store unusable")
 
 // TrustRecord says that the operator trusted one workspace config file
 // with exactly this content, and its servers running exactly these files.
@@ -32,44 +32,38 @@ type TrustRecord struct {
 	Path string `json:"path"`
 	// SHA256 is the hex SHA-256 of the file's content when it was trusted.
 	SHA256 string `json:"sha256"`
-	// Files pins what the file's stdio servers run from the workspace:
-	// each program and argument that names a file there, by absolute
-	// path, "sha256:" and the hex SHA-256 of its content (or "symlink:"
-	// and the target of a link out of the workspace). A file a sandboxed
-	// command rewrote since makes the record no longer hold. Nil in a
-	// record written before files were pinned: such a record holds only
-	// for a file whose servers run nothing from the workspace.
+	// Files pins each program and argument file the servers run from
+	// the workspace, by absolute path: "sha256:HEX" of its content, or
+	// "symlink:TARGET" for a link out of the workspace.
 	Files map[string]string `json:"files"`
 }
 
 // TrustState is what the trust store says about one workspace file.
-type TrustState int
+type TrustState string
 
 const (
-	// Untrusted: the operator never trusted this file.
-	Untrusted TrustState = iota
+	// Untrusted: the operator never trusted this file. The zero
+	// TrustState counts as this one.
+	Untrusted TrustState = "untrusted"
 	// Trusted: the operator trusted this file with exactly this content.
-	Trusted
+	Trusted TrustState = "trusted"
 	// Changed: the operator trusted this file, but its content has changed
 	// since; it needs trusting again.
-	Changed
+	Changed TrustState = "changed"
 )
 
-// String returns "untrusted", "trusted" or "changed".
+// String returns "untrusted", "trusted" or "changed"; the zero
+// TrustState is "untrusted".
 func (s TrustState) String() string {
-	switch s {
-	case Trusted:
-		return "trusted"
-	case Changed:
-		return "changed"
+	if s == Trusted || s == Changed {
+		return string(s)
 	}
-	return "untrusted"
+	return string(Untrusted)
 }
 
-// TrustStore records which workspace .mcp.json files the operator trusted,
-// in <config dir>/mcp-trust.json. A record holds the file's path and the
-// hash of its content, so an edit to a trusted file (a new server, a
-// changed command) needs trusting again.
+// TrustStore records which workspace .mcp.json files the operator trusted
+// (<config dir>/mcp-trust.json), by path and content hash: an edited
+// file needs trusting again.
 type TrustStore struct {
 	path string
 }
@@ -88,7 +82,7 @@ type trustFile struct {
 
 // List returns the records, sorted by path. A store that does not exist
 // yet has none.
-func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) {
+func (t *TrustStore) list(ctx context.Context) ([]TrustRecord, error) {
 	f, err := t.read(ctx)
 	if err != nil {
 		return nil, err
@@ -100,25 +94,20 @@ func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) {
 // is trusted. path must be absolute and symlink-resolved (as [Load]
 // records it).
 //
-// It judges the content only; [TrustStore.Verify] also checks the files
+// It judges the content only; verify also checks the files
 // the servers run.
-func (t *TrustStore) State(ctx context.Context, path string, data []byte) (TrustState, error) {
+func (t *TrustStore) state(ctx context.Context, path string, data []byte) (TrustState, error) {
 	_, state, err := t.record(ctx, path, data)
 	return state, err
 }
 
-// Verify says whether the workspace file at path, whose content is data
-// and whose servers are servers (as [ParseConfig] read them from data), is
+// verify says whether the workspace file at path, whose content is data
+// and whose servers are servers (as [parseConfig] read them from data), is
 // trusted as it is now: its content, and every file its stdio servers run
 // from the workspace (the file's directory) as it was pinned. For a file
 // whose content is trusted but whose pinned files changed, it returns
-// Changed and the paths that changed (or appeared, or went), sorted.
-func (t *TrustStore) Verify(ctx context.Context, path string, data []byte, servers []ServerConfig) (TrustState, []string, error) {
-	state, changed, _, err := t.verify(ctx, path, data, servers)
-	return state, changed, err
-}
-
-// verify is Verify, also returning the pins of a trusted file.
+// Changed and the paths that changed (or appeared, or went), sorted, and
+// the pins of a trusted file.
 func (t *TrustStore) verify(ctx context.Context, path string, data []byte, servers []ServerConfig) (TrustState, []string, map[string]string, error) {
 	rec, state, err := t.record(ctx, path, data)
 	if err != nil || state != Trusted {
@@ -170,14 +159,14 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 	}
 	// Trusting a file basis cannot read as an MCP config would only hide
 	// the problem until the next start.
-	servers, err := ParseConfig(path, data, OriginWorkspace)
+	servers, err := parseConfig(path, data, OriginWorkspace)
 	if err != nil {
 		problems := []error{err}
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			problems = joined.Unwrap()
 		}
 		for _, e := range problems {
-			if ce, ok := e.(*ConfigError); ok && ce.Server == "" {
+			if ce, ok := e.(*configfile.Error); ok && ce.Subject == "" {
 				return TrustRecord{}, err // the file as a whole is unreadable
 			}
 		}
@@ -219,7 +208,7 @@ func (t *TrustStore) Untrust(ctx context.Context, file string) (bool, error) {
 }
 
 func (t *TrustStore) fail(text string, cause error) error {
-	return &problem{kind: ErrTrustStore, cause: cause, text: t.path + ": " + text}
+	return &problem{kind: errTrustStore, cause: cause, text: t.path + ": " + text}
 }
 
 func (t *TrustStore) read(ctx context.Context) (*trustFile, error) {
@@ -280,14 +269,14 @@ func contentHash(data []byte) string {
 func resolvePath(file string) (string, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
-		return "", &ConfigError{File: file, Err: &problem{kind: ErrUnreadable, cause: err, text: "has no absolute path: " + err.Error()}}
+		return "", &configfile.Error{File: file, Err: &problem{kind: errUnreadable, cause: err, text: "has no absolute path: " + err.Error()}}
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "does not exist"}}
+		return "", &configfile.Error{File: abs, Err: &problem{kind: errUnreadable, cause: err, text: "does not exist"}}
 	}
 	if err != nil {
-		return "", &ConfigError{File: abs, Err: &problem{kind: ErrUnreadable, cause: err, text: "cannot be resolved: " + configfile.Reason(err)}}
+		return "", &configfile.Error{File: abs, Err: &problem{kind: errUnreadable, cause: err, text: "cannot be resolved: " + configfile.Reason(err)}}
 	}
 	return resolved, nil
 }

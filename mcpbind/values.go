@@ -11,15 +11,10 @@ import (
 	"strings"
 )
 
-// Values holds a server's env or headers: names with values that may be
-// credentials. The values are reachable only through [Values.Lookup] and
-// [Values.Each]; every way of printing a Values — String, GoString, any
-// fmt verb, slog, JSON — shows the names with "[redacted]" in place of
-// each value. A [ServerConfig] keeps Values behind a pointer, and prints
-// itself the same way.
-//
-// The values are as written in the config file, ${VAR} placeholders
-// unexpanded; expansion happens when the server starts.
+// Values holds a server's env or headers as written (${VAR} unexpanded):
+// names with values that may be credentials. Only [Values.Lookup] gives
+// a value; every way of printing a Values (fmt, slog, JSON) shows
+// "[redacted]" in place of each.
 type Values struct {
 	names []string          // sorted
 	vals  map[string]string // by name
@@ -43,7 +38,7 @@ func (v *Values) Len() int {
 }
 
 // Names returns the names, sorted.
-func (v *Values) Names() []string {
+func (v *Values) nameList() []string {
 	if v == nil {
 		return nil
 	}
@@ -60,7 +55,7 @@ func (v *Values) Lookup(name string) (string, bool) {
 }
 
 // Each calls fn for every name and value, in name order.
-func (v *Values) Each(fn func(name, value string)) {
+func (v *Values) each(fn func(name, value string)) {
 	if v == nil {
 		return
 	}

@@ -6,14 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
-	"github.com/basis-go/basis/sandbox"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -25,28 +22,12 @@ const mcpInBuild = true
 type mcpState struct {
 	// mcp is this invocation's MCP client, made by the first build that
 	// needs it and kept by later ones; closeMCP stops its servers.
-	mcp *mcpClient
-	// onMCPChange, when set, is told that the tools of a server of client
-	// changed, and what their source is (basis serve replaces them in its
-	// roster).
-	onMCPChange func(client *mcpClient, source string, tools []contract.ExecutableTool)
-}
-
-// mcpClient is one invocation's MCP client: the layered config files and
-// the manager that runs their servers.
-type mcpClient struct {
-	cfg     *mcpbind.Config
-	manager *mcpbind.Manager
-	// startErr is why the server mcpForTool asked for gave no tools.
-	startErr error
-	// problems are what is wrong in the config files: each drops the
-	// server it is about (or the file, when it is about the whole file),
-	// and the others are used. basis check reports them as errors.
-	problems []error
-	mu       sync.Mutex
-	// sources maps a server to its tools' source, so that a server whose
-	// tools are all gone can still be replaced by nothing.
-	sources map[string]string
+	mcp *mcpbind.Manager
+	// mcpStartErr is why the server mcpForTool asked for gave no tools.
+	mcpStartErr error
+	// onMCPChange, when set, is told that the tools of a source of
+	// client changed (basis serve replaces them in its roster).
+	onMCPChange func(client *mcpbind.Manager, source string, tools []contract.ExecutableTool)
 }
 
 // lookupEnv finds a ${VAR} in basis's environment.
@@ -57,39 +38,35 @@ func (w *workspace) lookupEnv(name string) (string, bool) {
 // loadMCPConfig reads the workspace's .mcp.json and the operator's
 // mcp.json. Every problem is one error.
 func (w *workspace) loadMCPConfig(ctx context.Context) (*mcpbind.Config, []error) {
-	cfg, err := mcpbind.Load(ctx, mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir})
+	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir})
 	if err != nil {
 		return cfg, problems(err)
 	}
 	return cfg, nil
 }
 
-// newMCPClient loads the config files and makes the manager of their
-// well-formed servers, starting nothing. The format is shared with other
-// agents, so a server basis cannot use is left out, not fatal: it is one
-// of the client's problems.
-func (w *workspace) newMCPClient(ctx context.Context) (*mcpClient, []error) {
-	cfg, errs := w.loadMCPConfig(ctx)
-	if cfg == nil {
-		return nil, errs
-	}
-	c := &mcpClient{cfg: cfg, sources: map[string]string{}, problems: errs}
-	c.manager = mcpbind.NewManager(cfg, mcpbind.Options{
+// openMCP opens the MCP client of the config files, starting nothing.
+func (w *workspace) openMCP(ctx context.Context) *mcpbind.Manager {
+	var m *mcpbind.Manager
+	opts := &mcpbind.ManagerOptions{
 		Lookup:  w.lookupEnv,
 		Env:     w.e.environ, // stdio servers inherit what PassEnv lets through
 		PassEnv: w.ws.PassEnv(),
-		Confine: w.confineMCPServer,
+		// The operator configured the server, so it has the network (it
+		// talks to its service), but it writes only where the policy says;
+		// a machine that cannot sandbox it as asked refuses to start it.
+		Sandbox: w.ws.Sandbox(),
 		// basis sweeps what its programs leave behind (ReapOrphans): a live
 		// server is none of that.
 		Track: subprocess.Track,
-		OnToolsChanged: func(server string, tools []contract.ExecutableTool) {
-			source, ok := c.source(server, tools)
-			if ok && w.onMCPChange != nil {
-				w.onMCPChange(c, source, tools)
+		OnToolsChanged: func(source string, tools []contract.ExecutableTool) {
+			if w.onMCPChange != nil {
+				w.onMCPChange(m, source, tools)
 			}
 		},
-	})
-	return c, nil
+	}
+	m = mcpbind.Open(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir}, opts)
+	return m
 }
 
 // mcpTools starts the MCP servers the command needs (workspace.mcpStart)
@@ -105,57 +82,25 @@ func (w *workspace) mcpTools(ctx context.Context) ([]contract.ExecutableTool, er
 		return nil, nil
 	}
 	if w.mcp == nil {
-		c, errs := w.newMCPClient(ctx)
-		if errs != nil {
-			return nil, errors.Join(errs...)
-		}
-		w.mcp = c
+		w.mcp = w.openMCP(ctx)
 		switch w.mcpStart {
 		case mcpAll:
 			// Failures show in the servers' status.
-			_ = c.manager.StartAll(ctx)
+			_ = w.mcp.StartAll(ctx)
 		case mcpForTool:
-			if server, ok := c.manager.ServerFor(w.mcpTool); ok {
-				if _, err := c.manager.ServerTools(ctx, server); err != nil {
-					c.startErr = err
-				}
-			}
+			w.mcpStartErr = w.mcp.StartFor(ctx, w.mcpTool)
 		}
 	}
-	tools := w.mcp.manager.Tools()
-	for _, t := range tools {
-		w.mcp.source("", []contract.ExecutableTool{t})
-	}
-	return tools, nil
-}
-
-// source returns the source of server's tools, remembering it: from the
-// tools when there are any, from memory when they are all gone.
-func (c *mcpClient) source(server string, tools []contract.ExecutableTool) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(tools) > 0 {
-		source := tools[0].Descriptor().Source
-		name := server
-		if name == "" {
-			if i := strings.LastIndexByte(source, '#'); i >= 0 {
-				name = source[i+1:]
-			}
-		}
-		c.sources[name] = source
-		return source, true
-	}
-	source, ok := c.sources[server]
-	return source, ok
+	return w.mcp.Tools(), nil
 }
 
 // closeMCP stops every MCP server this invocation started.
-func (w *workspace) closeMCP() { w.mcp.close() }
+func (w *workspace) closeMCP() { closeClient(w.mcp) }
 
-// close stops the client's servers; a nil client has none.
-func (c *mcpClient) close() {
-	if c != nil {
-		c.manager.Close()
+// closeClient stops the client's servers; a nil client has none.
+func closeClient(m *mcpbind.Manager) {
+	if m != nil {
+		m.Close()
 	}
 }
 
@@ -164,10 +109,7 @@ func (c *mcpClient) close() {
 // there is no such reason. failed tells a server that could not start
 // (the call could not start) from one that was refused.
 func (w *workspace) mcpStartError() (err error, failed bool) {
-	if w.mcp == nil || w.mcp.startErr == nil {
-		return nil, false
-	}
-	err = w.mcp.startErr
+	err = w.mcpStartErr
 	return err, errors.Is(err, mcpbind.ErrStart) || errors.Is(err, mcpbind.ErrServerDied)
 }
 
@@ -179,7 +121,7 @@ func (w *workspace) mcpServerRows() []mcpServerRow {
 		return nil
 	}
 	var rows []mcpServerRow
-	for _, s := range w.mcp.manager.Status() {
+	for _, s := range w.mcp.Status() {
 		source := "host"
 		if s.File != "" {
 			source = w.displayPath(s.File)
@@ -196,35 +138,10 @@ func (w *workspace) mcpNotes() []string {
 		return nil
 	}
 	var notes []string
-	for _, err := range w.mcp.problems {
+	for _, err := range w.mcp.Problems() {
 		notes = append(notes, fmt.Sprintf("%v; left out (basis check lists every problem)", err))
 	}
 	return notes
-}
-
-// mcpSandboxName is the name a stdio MCP server's program goes by in
-// sandbox.json's "tools": "mcp__<server>", so an operator can tighten one
-// server as one tool.
-func mcpSandboxName(server string) string { return contract.MCPPrefix + server }
-
-// confineMCPServer sandboxes a stdio MCP server's program as it starts:
-// the operator configured the server, so it has the network (issue: an
-// MCP server talks to its service), but it writes only where the policy
-// says. A machine that cannot sandbox it as asked refuses to start it.
-//
-// It adapts the workspace's policy to mcpbind's hook, which starts the
-// command itself: the sandbox rewrites it into the re-execution Main
-// confines.
-func (w *workspace) confineMCPServer(server string, cmd *exec.Cmd) (func(), error) {
-	policy := w.ws.SandboxPolicy(mcpSandboxName(server), true)
-	if err := sandbox.Check(policy); err != nil {
-		return nil, err
-	}
-	sb, err := sandbox.New(policy, w.root)
-	if err != nil {
-		return nil, err
-	}
-	return sb.PrepareCommand(cmd)
 }
 
 // mcpSandbox is what the SANDBOX column says of an MCP tool: its stdio
@@ -233,9 +150,9 @@ func (w *workspace) mcpSandbox(d contract.Descriptor) string {
 	if w.mcp == nil {
 		return "-"
 	}
-	for _, s := range w.mcp.cfg.Servers {
+	for _, s := range w.mcp.Config().Servers {
 		if strings.HasSuffix(d.Source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
-			return describePolicy(w.ws.SandboxPolicy(mcpSandboxName(s.Name), true)).String()
+			return describePolicy(w.ws.SandboxPolicy(mcpbind.SandboxName(s.Name), true)).String()
 		}
 	}
 	return "-"
@@ -250,9 +167,6 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 		return nil, nil, 0, 0
 	}
 	cfg, errs := w.loadMCPConfig(ctx)
-	if cfg == nil {
-		return errs, nil, 0, 0
-	}
 	files = len(cfg.Files)
 	for _, s := range cfg.Servers {
 		// Variables, and a workspace server's cwd outside the workspace.
@@ -275,22 +189,19 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	if !start || len(cfg.Servers) == 0 {
 		return errs, lines, files, 0
 	}
-	c, _ := w.newMCPClient(ctx) // its problems are errs already
-	if c == nil {
-		return errs, lines, files, 0
-	}
-	defer c.manager.Close()
-	if err := c.manager.StartAll(ctx); err != nil {
+	c := w.openMCP(ctx) // its problems are errs already
+	defer c.Close()
+	if err := c.StartAll(ctx); err != nil {
 		errs = append(errs, problems(err)...)
 	}
 	byServer := map[string][]string{}
-	for _, t := range c.manager.Tools() {
+	for _, t := range c.Tools() {
 		d := t.Descriptor()
-		server, _ := c.manager.ServerFor(d.Name)
+		server, _ := c.ServerFor(d.Name)
 		byServer[server] = append(byServer[server], d.Name)
 		tools++
 	}
-	for _, s := range c.manager.Status() {
+	for _, s := range c.Status() {
 		line := fmt.Sprintf("mcp server %s: %s", s.Server, s)
 		if names := byServer[s.Server]; len(names) > 0 {
 			slices.Sort(names)

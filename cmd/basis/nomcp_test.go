@@ -30,7 +30,7 @@ func TestNoMCPBuildHasNoMCPCode(t *testing.T) {
 		}
 		var mcp []string
 		for _, pkg := range strings.Fields(string(out)) {
-			if strings.Contains(pkg, "modelcontextprotocol") || strings.HasSuffix(pkg, "/mcpbind") {
+			if strings.Contains(pkg, "modelcontextprotocol") || strings.HasSuffix(pkg, "/mcpbind") || strings.Contains(pkg, "/mcpbind/") {
 				mcp = append(mcp, pkg)
 			}
 		}

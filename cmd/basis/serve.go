@@ -7,20 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcpserve"
 	basisws "github.com/basis-go/basis/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -77,13 +76,13 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	token := ""
 	if *httpAddr != "" {
 		if !*allowRemote {
-			if err := mcpbind.CheckLoopback(*httpAddr); err != nil {
+			if err := mcpserve.CheckLoopback(*httpAddr); err != nil {
 				return usageErr(e, "serve: --http %s: %v; listen on 127.0.0.1:PORT, or pass --allow-remote to serve other machines (anyone who has the token can then run tools here)", *httpAddr, err)
 			}
 		}
 		token = e.getenv(envServeToken)
-		if token != "" && len(token) < mcpbind.MinTokenLen {
-			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpbind.MinTokenLen)
+		if token != "" && len(token) < mcpserve.MinTokenLen {
+			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpserve.MinTokenLen)
 		}
 	}
 	w, err := openWorkspace(ctx, g, e)
@@ -95,7 +94,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "serve: %v", err)
 	}
 	log := &lockedWriter{w: e.stderr}
-	s := &serving{w: w, appr: appr, log: log, roster: &servedRoster{depth: w.depth}}
+	s := &serving{w: w, appr: appr, log: log, roster: &mcpserve.RuntimeRoster{Depth: w.depth}}
 	if *auditPath != "" {
 		f, code := w.openAudit("serve", *auditPath)
 		if code >= 0 {
@@ -117,11 +116,11 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		s.mu.Lock()
 		c := w.mcp
 		s.mu.Unlock()
-		c.close()
+		closeClient(c)
 	}()
-	s.roster.rt.Store(rt)
+	s.roster.Store(rt)
 	s.logMCP()
-	s.srv = mcpbind.NewServer(s.roster, &mcpbind.ServerOptions{Name: "basis", Version: serveVersion(), Log: log})
+	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Logger: slog.New(lineHandler{log})})
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
@@ -142,10 +141,10 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return exitOK
 	}
 	if token == "" {
-		token = mcpbind.NewToken()
+		token = mcpserve.NewToken()
 		fmt.Fprintf(log, "basis serve: the bearer token for this run is %s (set $%s to choose one)\n", token, envServeToken)
 	}
-	err = s.srv.ListenAndServe(ctx, mcpbind.HTTPOptions{
+	err = s.srv.ListenAndServe(ctx, mcpserve.HTTPOptions{
 		Addr:        *httpAddr,
 		Token:       token,
 		AllowRemote: *allowRemote,
@@ -154,10 +153,8 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		},
 	})
 	switch {
-	case errors.Is(err, mcpbind.ErrNotLoopback):
+	case errors.Is(err, mcpserve.ErrNotLoopback):
 		return usageErr(e, "serve: --http %s: %v; listen on 127.0.0.1:PORT, or pass --allow-remote", *httpAddr, err)
-	case errors.Is(err, mcpbind.ErrWeakToken):
-		return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one", envServeToken, mcpbind.MinTokenLen)
 	case err != nil && ctx.Err() == nil:
 		return usageErr(e, "serve: %v", err)
 	}
@@ -188,13 +185,16 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// serveVersion is the version clients are told: the module's, when the
-// binary knows it.
-func serveVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "devel"
+// lineHandler prints each log record of the MCP server as a line of
+// basis serve's stderr.
+type lineHandler struct{ w io.Writer }
+
+func (h lineHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h lineHandler) WithGroup(string) slog.Handler            { return h }
+func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
+	_, err := fmt.Fprintf(h.w, "basis serve: %s\n", r.Message)
+	return err
 }
 
 // serving is one basis serve: the workspace, the roster it serves and
@@ -204,8 +204,8 @@ type serving struct {
 	appr   approver.Approver
 	audit  io.Writer
 	log    io.Writer
-	roster *servedRoster
-	srv    *mcpbind.Server
+	roster *mcpserve.RuntimeRoster
+	srv    *mcpserve.Server
 	// mu guards w and stamps: a reload and an MCP server's changed
 	// tools do not run side by side.
 	mu     sync.Mutex
@@ -246,10 +246,10 @@ func (s *serving) logMCP() {
 
 // mcpToolsChanged replaces a proxied server's tools in the served roster
 // when the server says they changed.
-func (s *serving) mcpToolsChanged(c *mcpClient, source string, tools []contract.ExecutableTool) {
+func (s *serving) mcpToolsChanged(c *mcpbind.Manager, source string, tools []contract.ExecutableTool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rt := s.roster.rt.Load()
+	rt := s.roster.Load()
 	if c != s.w.mcp || rt == nil {
 		return // a client a reload replaced, or a roster not served yet
 	}
@@ -258,29 +258,17 @@ func (s *serving) mcpToolsChanged(c *mcpClient, source string, tools []contract.
 	}
 }
 
-// watch refreshes the served list when the roster changes, and reloads
-// the roster when a config file changes, until ctx is done.
+// watch reloads the roster when a config file changes, until ctx is
+// done; the server follows the runtime's own changes.
 func (s *serving) watch(ctx context.Context) {
 	tick := time.NewTicker(reloadInterval)
 	defer tick.Stop()
-	changed := s.roster.rt.Load().Changed()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-changed:
 		case <-tick.C:
 			s.reloadIfChanged(ctx)
-		}
-		// The channel is taken again only here, after a change or a
-		// reload: taken afresh on every turn, it would miss a change made
-		// while a tick was handled (the roster's channel closed and
-		// replaced before it was waited on), and the client would not
-		// hear of it. Taken before the refresh, a change after it closes
-		// the channel the next turn waits on.
-		if now := s.roster.rt.Load().Changed(); now != changed {
-			changed = now
-			s.srv.Refresh()
 		}
 	}
 }
@@ -291,8 +279,8 @@ func (s *serving) watch(ctx context.Context) {
 func (s *serving) reloadIfChanged(ctx context.Context) {
 	// A replaced MCP client is closed after the lock is given up: its
 	// servers' changed tools wait for the lock.
-	var stale *mcpClient
-	defer func() { stale.close() }()
+	var stale *mcpbind.Manager
+	defer func() { closeClient(stale) }()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.configStamps()
@@ -317,7 +305,7 @@ func (s *serving) reloadIfChanged(ctx context.Context) {
 		}
 		return
 	}
-	s.roster.rt.Store(rt)
+	s.roster.Store(rt)
 	if mcpChanged {
 		stale = old
 	}
@@ -346,76 +334,14 @@ func isMCPConfig(path string) bool {
 	return false
 }
 
-// servedRoster is the runtime as basis serve's MCP server sees it. The
-// runtime is swapped whole on a reload; a call runs on the one it began
-// with.
-type servedRoster struct {
-	rt    atomic.Pointer[runtime.Runtime]
-	depth int
-	// slots holds, per client, the one slot a call of a tool that is not
-	// Parallel holds while it runs: such tools run one at a time for each
-	// client, as in a model's turn, and one client's slow call never holds
-	// up another client's.
-	mu    sync.Mutex
-	slots map[any]*clientSlot
-}
-
-// clientSlot is one client's slot and how many calls hold or wait for it,
-// so the entry goes when the client has none.
-type clientSlot struct {
-	ch    chan struct{}
-	users int
-}
-
-// slot returns client's slot, counting the caller among its users; done
-// must be called once the caller no longer needs it.
-func (r *servedRoster) slot(client any) (ch chan struct{}, done func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.slots == nil {
-		r.slots = map[any]*clientSlot{}
-	}
-	s := r.slots[client]
-	if s == nil {
-		s = &clientSlot{ch: make(chan struct{}, 1)}
-		r.slots[client] = s
-	}
-	s.users++
-	return s.ch, func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if s.users--; s.users == 0 {
-			delete(r.slots, client)
-		}
-	}
-}
-
-// Tools returns the roster's descriptors.
-func (r *servedRoster) Tools() []contract.Descriptor { return r.rt.Load().Tools() }
-
-// Call runs one call through the runtime's pipeline.
-func (r *servedRoster) Call(ctx context.Context, name string, call contract.Call) (string, bool) {
-	rt := r.rt.Load()
-	if tool, ok := rt.Tool(name); ok && !tool.Descriptor().Parallel {
-		slot, done := r.slot(mcpbind.ClientOf(ctx))
-		defer done()
-		select {
-		case slot <- struct{}{}:
-			defer func() { <-slot }()
-		case <-ctx.Done():
-			return fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call to finish", name), true
-		}
-	}
-	out := rt.Call(contract.WithDelegationDepth(ctx, r.depth), name, call)
-	return out.Text, out.Status != runtime.StatusOK
-}
-
 // serveApprover maps serve's --approve to an approver: elicit asks the
 // MCP client's user; allow, deny and hook:ARGV are call's.
 func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (approver.Approver, error) {
 	switch mode {
 	case "elicit":
-		return elicitApprover(), nil
+		// A client that cannot ask gets a denial naming the command that
+		// allows the call for good.
+		return mcpserve.ElicitApprover(allowCommand), nil
 	case "prompt", "":
 		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
 	}
@@ -424,61 +350,4 @@ func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (appr
 		return nil, fmt.Errorf("--approve %s: want elicit, allow, deny or hook:ARGV", mode)
 	}
 	return appr, nil
-}
-
-// elicitApprover asks the MCP client's user, through a form, whether a
-// call may run. A client that cannot ask gets a denial whose reason is
-// the command that allows the call for good.
-func elicitApprover() approver.Approver {
-	return approver.ApproverFunc(func(ctx context.Context, req approver.Request) (approver.Answer, error) {
-		reply, err := mcpbind.Ask(ctx, mcpbind.Question{
-			Tool:       req.Tool,
-			Source:     req.Source,
-			SideEffect: req.Preview.SideEffect,
-			Summary:    req.Preview.Summary,
-			Subject:    req.Preview.Subject,
-			Always:     proposedCommands(req.Proposed),
-			Changed:    staleText(req.Stale),
-			Warnings:   req.Warnings,
-		})
-		switch {
-		case errors.Is(err, mcpbind.ErrNoElicitation), errors.Is(err, mcpbind.ErrNotServing):
-			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
-				"%s was not run: %v, and no rule allows the call; allow it for good with: %s",
-				req.Tool, err, allowCommand(req))}, nil
-		case err != nil:
-			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("%s was not run: %v", req.Tool, err)}, nil
-		}
-		switch reply.Choice {
-		case mcpbind.ChoiceAllowOnce:
-			return approver.Answer{Decision: approver.Allow, Reason: "allowed once by the MCP client's user"}, nil
-		case mcpbind.ChoiceAllowAlways:
-			answer := approver.Answer{Decision: approver.AllowSession, Persist: true, Reason: "always allowed by the MCP client's user"}
-			if len(req.Proposed) > 0 {
-				answer.Remember = &approver.Remember{Proposed: true}
-			}
-			return answer, nil
-		}
-		return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf("tool %s denied: %s", req.Tool, reply.Said)}, nil
-	})
-}
-
-// staleText says what changed in the tool since a rule allowed it: the
-// first stale rule's changes, or "".
-func staleText(stale []approver.StaleRule) string {
-	if len(stale) == 0 {
-		return ""
-	}
-	return strings.Join(stale[0].Changes, "; ")
-}
-
-// proposedCommands is what "always" would allow for a spawn call: the
-// command rules the gate proposed ("go test *; tail *"), or "" for this
-// exact call.
-func proposedCommands(rules []approver.Rule) string {
-	parts := make([]string, len(rules))
-	for i, r := range rules {
-		parts[i] = approver.FormatCommand(r.Command)
-	}
-	return strings.Join(parts, "; ")
 }

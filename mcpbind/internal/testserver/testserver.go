@@ -130,12 +130,22 @@ func New(opts Options) *mcp.Server {
 		return text("grown"), nil
 	})
 	if opts.Environ {
-		add("environ", "Returns the server's working directory and environment.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		add("environ", "Returns the server's working directory and environment; with write, first tries to write that file.", nil, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			dir, err := os.Getwd()
 			if err != nil {
 				return nil, err
 			}
-			return text("cwd=" + dir + "\n" + strings.Join(os.Environ(), "\n")), nil
+			out := "cwd=" + dir + "\n"
+			var in struct{ Write string }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			if in.Write != "" {
+				if err := os.WriteFile(in.Write, []byte("written by the MCP test server\n"), 0o644); err != nil {
+					out += "write=refused\n"
+				} else {
+					out += "write=ok\n"
+				}
+			}
+			return text(out + strings.Join(os.Environ(), "\n")), nil
 		})
 	}
 	for i := range opts.Extra {

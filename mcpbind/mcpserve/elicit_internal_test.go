@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcpbind
+package mcpserve
 
 import (
 	"strings"

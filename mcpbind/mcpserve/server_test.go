@@ -1,4 +1,4 @@
-package mcpbind_test
+package mcpserve_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,7 +18,7 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/display"
-	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcpserve"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,7 +28,7 @@ import (
 const canary = "CANARY-7f3a9c-do-not-leak"
 
 // fakeRoster stands for the runtime. Its consequential tools play the
-// gate: they ask through mcpbind.Ask and deny when nobody answers yes.
+// gate: they ask through mcpserve.Ask and deny when nobody answers yes.
 type fakeRoster struct {
 	mu     sync.Mutex
 	tools  []contract.Descriptor
@@ -35,15 +36,15 @@ type fakeRoster struct {
 	env    map[string]string // holds the canary, as a declared tool's env would
 
 	calls    atomic.Int32
-	replies  chan mcpbind.Reply // what Ask returned, for tests that look
-	askErrs  chan error         // what Ask failed with
-	started  chan string        // a slow call has begun
-	ended    chan error         // a slow call's context error when it ended
+	replies  chan mcpserve.Reply // what Ask returned, for tests that look
+	askErrs  chan error          // what Ask failed with
+	started  chan string         // a slow call has begun
+	ended    chan error          // a slow call's context error when it ended
 	inFlight atomic.Int32
 	maxIn    atomic.Int32
-	lastErr  error    // a careless server might print this; it wraps the canary
-	clients  []any    // mcpbind.ClientOf of each call, in order
-	ids      []string // the call id of each call, in order
+	lastErr  error             // a careless server might print this; it wraps the canary
+	clients  []mcpserve.Client // mcpserve.ClientOf of each call, in order
+	ids      []string          // the call id of each call, in order
 }
 
 func newFakeRoster() *fakeRoster {
@@ -60,7 +61,7 @@ func newFakeRoster() *fakeRoster {
 		},
 		titles:  map[string]string{"deploy": "Deploy the site"},
 		env:     map[string]string{"DEPLOY_TOKEN": canary},
-		replies: make(chan mcpbind.Reply, 16),
+		replies: make(chan mcpserve.Reply, 16),
 		askErrs: make(chan error, 16),
 		started: make(chan string, 16),
 		ended:   make(chan error, 16),
@@ -95,7 +96,8 @@ func (f *fakeRoster) descriptor(name string) (contract.Descriptor, bool) {
 func (f *fakeRoster) Call(ctx context.Context, name string, call contract.Call) (string, bool) {
 	f.calls.Add(1)
 	f.mu.Lock()
-	f.clients = append(f.clients, mcpbind.ClientOf(ctx))
+	c, _ := mcpserve.ClientOf(ctx)
+	f.clients = append(f.clients, c)
 	f.ids = append(f.ids, call.ID)
 	f.mu.Unlock()
 	n := f.inFlight.Add(1)
@@ -118,22 +120,22 @@ func (f *fakeRoster) Call(ctx context.Context, name string, call contract.Call) 
 		if _, ok := in["env"].(string); name == "deploy" && !ok {
 			return "invalid input: /env: missing property", true
 		}
-		reply, err := mcpbind.Ask(ctx, mcpbind.Question{Tool: name, Source: d.Source, SideEffect: d.SideEffect, Summary: "deploy to " + fmt.Sprint(in["env"]), Subject: call.Input})
+		reply, err := mcpserve.Ask(ctx, mcpserve.Question{Tool: name, Source: d.Source, SideEffect: d.SideEffect, Summary: "deploy to " + fmt.Sprint(in["env"]), Subject: call.Input})
 		if err != nil {
 			f.askErrs <- err
 			f.mu.Lock()
 			f.lastErr = fmt.Errorf("deploy with token %s: %w", f.env["DEPLOY_TOKEN"], err)
 			f.mu.Unlock()
-			if errors.Is(err, mcpbind.ErrNoElicitation) {
+			if errors.Is(err, mcpserve.ErrNoElicitation) {
 				return name + " was not run: the MCP client cannot ask its user; allow it with: basis rules add --tool " + name + " --allow", true
 			}
 			return name + " was not run: nobody answered", true
 		}
 		f.replies <- reply
-		if reply.Choice == mcpbind.ChoiceDeny {
+		if reply.Choice == mcpserve.ChoiceDeny {
 			return name + " denied: " + reply.Said, true
 		}
-		return name + " done (" + reply.Choice.String() + ")", false
+		return name + " done (" + string(reply.Choice) + ")", false
 	}
 	switch name {
 	case "echo":
@@ -173,20 +175,31 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// lineHandler writes each record's message as a line, as a CLI does.
+type lineHandler struct{ w io.Writer }
+
+func (h lineHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h lineHandler) WithGroup(string) slog.Handler            { return h }
+func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
+	_, err := io.WriteString(h.w, r.Message+"\n")
+	return err
+}
+
 type harness struct {
 	roster *fakeRoster
-	server *mcpbind.Server
+	server *mcpserve.Server
 	log    *lockedBuffer
 }
 
-func newHarness(t testing.TB, opts *mcpbind.ServerOptions) *harness {
+func newHarness(t testing.TB, opts *mcpserve.ServerOptions) *harness {
 	t.Helper()
 	h := &harness{roster: newFakeRoster(), log: &lockedBuffer{}}
 	if opts == nil {
-		opts = &mcpbind.ServerOptions{}
+		opts = &mcpserve.ServerOptions{}
 	}
-	opts.Log = h.log
-	h.server = mcpbind.NewServer(h.roster, opts)
+	opts.Logger = slog.New(lineHandler{h.log})
+	h.server = mcpserve.NewServer(h.roster, opts)
 	return h
 }
 
@@ -311,7 +324,7 @@ func TestServeCallResults(t *testing.T) {
 			}
 		})
 	}
-	if err := <-h.roster.askErrs; !errors.Is(err, mcpbind.ErrNoElicitation) {
+	if err := <-h.roster.askErrs; !errors.Is(err, mcpserve.ErrNoElicitation) {
 		t.Errorf("Ask error = %v, want ErrNoElicitation", err)
 	}
 }
@@ -337,9 +350,9 @@ func TestServeLogsOneLinePerCall(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
-		`basis serve: call 1 echo: ok`,
-		`basis serve: call 2 fail: error`,
-		`basis serve: call 3 "nosuch\x1b[2J": error`,
+		`call 1 echo: ok`,
+		`call 2 fail: error`,
+		`call 3 "nosuch\x1b[2J": error`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("log lines (-want +got):\n%s", diff)
@@ -451,20 +464,20 @@ func TestServeElicitation(t *testing.T) {
 	tests := []struct {
 		name      string
 		result    *mcp.ElicitResult
-		wantReply mcpbind.Reply
+		wantReply mcpserve.Reply
 		wantText  string
 		wantError bool
 	}{
 		{"allow once", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_once"}},
-			mcpbind.Reply{Choice: mcpbind.ChoiceAllowOnce, Said: "the user allowed it once"}, "deploy done (allow_once)", false},
+			mcpserve.Reply{Choice: mcpserve.ChoiceAllowOnce, Said: "the user allowed it once"}, "deploy done (allow_once)", false},
 		{"allow always", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_always"}},
-			mcpbind.Reply{Choice: mcpbind.ChoiceAllowAlways, Said: "the user allowed it always"}, "deploy done (allow_always)", false},
+			mcpserve.Reply{Choice: mcpserve.ChoiceAllowAlways, Said: "the user allowed it always"}, "deploy done (allow_always)", false},
 		{"deny", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "deny"}},
-			mcpbind.Reply{Choice: mcpbind.ChoiceDeny, Said: "the user chose deny"}, "deploy denied: the user chose deny", true},
+			mcpserve.Reply{Choice: mcpserve.ChoiceDeny, Said: "the user chose deny"}, "deploy denied: the user chose deny", true},
 		{"declined", &mcp.ElicitResult{Action: "decline"},
-			mcpbind.Reply{Choice: mcpbind.ChoiceDeny, Said: "the user declined the question"}, "deploy denied: the user declined the question", true},
+			mcpserve.Reply{Choice: mcpserve.ChoiceDeny, Said: "the user declined the question"}, "deploy denied: the user declined the question", true},
 		{"cancelled", &mcp.ElicitResult{Action: "cancel"},
-			mcpbind.Reply{Choice: mcpbind.ChoiceDeny, Said: "the user dismissed the question without choosing"}, "deploy denied: the user dismissed the question without choosing", true},
+			mcpserve.Reply{Choice: mcpserve.ChoiceDeny, Said: "the user dismissed the question without choosing"}, "deploy denied: the user dismissed the question without choosing", true},
 	}
 	for _, version := range versions {
 		for _, tt := range tests {
@@ -550,7 +563,7 @@ func TestServeElicitationUnsupportedClient(t *testing.T) {
 			if !res.IsError || !strings.Contains(textOf(t, res), "basis rules add --tool deploy --allow") {
 				t.Errorf("result %q (isError %v), want a denial saying how to allow it", textOf(t, res), res.IsError)
 			}
-			if err := <-h.roster.askErrs; !errors.Is(err, mcpbind.ErrNoElicitation) {
+			if err := <-h.roster.askErrs; !errors.Is(err, mcpserve.ErrNoElicitation) {
 				t.Errorf("Ask error %v, want ErrNoElicitation", err)
 			}
 		})
@@ -628,7 +641,7 @@ func TestServeRetryIsBoundToTheCall(t *testing.T) {
 }
 
 func TestServeUnansweredQuestionDenies(t *testing.T) {
-	h := newHarness(t, &mcpbind.ServerOptions{AnswerTimeout: 50 * time.Millisecond})
+	h := newHarness(t, &mcpserve.ServerOptions{AnswerTimeout: 50 * time.Millisecond})
 	cs := h.connect(t, &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -642,8 +655,8 @@ func TestServeUnansweredQuestionDenies(t *testing.T) {
 	// The client never comes back.
 	select {
 	case err := <-h.roster.askErrs:
-		if !errors.Is(err, mcpbind.ErrNoAnswer) {
-			t.Errorf("Ask error %v, want ErrNoAnswer", err)
+		if err == nil || !strings.Contains(err.Error(), "gave no answer") {
+			t.Errorf("Ask error %v, want no answer", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the unanswered question never ended")
@@ -651,8 +664,8 @@ func TestServeUnansweredQuestionDenies(t *testing.T) {
 }
 
 func TestAskOutsideAServedCall(t *testing.T) {
-	_, err := mcpbind.Ask(context.Background(), mcpbind.Question{Tool: "deploy"})
-	if !errors.Is(err, mcpbind.ErrNotServing) {
+	_, err := mcpserve.Ask(context.Background(), mcpserve.Question{Tool: "deploy"})
+	if !errors.Is(err, mcpserve.ErrNotServing) {
 		t.Errorf("Ask = %v, want ErrNotServing", err)
 	}
 }
@@ -699,7 +712,7 @@ func TestServeRefreshSkipsToolsItCannotServe(t *testing.T) {
 	if slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "broken" }) {
 		t.Errorf("a tool whose schema is not an object schema was listed")
 	}
-	if want := `basis serve: tool broken is not served: its input schema is not a JSON Schema object of type "object"`; !strings.Contains(h.log.String(), want) {
+	if want := `tool broken is not served: its input schema is not a JSON Schema object of type "object"`; !strings.Contains(h.log.String(), want) {
 		t.Errorf("log %q does not say %q", h.log.String(), want)
 	}
 }
@@ -812,11 +825,11 @@ func TestServeClientOf(t *testing.T) {
 	h.roster.mu.Lock()
 	clients := slices.Clone(h.roster.clients)
 	h.roster.mu.Unlock()
-	if len(clients) != 3 || clients[0] == nil || clients[0] != clients[1] || clients[1] == clients[2] {
+	if len(clients) != 3 || clients[0] == (mcpserve.Client{}) || clients[0] != clients[1] || clients[1] == clients[2] {
 		t.Errorf("ClientOf for a, a, b = %v; want one value for a's calls and another for b's", clients)
 	}
-	if mcpbind.ClientOf(context.Background()) != nil {
-		t.Error("ClientOf outside a served call is not nil")
+	if c, ok := mcpserve.ClientOf(context.Background()); ok || c != (mcpserve.Client{}) {
+		t.Error("ClientOf outside a served call names a client")
 	}
 }
 

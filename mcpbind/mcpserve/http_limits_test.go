@@ -1,4 +1,4 @@
-package mcpbind_test
+package mcpserve_test
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcpserve"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -34,17 +34,17 @@ const connBound = 20 * time.Second
 func TestHTTPServerLimits(t *testing.T) {
 	tests := []struct {
 		name   string
-		limits *mcpbind.HTTPLimits
+		limits *mcpserve.HTTPLimits
 		want   [5]any // ReadHeaderTimeout, IdleTimeout, MaxHeaderBytes, ReadTimeout, WriteTimeout
 	}{
 		{"defaults", nil, [5]any{10 * time.Second, 60 * time.Second, 64 << 10, time.Duration(0), time.Duration(0)}},
-		{"zero fields are defaults", &mcpbind.HTTPLimits{}, [5]any{10 * time.Second, 60 * time.Second, 64 << 10, time.Duration(0), time.Duration(0)}},
-		{"chosen", &mcpbind.HTTPLimits{ReadHeaderTimeout: time.Second, IdleTimeout: 2 * time.Second, MaxHeaderBytes: 1024},
+		{"zero fields are defaults", &mcpserve.HTTPLimits{}, [5]any{10 * time.Second, 60 * time.Second, 64 << 10, time.Duration(0), time.Duration(0)}},
+		{"chosen", &mcpserve.HTTPLimits{ReadHeaderTimeout: time.Second, IdleTimeout: 2 * time.Second, MaxHeaderBytes: 1024},
 			[5]any{time.Second, 2 * time.Second, 1024, time.Duration(0), time.Duration(0)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := mcpbind.HTTPServerFor(http.NotFoundHandler(), tt.limits)
+			srv := mcpserve.HTTPServerFor(http.NotFoundHandler(), tt.limits)
 			got := [5]any{srv.ReadHeaderTimeout, srv.IdleTimeout, srv.MaxHeaderBytes, srv.ReadTimeout, srv.WriteTimeout}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("server limits (-want +got):\n%s", diff)
@@ -99,41 +99,41 @@ func TestHTTPDisconnectsSlowAndIdleClients(t *testing.T) {
 	good := "Bearer " + testToken
 	tests := []struct {
 		name   string
-		limits mcpbind.HTTPLimits
+		limits mcpserve.HTTPLimits
 		// send writes to the connection; status, when set, is the
 		// response the server gives before it closes the connection.
 		send   func(t *testing.T, conn net.Conn, endpoint string)
 		status int
 	}{
-		{"a connection that sends nothing", mcpbind.HTTPLimits{ReadHeaderTimeout: tiny},
+		{"a connection that sends nothing", mcpserve.HTTPLimits{ReadHeaderTimeout: tiny},
 			func(*testing.T, net.Conn, string) {}, 0},
-		{"half a header", mcpbind.HTTPLimits{ReadHeaderTimeout: tiny},
+		{"half a header", mcpserve.HTTPLimits{ReadHeaderTimeout: tiny},
 			func(t *testing.T, conn net.Conn, endpoint string) {
 				io.WriteString(conn, strings.TrimSuffix(request("POST", endpoint, good), "\r\n\r\n")+"\r\nContent-Ty")
 			}, 0},
-		{"half a body", mcpbind.HTTPLimits{ReadBodyTimeout: tiny},
+		{"half a body", mcpserve.HTTPLimits{ReadBodyTimeout: tiny},
 			func(t *testing.T, conn net.Conn, endpoint string) {
 				io.WriteString(conn, request("POST", endpoint, good, "Content-Type: application/json", "Accept: application/json, text/event-stream", "Content-Length: 100")+`{"jsonrpc":`)
 			}, http.StatusRequestTimeout},
-		{"a kept-alive connection with no next request", mcpbind.HTTPLimits{IdleTimeout: tiny},
+		{"a kept-alive connection with no next request", mcpserve.HTTPLimits{IdleTimeout: tiny},
 			func(t *testing.T, conn net.Conn, endpoint string) {
 				// A GET without a session: 400, and the connection kept.
 				io.WriteString(conn, request("GET", endpoint, good, "Accept: text/event-stream"))
 			}, http.StatusBadRequest},
-		{"a request without the token", mcpbind.HTTPLimits{},
+		{"a request without the token", mcpserve.HTTPLimits{},
 			func(t *testing.T, conn net.Conn, endpoint string) {
 				io.WriteString(conn, request("GET", endpoint, "", "Accept: text/event-stream"))
 			}, http.StatusUnauthorized},
-		{"a request with a wrong token", mcpbind.HTTPLimits{},
+		{"a request with a wrong token", mcpserve.HTTPLimits{},
 			func(t *testing.T, conn net.Conn, endpoint string) {
 				io.WriteString(conn, request("POST", endpoint, "Bearer wrong-token-0123456789abcdef", "Content-Type: application/json", "Content-Length: 2")+"{}")
 			}, http.StatusUnauthorized},
-		{"a header over the limit", mcpbind.HTTPLimits{MaxHeaderBytes: 1024},
+		{"a header over the limit", mcpserve.HTTPLimits{MaxHeaderBytes: 1024},
 			func(t *testing.T, conn net.Conn, endpoint string) {
 				// Go's server allows 4 KiB beyond the limit.
 				io.WriteString(conn, request("GET", endpoint, good, "X-Padding: "+strings.Repeat("x", 16<<10)))
 			}, http.StatusRequestHeaderFieldsTooLarge},
-		{"a body over the limit", mcpbind.HTTPLimits{MaxBodyBytes: 1024},
+		{"a body over the limit", mcpserve.HTTPLimits{MaxBodyBytes: 1024},
 			func(t *testing.T, conn net.Conn, endpoint string) {
 				body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 2048) + `"}}}`
 				io.WriteString(conn, request("POST", endpoint, good, "Content-Type: application/json", "Accept: application/json, text/event-stream",
@@ -175,7 +175,7 @@ func TestHTTPDisconnectsSlowAndIdleClients(t *testing.T) {
 // opened with GET for notifications still carries them.
 func TestHTTPLimitsDoNotCutALongCallOrTheStream(t *testing.T) {
 	h := newHarness(t, nil)
-	endpoint, _ := startHTTPWith(t, h, &mcpbind.HTTPLimits{ReadHeaderTimeout: tiny, ReadBodyTimeout: tiny, IdleTimeout: tiny})
+	endpoint, _ := startHTTPWith(t, h, &mcpserve.HTTPLimits{ReadHeaderTimeout: tiny, ReadBodyTimeout: tiny, IdleTimeout: tiny})
 	changed := make(chan struct{}, 1)
 	asked, answer := make(chan struct{}), make(chan struct{})
 	cs, err := connectHTTP(t, endpoint, testToken, &mcp.ClientOptions{
@@ -235,7 +235,7 @@ func TestHTTPLimitsDoNotCutALongCallOrTheStream(t *testing.T) {
 // JSON-RPC error that says why, and is served once a session ends.
 func TestHTTPCapsSessions(t *testing.T) {
 	h := newHarness(t, nil)
-	endpoint, _ := startHTTPWith(t, h, &mcpbind.HTTPLimits{MaxSessions: 2})
+	endpoint, _ := startHTTPWith(t, h, &mcpserve.HTTPLimits{MaxSessions: 2})
 	var open []*mcp.ClientSession
 	for i := range 2 {
 		cs, err := connectHTTP(t, endpoint, testToken, nil, "")

@@ -1,4 +1,4 @@
-package mcpbind
+package mcpserve
 
 import (
 	"context"
@@ -14,19 +14,22 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Errors [Ask] returns. Each means nobody answered, and an approver treats
-// it as a denial whose reason says how to allow the call another way.
+// Errors [Ask] returns when nobody can be asked: [ElicitApprover] denies
+// with a reason that says how to allow the call for good then, since
+// asking again would not help. Every other error of Ask (no answer in
+// time, the call cancelled) is a denial too.
 var (
-	// ErrNoElicitation: the client did not declare that it supports form
+	// errNoElicitation: the client did not declare that it supports form
 	// elicitation, so its user cannot be asked.
-	ErrNoElicitation = errors.New("the MCP client cannot ask its user (it did not declare elicitation support)")
-	// ErrNotServing: the context does not come from a call a [Server] is
+	errNoElicitation = errors.New("the MCP client cannot ask its user (it did not declare elicitation support)")
+	// errNotServing: the context does not come from a call a [Server] is
 	// serving, so there is no client to ask.
-	ErrNotServing = errors.New("no MCP client to ask: the call is not being served by basis serve")
-	// ErrNoAnswer: the question went to the client and no answer came
-	// back in time.
-	ErrNoAnswer = errors.New("the MCP client's user gave no answer")
+	errNotServing = errors.New("no MCP client to ask: the call is not being served by basis serve")
 )
+
+// errNoAnswer: the question went to the client and no answer came back
+// in time.
+var errNoAnswer = errors.New("the MCP client's user gave no answer")
 
 // questionID names the one input request a call sends at a time.
 const questionID = "basis_approval"
@@ -62,30 +65,21 @@ type Question struct {
 	Warnings []string
 }
 
-// Choice is the user's answer. The zero value denies: nothing that is not
-// an explicit allow is read as consent.
-type Choice int
+// Choice is the user's answer, spelt as the form's choices are. Anything
+// but [ChoiceAllowOnce] and [ChoiceAllowAlways], the zero value included,
+// denies: nothing that is not an explicit allow is read as consent.
+type Choice string
 
 const (
 	// ChoiceDeny: do not run the call.
-	ChoiceDeny Choice = iota
+	ChoiceDeny Choice = "deny"
 	// ChoiceAllowOnce: run this call.
-	ChoiceAllowOnce
+	ChoiceAllowOnce Choice = "allow_once"
 	// ChoiceAllowAlways: run this call, and calls of this tool with the
 	// same subject from now on in this workspace. The approver remembers
 	// it as a rule bound to the tool's source.
-	ChoiceAllowAlways
+	ChoiceAllowAlways Choice = "allow_always"
 )
-
-var choiceWords = [...]string{ChoiceDeny: "deny", ChoiceAllowOnce: "allow_once", ChoiceAllowAlways: "allow_always"}
-
-// String returns "deny", "allow_once" or "allow_always".
-func (c Choice) String() string {
-	if c >= 0 && int(c) < len(choiceWords) {
-		return choiceWords[c]
-	}
-	return fmt.Sprintf("Choice(%d)", int(c))
-}
 
 // Reply is the client's answer to a [Question].
 type Reply struct {
@@ -122,19 +116,19 @@ func (q *question) answer(a answer) {
 // Either way Ask blocks until the answer comes, ctx is done, or the
 // server's answer timeout passes.
 //
-// An approver in the host calls Ask from inside [Roster.Call]. It returns
-// [ErrNoElicitation] when the client cannot be asked, [ErrNotServing]
-// when ctx is not a served call's, and an error wrapping [ErrNoAnswer] or
-// ctx's error when no answer came; all of them mean deny.
+// An approver in the host ([ElicitApprover]) calls Ask from inside
+// [Roster.Call]. An error means nobody answered: the client cannot be
+// asked, ctx is not a served call's, no answer came in time or ctx
+// ended; each means deny.
 func Ask(ctx context.Context, q Question) (Reply, error) {
 	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
 	if pc == nil {
-		return Reply{}, ErrNotServing
+		return Reply{}, errNotServing
 	}
 	pc.askMu.Lock()
 	defer pc.askMu.Unlock()
 	if a := pc.attached(); a == nil || !a.canElicit {
-		return Reply{}, ErrNoElicitation
+		return Reply{}, errNoElicitation
 	}
 	qu := &question{params: elicitParams(q), reply: make(chan answer, 1)}
 	select {
@@ -200,7 +194,7 @@ func elicitParams(q Question) *mcp.ElicitParams {
 				"type":        "string",
 				"title":       "Decision",
 				"description": "Allow this call once, " + alwaysSays + ", or deny it.",
-				"enum":        []any{ChoiceAllowOnce.String(), ChoiceAllowAlways.String(), ChoiceDeny.String()},
+				"enum":        []any{string(ChoiceAllowOnce), string(ChoiceAllowAlways), string(ChoiceDeny)},
 				"enumNames":   []any{"Allow once", always, "Deny"},
 			},
 		},
@@ -225,12 +219,12 @@ func replyFrom(res *mcp.ElicitResult) Reply {
 		return Reply{Choice: ChoiceDeny, Said: "the client's answer was not accept, decline or cancel"}
 	}
 	word, _ := res.Content["decision"].(string)
-	switch word {
-	case ChoiceAllowOnce.String():
+	switch Choice(word) {
+	case ChoiceAllowOnce:
 		return Reply{Choice: ChoiceAllowOnce, Said: "the user allowed it once"}
-	case ChoiceAllowAlways.String():
+	case ChoiceAllowAlways:
 		return Reply{Choice: ChoiceAllowAlways, Said: "the user allowed it always"}
-	case ChoiceDeny.String():
+	case ChoiceDeny:
 		return Reply{Choice: ChoiceDeny, Said: "the user chose deny"}
 	}
 	return Reply{Choice: ChoiceDeny, Said: "the user's answer was not one of allow_once, allow_always, deny"}

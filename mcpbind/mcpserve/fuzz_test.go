@@ -1,4 +1,4 @@
-package mcpbind
+package mcpserve
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package mcpbind
+package mcpserve
 
 import (
 	"bytes"
@@ -22,10 +22,11 @@ import (
 // Errors of serving over HTTP.
 var (
 	// ErrNotLoopback: the address to listen on is not a loopback address
-	// and remote clients were not allowed.
+	// and remote clients were not allowed. basis serve branches on it to
+	// say how to serve other machines on purpose.
 	ErrNotLoopback = errors.New("not a loopback address")
-	// ErrWeakToken: the bearer token is shorter than [MinTokenLen].
-	ErrWeakToken = errors.New("bearer token too short")
+	// errWeakToken: the bearer token is shorter than [MinTokenLen].
+	errWeakToken = errors.New("bearer token too short")
 )
 
 // MinTokenLen is the shortest bearer token the HTTP server accepts.
@@ -149,7 +150,7 @@ type HTTPOptions struct {
 func CheckLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("mcpbind: serve over HTTP: the address must be host:port, such as 127.0.0.1:8765: %w", err)
+		return fmt.Errorf("mcpserve: serve over HTTP: the address must be host:port, such as 127.0.0.1:8765: %w", err)
 	}
 	if strings.EqualFold(host, "localhost") {
 		return nil
@@ -157,7 +158,7 @@ func CheckLoopback(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("mcpbind: serve over HTTP: %w: listen on 127.0.0.1 or [::1], or allow remote clients explicitly (the server runs tools on this machine for whoever holds the token)", ErrNotLoopback)
+	return fmt.Errorf("mcpserve: serve over HTTP: %w: listen on 127.0.0.1 or [::1], or allow remote clients explicitly (the server runs tools on this machine for whoever holds the token)", ErrNotLoopback)
 }
 
 // HTTPHandler returns the streamable HTTP handler for the server, behind
@@ -170,7 +171,7 @@ func CheckLoopback(addr string) error {
 // MaxHeaderBytes, as [Server.ListenAndServe] does.
 func (s *Server) HTTPHandler(token string, limits *HTTPLimits) (http.Handler, error) {
 	if len(token) < MinTokenLen {
-		return nil, fmt.Errorf("mcpbind: serve over HTTP: %w: use at least %d characters (NewToken makes one)", ErrWeakToken, MinTokenLen)
+		return nil, fmt.Errorf("mcpserve: serve over HTTP: %w: use at least %d characters (NewToken makes one)", errWeakToken, MinTokenLen)
 	}
 	l := limits.withDefaults()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
@@ -363,23 +364,26 @@ func (s *Server) ListenAndServe(ctx context.Context, o HTTPOptions) error {
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("mcpbind: serve over HTTP: %w", err)
+		return fmt.Errorf("mcpserve: serve over HTTP: %w", err)
 	}
 	// "localhost" is a name: check what it bound to.
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !o.AllowRemote && !tcp.IP.IsLoopback() {
 		ln.Close()
-		return fmt.Errorf("mcpbind: serve over HTTP: %w: the address resolved to a non-loopback interface", ErrNotLoopback)
+		return fmt.Errorf("mcpserve: serve over HTTP: %w: the address resolved to a non-loopback interface", ErrNotLoopback)
 	}
 	if o.Listening != nil {
 		o.Listening(ln.Addr())
 	}
 	srv := newHTTPServer(h, o.Limits.withDefaults())
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	go s.watch(watchCtx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
 		s.shutdown()
-		return fmt.Errorf("mcpbind: serve over HTTP: %w", err)
+		return fmt.Errorf("mcpserve: serve over HTTP: %w", err)
 	case <-ctx.Done():
 	}
 	s.shutdown()

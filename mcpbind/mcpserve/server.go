@@ -1,4 +1,4 @@
-package mcpbind
+package mcpserve
 
 import (
 	"bytes"
@@ -6,8 +6,9 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"io"
+	"log/slog"
 	"maps"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,9 +21,9 @@ import (
 
 // Roster is what a [Server] serves: a runtime's tools behind an adapter the
 // host writes. Implementations must be safe for concurrent use: the server
-// calls Call from many goroutines at once and does not serialise anything
-// itself — a roster whose tools must not run side by side (tools that are
-// not Parallel) serialises them in Call.
+// calls Call from many goroutines at once. It runs one client's calls of
+// tools that are not Parallel one at a time, as in a model's turn, and
+// never holds up one client's calls for another's.
 type Roster interface {
 	// Tools returns the descriptors of every tool to serve. It is read when
 	// the server is made and again on every [Server.Refresh].
@@ -51,6 +52,18 @@ type TitledRoster interface {
 	Title(tool string) string
 }
 
+// ChangingRoster is a [Roster] that says when its tools change, as a
+// basis runtime does: while serving ([Server.Serve],
+// [Server.ListenAndServe]), the server then refreshes its list
+// (and tells clients) on its own.
+type ChangingRoster interface {
+	Roster
+	// Changed returns a channel that is closed when the tools next
+	// change. The server takes it before reading Tools, so a change
+	// between the two is never missed.
+	Changed() <-chan struct{}
+}
+
 // DefaultAnswerTimeout is how long a call waits, between two round trips,
 // for the client to come back with its user's answer to an approval
 // question before the question counts as unanswered (and the call is
@@ -60,12 +73,13 @@ const DefaultAnswerTimeout = 10 * time.Minute
 // ServerOptions configures a [Server]. The zero value is usable.
 type ServerOptions struct {
 	// Name and Version identify the server to clients; empty means "basis"
-	// and "devel".
+	// and the main module's version ("devel" when the binary does not
+	// know it).
 	Name, Version string
-	// Log receives one line per call and a line for each tool that cannot
-	// be served. Nil discards them. On stdio it must not be stdout, which
-	// carries the protocol.
-	Log io.Writer
+	// Logger receives a record per call and one for each tool that cannot
+	// be served, each message a line a person reads. Nil: no logs. On
+	// stdio its output must not be stdout, which carries the protocol.
+	Logger *slog.Logger
 	// AnswerTimeout bounds the wait for an answer to an approval question
 	// between round trips; zero means [DefaultAnswerTimeout].
 	AnswerTimeout time.Duration
@@ -81,15 +95,20 @@ type ServerOptions struct {
 // serialise them (the roster does, for tools that are not Parallel), and
 // a slow call never holds up tools/list.
 type Server struct {
-	roster  Roster
-	mcp     *mcp.Server
-	opts    ServerOptions
-	logMu   sync.Mutex
-	regMu   sync.Mutex
-	served  atomic.Pointer[map[string][]byte] // name → the tool as sent, for change detection
-	base    context.Context
-	stopAll context.CancelFunc
-	calls   sync.WaitGroup
+	roster Roster
+	mcp    *mcp.Server
+	opts   ServerOptions
+	regMu  sync.Mutex
+	served atomic.Pointer[map[string]servedTool]
+	// changed is a ChangingRoster's channel, taken by the last Refresh;
+	// refreshed is closed (and replaced) by every Refresh, so a watcher
+	// waits on the new channel. Both under regMu.
+	changed   <-chan struct{}
+	refreshed chan struct{}
+	slots     slots
+	base      context.Context
+	stopAll   context.CancelFunc
+	calls     sync.WaitGroup
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall // by request state, while a call is in flight
@@ -113,9 +132,12 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 	}
 	if s.opts.Version == "" {
 		s.opts.Version = "devel"
+		if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+			s.opts.Version = info.Main.Version
+		}
 	}
-	if s.opts.Log == nil {
-		s.opts.Log = io.Discard
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if s.opts.AnswerTimeout <= 0 {
 		s.opts.AnswerTimeout = DefaultAnswerTimeout
@@ -127,8 +149,9 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.mcp.AddReceivingMiddleware(s.unknownTools)
-	empty := map[string][]byte{}
+	empty := map[string]servedTool{}
 	s.served.Store(&empty)
+	s.refreshed = make(chan struct{})
 	s.Refresh()
 	return s
 }
@@ -140,12 +163,19 @@ func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 // Refresh reads the roster's tools again and brings the served list up to
 // date: tools gone are removed, new and changed ones are (re)added, and
 // clients are sent notifications/tools/list_changed when anything
-// differs. Calls in flight are not disturbed.
+// differs. Calls in flight are not disturbed. A host calls it when its
+// roster changed in a way a [ChangingRoster]'s channel does not say,
+// such as a roster replaced whole.
 func (s *Server) Refresh() {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
+	if cr, ok := s.roster.(ChangingRoster); ok {
+		s.changed = cr.Changed()
+	}
+	close(s.refreshed)
+	s.refreshed = make(chan struct{})
 	old := *s.served.Load()
-	next := make(map[string][]byte)
+	next := make(map[string]servedTool)
 	for _, d := range s.roster.Tools() {
 		t, err := s.toolFor(d)
 		if err != nil {
@@ -157,8 +187,8 @@ func (s *Server) Refresh() {
 			s.logf("tool %s is not served: %v", printableToolName(d.Name), err)
 			continue
 		}
-		next[d.Name] = wire
-		if !bytes.Equal(old[d.Name], wire) {
+		next[d.Name] = servedTool{wire: wire, parallel: d.Parallel}
+		if !bytes.Equal(old[d.Name].wire, wire) {
 			s.mcp.AddTool(t, s.callTool)
 		}
 	}
@@ -174,10 +204,82 @@ func (s *Server) Refresh() {
 	s.served.Store(&next)
 }
 
+// servedTool is a tool as it was sent, for change detection, and whether
+// it may run beside another call of its client.
+type servedTool struct {
+	wire     []byte
+	parallel bool
+}
+
+// watch refreshes the served list whenever a [ChangingRoster]'s tools
+// change, until ctx is done.
+func (s *Server) watch(ctx context.Context) {
+	if _, ok := s.roster.(ChangingRoster); !ok {
+		return
+	}
+	for {
+		s.regMu.Lock()
+		changed, refreshed := s.changed, s.refreshed
+		s.regMu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+			s.Refresh()
+		case <-refreshed:
+			// Someone else refreshed: wait on the channel it took.
+		}
+	}
+}
+
 // serving reports whether a tool of that name is served now.
 func (s *Server) serving(name string) bool {
 	_, ok := (*s.served.Load())[name]
 	return ok
+}
+
+// slots holds, per client, the one slot a call of a tool that is not
+// Parallel holds while it runs.
+type slots struct {
+	mu sync.Mutex
+	m  map[Client]*slot
+}
+
+// slot is one client's slot and how many calls hold or wait for it, so
+// the entry goes when the client has none.
+type slot struct {
+	ch    chan struct{}
+	users int
+}
+
+// take waits for client's slot; release must be called once the call
+// is done, ok or not.
+func (sl *slots) take(ctx context.Context, client Client) (release func(), err error) {
+	sl.mu.Lock()
+	if sl.m == nil {
+		sl.m = map[Client]*slot{}
+	}
+	s := sl.m[client]
+	if s == nil {
+		s = &slot{ch: make(chan struct{}, 1)}
+		sl.m[client] = s
+	}
+	s.users++
+	sl.mu.Unlock()
+	leave := func() {
+		sl.mu.Lock()
+		defer sl.mu.Unlock()
+		if s.users--; s.users == 0 {
+			delete(sl.m, client)
+		}
+	}
+	select {
+	case s.ch <- struct{}{}:
+		return func() { <-s.ch; leave() }, nil
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
 }
 
 // toolFor converts a descriptor to the MCP tool sent to clients.
@@ -286,21 +388,21 @@ type attachment struct {
 
 type pendingKey struct{}
 
-// clientKey is ClientOf's value: opaque, comparable, one per client session.
-type clientKey struct{ session *mcp.ServerSession }
+// Client identifies the client of a served call. Two calls of one client
+// have equal Clients, calls of different clients different ones (each
+// HTTP client is a session of its own; stdio has one); the zero Client is
+// no client. It is comparable, so a roster keeps per-client state in a
+// map keyed by it.
+type Client struct{ session *mcp.ServerSession }
 
-// ClientOf identifies the client a served call came from: an opaque value,
-// equal for two calls of one client and different across clients (each
-// HTTP client is a session of its own; stdio has one). It is nil outside a
-// call the server is running. A roster keeps per-client state with it,
-// such as running one client's tools that are not Parallel one at a time
-// without holding up another client's.
-func ClientOf(ctx context.Context) any {
+// ClientOf returns the client a served call in ctx came from, and false
+// outside a call the server is running.
+func ClientOf(ctx context.Context) (Client, bool) {
 	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
 	if pc == nil || pc.origin == nil {
-		return nil
+		return Client{}, false
 	}
-	return clientKey{pc.origin}
+	return Client{pc.origin}, true
 }
 
 func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall {
@@ -356,6 +458,14 @@ func (s *Server) run(pc *pendingCall) {
 		if len(in) == 0 {
 			in = json.RawMessage(`{}`)
 		}
+		if t, ok := (*s.served.Load())[pc.name]; ok && !t.parallel {
+			release, err := s.slots.take(pc.ctx, Client{pc.origin})
+			if err != nil {
+				pc.text, pc.isError = fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call of its client to finish", printableToolName(pc.name)), true
+				return
+			}
+			defer release()
+		}
 		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in})
 	}()
 	if status == "ok" && pc.isError {
@@ -396,7 +506,7 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 		}
 		pc.mu.Lock()
 		q.timer = time.AfterFunc(s.opts.AnswerTimeout, func() {
-			q.answer(answer{err: fmt.Errorf("%w within %s", ErrNoAnswer, s.opts.AnswerTimeout)})
+			q.answer(answer{err: fmt.Errorf("%w within %s", errNoAnswer, s.opts.AnswerTimeout)})
 		})
 		pc.att, pc.outstanding = nil, q
 		pc.mu.Unlock()
@@ -406,7 +516,7 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 			// within this same request; when the request ends without
 			// that retry (the client failed to answer), the question
 			// is over.
-			context.AfterFunc(ctx, func() { q.answer(answer{err: fmt.Errorf("%w: the request that asked it ended", ErrNoAnswer)}) })
+			context.AfterFunc(ctx, func() { q.answer(answer{err: fmt.Errorf("%w: the request that asked it ended", errNoAnswer)}) })
 		}
 		return &mcp.CallToolResult{
 			InputRequests: mcp.InputRequestMap{questionID: q.params},
@@ -519,8 +629,11 @@ func (s *Server) cancelSession(ss *mcp.ServerSession) {
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	ss, err := s.mcp.Connect(ctx, t, nil)
 	if err != nil {
-		return fmt.Errorf("mcpbind: serve: connecting the transport: %w", err)
+		return fmt.Errorf("mcpserve: serve: connecting the transport: %w", err)
 	}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	go s.watch(watchCtx)
 	ended := make(chan error, 1)
 	go func() { ended <- ss.Wait() }()
 	select {
@@ -539,10 +652,9 @@ func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 }
 
+// logf logs one line; the Logger's handler serialises concurrent ones.
 func (s *Server) logf(format string, args ...any) {
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	fmt.Fprintf(s.opts.Log, "basis serve: "+format+"\n", args...)
+	s.opts.Logger.Info(fmt.Sprintf(format, args...))
 }
 
 // printableToolName renders a tool name from the client for a log line: as it

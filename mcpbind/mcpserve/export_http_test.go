@@ -1,4 +1,4 @@
-package mcpbind
+package mcpserve
 
 import "net/http"
 
@@ -7,3 +7,9 @@ import "net/http"
 func HTTPServerFor(h http.Handler, l *HTTPLimits) *http.Server {
 	return newHTTPServer(h, l.withDefaults())
 }
+
+// The errors Ask returns when nobody can be asked, for the tests.
+var (
+	ErrNoElicitation = errNoElicitation
+	ErrNotServing    = errNotServing
+)

@@ -1,4 +1,4 @@
-package mcpbind_test
+package mcpserve_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,7 +33,7 @@ func (greeter) Call(_ context.Context, _ string, call contract.Call) (string, bo
 // ExampleNewServer serves a roster to an MCP client over an in-memory
 // transport; `basis serve` does the same over stdio or HTTP.
 func ExampleNewServer() {
-	server := mcpbind.NewServer(greeter{}, nil)
+	server := mcpserve.NewServer(greeter{}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	clientEnd, serverEnd := mcp.NewInMemoryTransports()

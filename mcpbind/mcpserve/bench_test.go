@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcpbind_test
+package mcpserve_test
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -53,7 +53,7 @@ func BenchmarkServeCall(b *testing.B) {
 	}{{"in-memory-tool", false}, {"bin-cat", true}} {
 		b.Run(tc.name, func(b *testing.B) {
 			roster := benchRoster{cat: tc.cat}
-			server := mcpbind.NewServer(roster, nil)
+			server := mcpserve.NewServer(roster, nil)
 			ct, st := mcp.NewInMemoryTransports()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -116,12 +116,12 @@ func BenchmarkServeCall(b *testing.B) {
 // latency percentiles of a call. Every call must succeed.
 func BenchmarkServeHTTPConcurrentClients(b *testing.B) {
 	const clients = 16
-	server := mcpbind.NewServer(benchRoster{cat: true}, nil)
+	server := mcpserve.NewServer(benchRoster{cat: true}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan net.Addr, 1)
 	served := make(chan error, 1)
 	go func() {
-		served <- server.ListenAndServe(ctx, mcpbind.HTTPOptions{Addr: "127.0.0.1:0", Token: testToken, Listening: func(a net.Addr) { addr <- a }})
+		served <- server.ListenAndServe(ctx, mcpserve.HTTPOptions{Addr: "127.0.0.1:0", Token: testToken, Listening: func(a net.Addr) { addr <- a }})
 	}()
 	endpoint := "http://" + (<-addr).String() + "/mcp"
 	defer func() {

@@ -1,0 +1,56 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"context"
+	"slices"
+)
+
+// Open reads the config files as [Load] does and returns the Manager of
+// their well-formed servers, starting nothing. The format is shared with
+// other agents, so a server the package cannot use is left out, not
+// fatal: each problem of the files (which left out the server, or the
+// file, it is about) is one error of [Manager.Problems].
+func Open(ctx context.Context, load *LoadOptions, opts *ManagerOptions) *Manager {
+	cfg, err := Load(ctx, load)
+	m := NewManager(cfg, opts)
+	m.problems = leaves(err)
+	return m
+}
+
+// leaves splits what errors.Join joined into its errors, one per problem.
+func leaves(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if _, own := err.(*problem); !ok || own {
+		if err == nil {
+			return nil
+		}
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, leaves(e)...)
+	}
+	return out
+}
+
+// Config returns the configuration the Manager runs.
+func (m *Manager) Config() *Config { return m.cfg }
+
+// Problems returns what [Open] found wrong in the config files, one
+// error (a [*configfile.Error], or a trust store problem) each.
+func (m *Manager) Problems() []error { return slices.Clone(m.problems) }
+
+// StartFor starts the server a tool named toolName would come from, if
+// any, and lists its tools: what a host does before a call of an MCP tool
+// whose server it has not started. It returns the server's start error,
+// or nil when no server's tools would be named so.
+func (m *Manager) StartFor(ctx context.Context, toolName string) error {
+	server, ok := m.ServerFor(toolName)
+	if !ok {
+		return nil
+	}
+	_, err := m.ServerTools(ctx, server)
+	return err
+}
