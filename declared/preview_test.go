@@ -257,7 +257,7 @@ func TestAmbiguousInputRefused(t *testing.T) {
 			_, previewErr := tool.AuthorizationPreview(t.Context(), callWith(tt.input))
 			_, execErr := tool.Execute(t.Context(), callWith(tt.input))
 			for _, err := range []error{previewErr, execErr} {
-				if !errors.Is(err, contract.ErrInvalidInput) || !errors.Is(err, contract.ErrInvalidInput) {
+				if !errors.Is(err, contract.ErrInvalidInput) {
 					t.Fatalf("error = %v, want one wrapping ErrInvalidInput", err)
 				}
 				if !strings.HasPrefix(err.Error(), "the input for t is refused: ") || !strings.Contains(err.Error(), tt.says) {
