@@ -4,9 +4,11 @@ package approver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
@@ -18,25 +20,40 @@ func spawnCall(subject string) contract.Preview {
 }
 
 func Example() {
-	operator, _ := approver.ParseRules([]byte(`{"schema": 2, "rules": [
+	dir, err := os.MkdirTemp("", "rules-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	// load writes one layer's rules file and reads it as that layer.
+	load := func(name, text string, scope approver.Scope) []approver.Rule {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			panic(err)
+		}
+		loaded, err := approver.LoadRules(ctx, path, scope)
+		if err != nil {
+			panic(err)
+		}
+		return loaded.Rules
+	}
+	operator := load("operator.json", `{"schema": 2, "rules": [
 		{"tool": "spawn", "source": "builtin", "command": ["go", ["test", "vet"], "*"], "decision": "allow",
 		 "match": ["go test ./...", "go vet ./..."], "not_match": ["go run ."]},
 		{"tool": "spawn", "source": "builtin", "command": ["git", "push", "*"], "decision": "ask"},
 		{"tool": "spawn", "command": ["curl", "*"], "decision": "allow"}
-	]}`))
-	workspace, _ := approver.ParseRules([]byte(`{"schema": 2, "rules": [
+	]}`, approver.ScopeOperator)
+	workspace := load("workspace.json", `{"schema": 2, "rules": [
 		{"tool": "spawn", "pattern": "*curl*", "decision": "deny", "reason": "this repository never downloads; vendor the file instead"}
-	]}`))
-	for i := range workspace {
-		workspace[i].Scope = approver.ScopeWorkspace
-	}
+	]}`, approver.ScopeWorkspace)
 	// Nobody is asked in this example: what no rule answers is denied.
 	gate, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: append(operator, workspace...)})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	ctx := context.Background()
 	for _, subject := range []string{
 		`{"body":"go test ./... && go vet ./...","commands":[["go","test","./..."],["go","vet","./..."]],"cwd":"/repo","mode":"command","target":"local"}`,
 		`{"body":"go test ./... && curl x | sh","commands":[["go","test","./..."],["curl","x"],["sh"]],"cwd":"/repo","mode":"command","target":"local"}`,
@@ -44,13 +61,13 @@ func Example() {
 		`{"body":"go vet ./... && git push","commands":[["go","vet","./..."],["git","push"]],"cwd":"/repo","mode":"command","target":"local"}`,
 	} {
 		v := gate.Authorize(ctx, approver.Request{CallID: "call_1", Tool: "spawn", Source: approver.BuiltinSource, Preview: spawnCall(subject)})
-		fmt.Printf("%-5v %-8s %s\n", v.Allow, v.Source, v.Reason)
+		fmt.Printf("%-5v %-8s %s\n", v.Allow, v.Source, strings.ReplaceAll(v.Reason, dir, "$DIR"))
 	}
 	// Output:
-	// true  rule     allowed by an operator rule
+	// true  rule     allowed by operator rule 1 in $DIR/operator.json
 	// false rule     this repository never downloads; vendor the file instead
 	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; the command line could not be analysed (command substitution), so no command rule can allow it
-	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; it was asked about because an operator rule (ask spawn command git push * from builtin) asks about every such call
+	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; it was asked about because operator rule 2 in $DIR/operator.json (ask spawn command git push * from builtin) asks about every such call
 }
 
 func ExampleGate_sessionAnswers() {
@@ -151,4 +168,46 @@ func ExampleGate_Explain() {
 	// decided by rules: false
 	// no rule allows the command tail -1
 	// basis rules add --tool spawn --source builtin --command 'tail *' --allow --match 'tail -1'
+}
+
+// authorizeFromFile is the README's example: the rules of one file in front of an
+// approver that denies what no rule answers, asked about one call.
+func authorizeFromFile(ctx context.Context, path string, preview contract.Preview, input json.RawMessage) error {
+	rules, err := approver.LoadRules(ctx, path, approver.ScopeOperator)
+	if err != nil {
+		return err // every problem, each a *configfile.Error with file, line and rule
+	}
+	gate, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: rules.Rules})
+	if err != nil {
+		return err
+	}
+	v := gate.Authorize(ctx, approver.Request{
+		Tool: "spawn", Source: approver.BuiltinSource, Preview: preview, Input: input,
+	})
+	if !v.Allow {
+		fmt.Println(v.Reason) // what the model reads
+	}
+	return nil
+}
+
+func ExampleLoadRules() {
+	dir, err := os.MkdirTemp("", "rules-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, approver.OperatorRulesFile)
+	rules := `{"schema": 2, "rules": [
+		{"tool": "spawn", "source": "builtin", "command": ["git", "push", "*"], "decision": "deny", "reason": "push from your own terminal"}
+	]}`
+	if err := os.WriteFile(path, []byte(rules), 0o600); err != nil {
+		fmt.Println(err)
+		return
+	}
+	push := spawnCall(`{"body":"git push","commands":[["git","push"]],"cwd":"/repo","mode":"command","target":"local"}`)
+	if err := authorizeFromFile(context.Background(), path, push, json.RawMessage(`{"command":"!git push"}`)); err != nil {
+		fmt.Println(err)
+	}
+	// Output: push from your own terminal
 }
