@@ -15,6 +15,7 @@ import (
 	"github.com/basis-go/basis/approver/terminal"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/spawn"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -277,7 +278,7 @@ func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
 // somebody is at a terminal and denies, saying why, when nobody is.
 func chooseApprover(ctx context.Context, mode string, w *workspace, e *env) (approver.Approver, error) {
 	if argv, ok := strings.CutPrefix(mode, "hook:"); ok {
-		words, err := splitArgv(argv)
+		words, err := spawn.SplitArgv(argv)
 		if err != nil {
 			return nil, fmt.Errorf("--approve hook: %w", err)
 		}

@@ -99,7 +99,7 @@ func openWorkspace(ctx context.Context, g *globals, e *env) (*workspace, error) 
 	if delegate == "" {
 		delegate = e.getenv(envDelegate)
 	}
-	if w.delegate, err = splitArgv(delegate); err != nil {
+	if w.delegate, err = spawn.SplitArgv(delegate); err != nil {
 		flag := "--delegate"
 		if g.delegate == "" {
 			flag = "$" + envDelegate
