@@ -152,7 +152,7 @@ func (w *workspace) mcpSandbox(d contract.Descriptor) string {
 	}
 	for _, s := range w.mcp.Config().Servers {
 		if strings.HasSuffix(d.Source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
-			return describePolicy(w.ws.SandboxPolicy(mcpbind.SandboxName(s.Name), true)).String()
+			return w.ws.SandboxOf(mcpbind.SandboxName(s.Name), true).String()
 		}
 	}
 	return "-"
