@@ -16,7 +16,6 @@ import (
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/spawn"
-	"github.com/basis-go/basis/subprocess"
 )
 
 func cmdCall(ctx context.Context, g *globals, args []string, e *env) int {
@@ -158,56 +157,12 @@ func newCallID() (string, error) {
 	return "cli-" + hex.EncodeToString(b[:]), nil
 }
 
-// outcomeJSON is what call --json prints.
-type outcomeJSON struct {
-	CallID     string             `json:"call_id"`
-	Tool       string             `json:"tool"`
-	Status     string             `json:"status"`
-	Stage      string             `json:"stage,omitempty"`
-	Text       string             `json:"text"`
-	Truncated  bool               `json:"truncated"`
-	Exit       *runtime.AuditExit `json:"exit,omitempty"`
-	DurationMS float64            `json:"duration_ms"`
-}
-
+// writeOutcomeJSON prints out as call --json does (runtime.Outcome's
+// JSON form), the text as the tool gave it.
 func writeOutcomeJSON(w io.Writer, out runtime.Outcome) error {
-	o := outcomeJSON{
-		CallID:     out.CallID,
-		Tool:       out.Tool,
-		Status:     statusText(out.Status),
-		Text:       out.Text,
-		Truncated:  out.Truncated,
-		DurationMS: float64(out.Duration.Microseconds()) / 1000,
-	}
-	if out.Status == runtime.StatusRefused {
-		o.Stage = string(out.Stage)
-	}
-	if x := out.Exit; x != nil {
-		o.Exit = &runtime.AuditExit{Kind: x.Kind.String()}
-		switch x.Kind {
-		case subprocess.Exited:
-			o.Exit.Code = x.Code
-		case subprocess.Signaled:
-			o.Exit.Signal = subprocess.SignalName(x.Signal)
-		}
-	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(o)
-}
-
-// statusText names a status for --json; one the runtime does not define
-// is not "ok".
-func statusText(s runtime.Status) string {
-	switch s {
-	case runtime.StatusOK:
-		return "ok"
-	case runtime.StatusToolError:
-		return "tool_error"
-	case runtime.StatusRefused:
-		return "refused"
-	}
-	return "unknown"
+	return enc.Encode(out)
 }
 
 // callTarget reads what call and explain share: NAME [JSON | @FILE | -]
