@@ -16,6 +16,7 @@ import (
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/spawn"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 func cmdCall(ctx context.Context, g *globals, args []string, e *env) int {
@@ -261,31 +262,10 @@ func chooseApprover(ctx context.Context, mode string, w *workspace, e *env) (app
 			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
 				"%s was not run: nobody was asked, because basis is not attached to a terminal and --approve defaults to deny then; "+
 					"rerun with --approve allow (or prompt, at a terminal), or allow it for good with: %s",
-				req.Tool, allowCommand(req))}, nil
+				req.Tool, basisws.AllowCommand(req))}, nil
 		}), nil
 	}
 	return nil, fmt.Errorf("--approve %s: want prompt, allow, deny or hook:ARGV", mode)
-}
-
-// allowCommand is the advice a denial gives when nobody could be asked:
-// the rules an "always" answer would save (the gate's proposal, the same
-// the terminal and basis explain show), bound to the tool's source. Allowing spawn as a whole would allow every command, so for a
-// command line that could not be analysed it names the form of a command
-// rule.
-func allowCommand(req approver.Request) string {
-	switch {
-	case len(req.Proposed) > 0:
-		// Every rule "always" would save: one per command no rule
-		// covers, as basis explain lists them.
-		adds := make([]string, len(req.Proposed))
-		for i, r := range req.Proposed {
-			adds[i] = r.AddCommand()
-		}
-		return strings.Join(adds, " && ")
-	case contract.IsSpawnName(req.Tool):
-		return "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"
-	}
-	return approver.Rule{Tool: req.Tool, Source: req.Source, Decision: approver.RuleAllow}.AddCommand()
 }
 
 func withNewline(s string) string {

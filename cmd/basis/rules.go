@@ -98,7 +98,7 @@ whose tool here has changed since says what changed.
 	}
 	p, err := w.ws.Policy(ctx)
 	if err != nil {
-		return configErr(e, problems(err))
+		return configErr(e, basisws.Problems(err))
 	}
 	states := w.ruleCurrency(ctx, slices.Concat(p.System, p.Operator))
 	if *asJSON {
