@@ -293,26 +293,6 @@ func (f *RulesFile) Remove(match func(number int, r Rule) bool) (removed []Rule,
 	return removed, nil
 }
 
-// RuleFilter selects rules for [RulesFile.Remove] (basis rules remove
-// --tool): a field left empty matches any rule, so {Tool: "spawn"}
-// selects every rule of spawn, bare, pattern and command rules alike.
-type RuleFilter struct {
-	Tool, Source, Pattern string
-	// Command, when set, must equal the rule's word for word.
-	Command  []CommandWord
-	Decision RuleDecision
-}
-
-// Match reports whether r is selected; it has [RulesFile.Remove]'s
-// signature, and the number does not matter.
-func (q RuleFilter) Match(_ int, r Rule) bool {
-	return (q.Tool == "" || q.Tool == r.Tool) &&
-		(q.Source == "" || q.Source == r.Source) &&
-		(q.Pattern == "" || q.Pattern == r.Pattern) &&
-		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y CommandWord) bool { return slices.Equal(x, y) })) &&
-		(q.Decision == "" || q.Decision == r.Decision)
-}
-
 // sameRule reports whether a and b match the same calls with the same
 // answer; reasons and examples aside.
 func sameRule(a, b Rule) bool {

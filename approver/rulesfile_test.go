@@ -455,36 +455,3 @@ func matchTool(tool string) func(int, approver.Rule) bool {
 func matchNumber(n int) func(int, approver.Rule) bool {
 	return func(number int, _ approver.Rule) bool { return number == n }
 }
-
-// TestRuleFilter: an empty field matches anything; every set one must
-// equal the rule's, a command word for word.
-func TestRuleFilter(t *testing.T) {
-	allowTest := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}
-	denyCurl := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: "curl *", Decision: approver.RuleDeny}
-	deploy := approver.Rule{Tool: "deploy", Source: repoManifest, Decision: approver.RuleAsk}
-	rules := []approver.Rule{allowTest, denyCurl, deploy}
-	for _, tc := range []struct {
-		name   string
-		filter approver.RuleFilter
-		want   []approver.Rule
-	}{
-		{"empty: every rule", approver.RuleFilter{}, rules},
-		{"a tool: its bare, pattern and command rules", approver.RuleFilter{Tool: "spawn"}, []approver.Rule{allowTest, denyCurl}},
-		{"a source", approver.RuleFilter{Source: repoManifest}, []approver.Rule{deploy}},
-		{"a pattern", approver.RuleFilter{Pattern: "curl *"}, []approver.Rule{denyCurl}},
-		{"a command, word for word", approver.RuleFilter{Command: approver.Words("go", "test", "*")}, []approver.Rule{allowTest}},
-		{"a command's prefix is not it", approver.RuleFilter{Command: approver.Words("go", "test")}, nil},
-		{"a decision", approver.RuleFilter{Tool: "spawn", Decision: approver.RuleDeny}, []approver.Rule{denyCurl}},
-		{"every field must match", approver.RuleFilter{Tool: "deploy", Decision: approver.RuleAllow}, nil},
-	} {
-		var got []approver.Rule
-		for i, r := range rules {
-			if tc.filter.Match(i+1, r) {
-				got = append(got, r)
-			}
-		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-		}
-	}
-}

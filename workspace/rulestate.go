@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
@@ -108,4 +109,24 @@ func (e *RuleSourceError) Error() string {
 		return fmt.Sprintf("tool %s has no source to bind a rule to", e.Tool)
 	}
 	return fmt.Sprintf("the tool %s here comes from %s, not %s", e.Tool, e.Here, e.Source)
+}
+
+// RuleFilter selects rules for [approver.RulesFile.Remove] (basis rules remove
+// --tool): a field left empty matches any rule, so {Tool: "spawn"}
+// selects every rule of spawn, bare, pattern and command rules alike.
+type RuleFilter struct {
+	Tool, Source, Pattern string
+	// Command, when set, must equal the rule's word for word.
+	Command  []approver.CommandWord
+	Decision approver.RuleDecision
+}
+
+// Match reports whether r is selected; it has [approver.RulesFile.Remove]'s
+// signature, and the number does not matter.
+func (q RuleFilter) Match(_ int, r approver.Rule) bool {
+	return (q.Tool == "" || q.Tool == r.Tool) &&
+		(q.Source == "" || q.Source == r.Source) &&
+		(q.Pattern == "" || q.Pattern == r.Pattern) &&
+		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y approver.CommandWord) bool { return slices.Equal(x, y) })) &&
+		(q.Decision == "" || q.Decision == r.Decision)
 }

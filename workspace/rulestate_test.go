@@ -10,6 +10,7 @@ import (
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/google/go-cmp/cmp"
 )
 
 // An allow rule matches its tool while the tool is as approved; after an
@@ -139,6 +140,39 @@ func TestRuleSource(t *testing.T) {
 	} {
 		if got := w.RuleSource(in); got != want {
 			t.Errorf("RuleSource(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRuleFilter: an empty field matches anything; every set one must
+// equal the rule's, a command word for word.
+func TestRuleFilter(t *testing.T) {
+	allowTest := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}
+	denyCurl := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: "curl *", Decision: approver.RuleDeny}
+	deploy := approver.Rule{Tool: "deploy", Source: "/repo/.basis/tools.json", Decision: approver.RuleAsk}
+	rules := []approver.Rule{allowTest, denyCurl, deploy}
+	for _, tc := range []struct {
+		name   string
+		filter RuleFilter
+		want   []approver.Rule
+	}{
+		{"empty: every rule", RuleFilter{}, rules},
+		{"a tool: its bare, pattern and command rules", RuleFilter{Tool: "spawn"}, []approver.Rule{allowTest, denyCurl}},
+		{"a source", RuleFilter{Source: "/repo/.basis/tools.json"}, []approver.Rule{deploy}},
+		{"a pattern", RuleFilter{Pattern: "curl *"}, []approver.Rule{denyCurl}},
+		{"a command, word for word", RuleFilter{Command: approver.Words("go", "test", "*")}, []approver.Rule{allowTest}},
+		{"a command's prefix is not it", RuleFilter{Command: approver.Words("go", "test")}, nil},
+		{"a decision", RuleFilter{Tool: "spawn", Decision: approver.RuleDeny}, []approver.Rule{denyCurl}},
+		{"every field must match", RuleFilter{Tool: "deploy", Decision: approver.RuleAllow}, nil},
+	} {
+		var got []approver.Rule
+		for i, r := range rules {
+			if tc.filter.Match(i+1, r) {
+				got = append(got, r)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }

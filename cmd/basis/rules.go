@@ -438,7 +438,7 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 			}
 		}
 	}
-	match := approver.RuleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}.Match
+	match := basisws.RuleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}.Match
 	if len(numbers) > 0 {
 		match = func(number int, _ approver.Rule) bool { return slices.Contains(numbers, number) }
 	}
