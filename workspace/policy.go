@@ -7,9 +7,11 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/configfile"
+	"github.com/basis-go/basis/contract"
 )
 
 // Policy is every rule a call is judged by, in its layers: the system's
@@ -49,7 +51,7 @@ func (w *Workspace) Policy(ctx context.Context) (*Policy, error) {
 		p.Operator = operator.Rules
 		p.Warnings = append(p.Warnings, operator.Warnings...)
 	}
-	if err := w.outsideWorkspace(w.WorkspaceRulesPath()); err != nil {
+	if err := w.CheckInside(w.WorkspaceRulesPath()); err != nil {
 		errs = append(errs, err)
 	} else {
 		ws, err := approver.LoadRules(ctx, w.WorkspaceRulesPath(), approver.ScopeWorkspace)
@@ -103,17 +105,37 @@ func (w *Workspace) Gate(ctx context.Context, a approver.Approver) (*approver.Ga
 	})
 }
 
-// outsideWorkspace refuses a workspace config file (.basis/rules.json,
-// .basis/sandbox.json) whose real path lies outside the workspace, naming
-// the link; nil when it lies inside or does not exist (declared refuses
-// its own files the same way). A repository's configuration is its own:
-// one that links to another's would borrow what was decided about that
-// other file.
-func (w *Workspace) outsideWorkspace(path string) error {
+// CheckInside refuses a workspace config file (.basis/rules.json,
+// .basis/sandbox.json, a .mcp.json to trust) whose real path lies outside
+// the workspace, with a *[configfile.OutsideError] naming the link; nil
+// when it lies inside or does not exist (declared refuses its own files
+// the same way). A repository's configuration is its own: one that links
+// to another's would borrow what was decided about that other file.
+func (w *Workspace) CheckInside(path string) error {
 	_, err := configfile.Inside(w.root, path)
 	var outside *configfile.OutsideError
 	if errors.As(err, &outside) {
 		return outside
 	}
 	return nil
+}
+
+// AllowCommand is the advice a denial gives when nobody could be asked
+// (basis call without a terminal, an MCP client that cannot show a form):
+// the basis rules add commands an "always" answer would save (the gate's
+// proposal, bound to the tool's source). Allowing spawn as a whole would
+// allow every command, so for a command line that could not be analysed
+// it names the form of a command rule.
+func AllowCommand(req approver.Request) string {
+	switch {
+	case len(req.Proposed) > 0:
+		adds := make([]string, len(req.Proposed))
+		for i, r := range req.Proposed {
+			adds[i] = r.AddCommand()
+		}
+		return strings.Join(adds, " && ")
+	case contract.IsSpawnName(req.Tool):
+		return "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"
+	}
+	return approver.Rule{Tool: req.Tool, Source: req.Source, Decision: approver.RuleAllow}.AddCommand()
 }

@@ -4,6 +4,10 @@ package workspace
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
@@ -46,4 +50,83 @@ func RuleStates(ctx context.Context, rt *runtime.Runtime, rules []approver.Rule)
 		out[i] = RuleState{Current: &ok, Changes: changes}
 	}
 	return out
+}
+
+// RuleSource is a rule's source as an operator names it (basis rules
+// --source): a path, relative to [Options.Dir], made absolute with its
+// symlinks resolved, as rules bind it. "", [approver.AnySource] and
+// [approver.BuiltinSource] stay as they are.
+func (w *Workspace) RuleSource(source string) string {
+	if source == "" || source == approver.AnySource || source == approver.BuiltinSource {
+		return source
+	}
+	if !filepath.IsAbs(source) {
+		source = filepath.Join(w.dir, source)
+	}
+	if resolved, err := filepath.EvalSymlinks(source); err == nil {
+		return resolved
+	}
+	return filepath.Clean(source)
+}
+
+// RuleTarget is what a new rule for tool binds to in rt, the runtime of
+// the workspace's tools: source ("" for the tool's own, else from
+// [Workspace.RuleSource]), and for an allow rule the definition of the
+// tool as it is now, which the rule records (it approves the tool the
+// operator can look at here, so the tool must be in rt). A tool rt does
+// not have is an error wrapping [runtime.ErrUnknownTool]; a source the
+// tool does not come from, a *[RuleSourceError].
+func RuleTarget(ctx context.Context, rt *runtime.Runtime, tool, source string, allow bool) (string, json.RawMessage, error) {
+	here, ok := rt.RuleSource(tool)
+	switch {
+	case !ok:
+		return "", nil, fmt.Errorf("%w: %s", runtime.ErrUnknownTool, tool)
+	case source == "" && here == "":
+		return "", nil, &RuleSourceError{Tool: tool}
+	case source == "":
+		source = here
+	case source != approver.AnySource && source != here:
+		return "", nil, &RuleSourceError{Tool: tool, Here: here, Source: source}
+	}
+	if !allow {
+		return source, nil, nil
+	}
+	def, err := rt.Definition(ctx, tool)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s cannot be approved as it is now: %v", tool, err)
+	}
+	return source, def, nil
+}
+
+// RuleSourceError is [RuleTarget]'s refusal to bind a rule for Tool to
+// Source, when the tool comes from Here ("": a tool of the host's, with no
+// source a rule could name).
+type RuleSourceError struct{ Tool, Here, Source string }
+
+// Error says where the tool comes from.
+func (e *RuleSourceError) Error() string {
+	if e.Here == "" {
+		return fmt.Sprintf("tool %s has no source to bind a rule to", e.Tool)
+	}
+	return fmt.Sprintf("the tool %s here comes from %s, not %s", e.Tool, e.Here, e.Source)
+}
+
+// RuleFilter selects rules for [approver.RulesFile.Remove] (basis rules remove
+// --tool): a field left empty matches any rule, so {Tool: "spawn"}
+// selects every rule of spawn, bare, pattern and command rules alike.
+type RuleFilter struct {
+	Tool, Source, Pattern string
+	// Command, when set, must equal the rule's word for word.
+	Command  []approver.CommandWord
+	Decision approver.RuleDecision
+}
+
+// Match reports whether r is selected; it has [approver.RulesFile.Remove]'s
+// signature, and the number does not matter.
+func (q RuleFilter) Match(_ int, r approver.Rule) bool {
+	return (q.Tool == "" || q.Tool == r.Tool) &&
+		(q.Source == "" || q.Source == r.Source) &&
+		(q.Pattern == "" || q.Pattern == r.Pattern) &&
+		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y approver.CommandWord) bool { return slices.Equal(x, y) })) &&
+		(q.Decision == "" || q.Decision == r.Decision)
 }

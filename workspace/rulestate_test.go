@@ -3,10 +3,14 @@
 package workspace
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/google/go-cmp/cmp"
 )
 
 // An allow rule matches its tool while the tool is as approved; after an
@@ -58,6 +62,117 @@ func TestRuleStates(t *testing.T) {
 			if got == "false" && len(st.Changes) == 0 {
 				t.Errorf("%s: rule %d does not say what changed", tc.name, i)
 			}
+		}
+	}
+}
+
+// TestRuleTarget: a new rule binds to the tool's own source unless told
+// otherwise; an allow rule records the tool as it is, so it needs the
+// tool, from the source it names.
+func TestRuleTarget(t *testing.T) {
+	ws, home := markWorkspace(t), t.TempDir()
+	w := openIn(t, ws, home)
+	rt, err := w.Runtime(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, _ := rt.RuleSource("mark")
+	def, err := rt.Definition(t.Context(), "mark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, tool, source string
+		allow              bool
+		want               string
+		wantDef            bool
+		wantErr            error
+		wantHere           string
+	}{
+		{name: "allow: its own source and definition", tool: "mark", allow: true, want: own, wantDef: true},
+		{name: "deny: its own source, no definition", tool: "mark", want: own},
+		{name: "allow, any source: the definition all the same", tool: "mark", source: approver.AnySource, allow: true, want: approver.AnySource, wantDef: true},
+		{name: "the source it comes from", tool: "mark", source: own, allow: true, want: own, wantDef: true},
+		{name: "another source", tool: "mark", source: "/elsewhere/tools.json", allow: true, wantHere: own},
+		{name: "no such tool", tool: "absent", allow: true, wantErr: runtime.ErrUnknownTool},
+	} {
+		source, gotDef, err := RuleTarget(t.Context(), rt, tc.tool, tc.source, tc.allow)
+		var wrong *RuleSourceError
+		switch {
+		case tc.wantErr != nil:
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("%s: error %v, want %v", tc.name, err, tc.wantErr)
+			}
+		case tc.wantHere != "":
+			if !errors.As(err, &wrong) || wrong.Here != tc.wantHere || wrong.Source != tc.source {
+				t.Errorf("%s: error %v, want a *RuleSourceError from %s", tc.name, err, tc.wantHere)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case source != tc.want || (len(gotDef) > 0) != tc.wantDef || (tc.wantDef && string(gotDef) != string(def)):
+			t.Errorf("%s: = %q, %s; want %q (definition: %v)", tc.name, source, gotDef, tc.want, tc.wantDef)
+		}
+	}
+}
+
+// TestRuleSource: a path is taken from Options.Dir, its links resolved,
+// as rules bind it; the named sources stay.
+func TestRuleSource(t *testing.T) {
+	ws, home := markWorkspace(t), t.TempDir()
+	if err := os.Symlink(filepath.Join(ws, ".basis"), filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(t.Context(), &Options{Root: ws, Dir: ws, Environ: []string{"HOME=" + home}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(ws, ".basis", "tools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"":                      "",
+		approver.AnySource:      approver.AnySource,
+		approver.BuiltinSource:  approver.BuiltinSource,
+		"link/tools.json":       real,
+		real:                    real,
+		"/no/such/../file.json": "/no/file.json",
+	} {
+		if got := w.RuleSource(in); got != want {
+			t.Errorf("RuleSource(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRuleFilter: an empty field matches anything; every set one must
+// equal the rule's, a command word for word.
+func TestRuleFilter(t *testing.T) {
+	allowTest := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Command: approver.Words("go", "test", "*"), Decision: approver.RuleAllow}
+	denyCurl := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: "curl *", Decision: approver.RuleDeny}
+	deploy := approver.Rule{Tool: "deploy", Source: "/repo/.basis/tools.json", Decision: approver.RuleAsk}
+	rules := []approver.Rule{allowTest, denyCurl, deploy}
+	for _, tc := range []struct {
+		name   string
+		filter RuleFilter
+		want   []approver.Rule
+	}{
+		{"empty: every rule", RuleFilter{}, rules},
+		{"a tool: its bare, pattern and command rules", RuleFilter{Tool: "spawn"}, []approver.Rule{allowTest, denyCurl}},
+		{"a source", RuleFilter{Source: "/repo/.basis/tools.json"}, []approver.Rule{deploy}},
+		{"a pattern", RuleFilter{Pattern: "curl *"}, []approver.Rule{denyCurl}},
+		{"a command, word for word", RuleFilter{Command: approver.Words("go", "test", "*")}, []approver.Rule{allowTest}},
+		{"a command's prefix is not it", RuleFilter{Command: approver.Words("go", "test")}, nil},
+		{"a decision", RuleFilter{Tool: "spawn", Decision: approver.RuleDeny}, []approver.Rule{denyCurl}},
+		{"every field must match", RuleFilter{Tool: "deploy", Decision: approver.RuleAllow}, nil},
+	} {
+		var got []approver.Rule
+		for i, r := range rules {
+			if tc.filter.Match(i+1, r) {
+				got = append(got, r)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
 }

@@ -63,7 +63,7 @@ func (w *Workspace) loadSandboxes(ctx context.Context) (*sandboxes, error) {
 		}
 	}
 	wsPath := filepath.Join(w.root, workspaceSandboxFile)
-	if err := w.outsideWorkspace(wsPath); err != nil {
+	if err := w.CheckInside(wsPath); err != nil {
 		errs = append(errs, err)
 	} else if data, err := readSandboxConfig(ctx, wsPath); err != nil {
 		errs = append(errs, err)

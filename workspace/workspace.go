@@ -33,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,6 +88,21 @@ type Workspace struct {
 
 	mu     sync.Mutex
 	closer []io.Closer
+}
+
+// Problems splits an error Open, Policy, Declared or Runtime returned,
+// joined from several problems, into them, one line each, as a host lists
+// them.
+func Problems(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok || !strings.Contains(err.Error(), "\n") {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, Problems(e)...)
+	}
+	return out
 }
 
 // Open finds the workspace and reads its sandbox configs. It returns every

@@ -15,7 +15,8 @@ import (
 	"github.com/basis-go/basis/approver/terminal"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/subprocess"
+	"github.com/basis-go/basis/spawn"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 func cmdCall(ctx context.Context, g *globals, args []string, e *env) int {
@@ -157,56 +158,12 @@ func newCallID() (string, error) {
 	return "cli-" + hex.EncodeToString(b[:]), nil
 }
 
-// outcomeJSON is what call --json prints.
-type outcomeJSON struct {
-	CallID     string             `json:"call_id"`
-	Tool       string             `json:"tool"`
-	Status     string             `json:"status"`
-	Stage      string             `json:"stage,omitempty"`
-	Text       string             `json:"text"`
-	Truncated  bool               `json:"truncated"`
-	Exit       *runtime.AuditExit `json:"exit,omitempty"`
-	DurationMS float64            `json:"duration_ms"`
-}
-
+// writeOutcomeJSON prints out as call --json does (runtime.Outcome's
+// JSON form), the text as the tool gave it.
 func writeOutcomeJSON(w io.Writer, out runtime.Outcome) error {
-	o := outcomeJSON{
-		CallID:     out.CallID,
-		Tool:       out.Tool,
-		Status:     statusText(out.Status),
-		Text:       out.Text,
-		Truncated:  out.Truncated,
-		DurationMS: float64(out.Duration.Microseconds()) / 1000,
-	}
-	if out.Status == runtime.StatusRefused {
-		o.Stage = string(out.Stage)
-	}
-	if x := out.Exit; x != nil {
-		o.Exit = &runtime.AuditExit{Kind: x.Kind.String()}
-		switch x.Kind {
-		case subprocess.Exited:
-			o.Exit.Code = x.Code
-		case subprocess.Signaled:
-			o.Exit.Signal = subprocess.SignalName(x.Signal)
-		}
-	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(o)
-}
-
-// statusText names a status for --json; one the runtime does not define
-// is not "ok".
-func statusText(s runtime.Status) string {
-	switch s {
-	case runtime.StatusOK:
-		return "ok"
-	case runtime.StatusToolError:
-		return "tool_error"
-	case runtime.StatusRefused:
-		return "refused"
-	}
-	return "unknown"
+	return enc.Encode(out)
 }
 
 // callTarget reads what call and explain share: NAME [JSON | @FILE | -]
@@ -277,7 +234,7 @@ func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
 // somebody is at a terminal and denies, saying why, when nobody is.
 func chooseApprover(ctx context.Context, mode string, w *workspace, e *env) (approver.Approver, error) {
 	if argv, ok := strings.CutPrefix(mode, "hook:"); ok {
-		words, err := splitArgv(argv)
+		words, err := spawn.SplitArgv(argv)
 		if err != nil {
 			return nil, fmt.Errorf("--approve hook: %w", err)
 		}
@@ -305,31 +262,10 @@ func chooseApprover(ctx context.Context, mode string, w *workspace, e *env) (app
 			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
 				"%s was not run: nobody was asked, because basis is not attached to a terminal and --approve defaults to deny then; "+
 					"rerun with --approve allow (or prompt, at a terminal), or allow it for good with: %s",
-				req.Tool, allowCommand(req))}, nil
+				req.Tool, basisws.AllowCommand(req))}, nil
 		}), nil
 	}
 	return nil, fmt.Errorf("--approve %s: want prompt, allow, deny or hook:ARGV", mode)
-}
-
-// allowCommand is the advice a denial gives when nobody could be asked:
-// the rules an "always" answer would save (the gate's proposal, the same
-// the terminal and basis explain show), bound to the tool's source. Allowing spawn as a whole would allow every command, so for a
-// command line that could not be analysed it names the form of a command
-// rule.
-func allowCommand(req approver.Request) string {
-	switch {
-	case len(req.Proposed) > 0:
-		// Every rule "always" would save: one per command no rule
-		// covers, as basis explain lists them.
-		adds := make([]string, len(req.Proposed))
-		for i, r := range req.Proposed {
-			adds[i] = r.AddCommand()
-		}
-		return strings.Join(adds, " && ")
-	case contract.IsSpawnName(req.Tool):
-		return "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"
-	}
-	return approver.Rule{Tool: req.Tool, Source: req.Source, Decision: approver.RuleAllow}.AddCommand()
 }
 
 func withNewline(s string) string {

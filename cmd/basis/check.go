@@ -12,6 +12,7 @@ import (
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/sandbox"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 func cmdCheck(ctx context.Context, g *globals, args []string, e *env) int {
@@ -42,14 +43,14 @@ problem, 2 otherwise.
 	p, err := w.ws.Policy(ctx)
 	var errs []error
 	if err != nil {
-		errs = problems(err)
+		errs = basisws.Problems(err)
 	}
 	rules := p.Rules()
 	rt, buildErrs := w.build(ctx, nil)
 	errs = append(errs, buildErrs...)
 	if rt != nil {
 		if err := w.ws.SandboxProblems(w.toolPolicies()); err != nil {
-			errs = append(errs, problems(err)...)
+			errs = append(errs, basisws.Problems(err)...)
 		}
 	}
 	var warnings []string

@@ -19,7 +19,6 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.45.0
 	golang.org/x/text v0.14.0
-	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -34,6 +33,7 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 replace (

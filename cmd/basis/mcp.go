@@ -12,6 +12,7 @@ import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
 	"github.com/basis-go/basis/subprocess"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 // mcpInBuild reports whether this binary can load MCP servers; a binary
@@ -40,7 +41,7 @@ func (w *workspace) lookupEnv(name string) (string, bool) {
 func (w *workspace) loadMCPConfig(ctx context.Context) (*mcpbind.Config, []error) {
 	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir})
 	if err != nil {
-		return cfg, problems(err)
+		return cfg, basisws.Problems(err)
 	}
 	return cfg, nil
 }
@@ -152,7 +153,7 @@ func (w *workspace) mcpSandbox(d contract.Descriptor) string {
 	}
 	for _, s := range w.mcp.Config().Servers {
 		if strings.HasSuffix(d.Source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
-			return describePolicy(w.ws.SandboxPolicy(mcpbind.SandboxName(s.Name), true)).String()
+			return w.ws.SandboxOf(mcpbind.SandboxName(s.Name), true).String()
 		}
 	}
 	return "-"
@@ -192,7 +193,7 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	c := w.openMCP(ctx) // its problems are errs already
 	defer c.Close()
 	if err := c.StartAll(ctx); err != nil {
-		errs = append(errs, problems(err)...)
+		errs = append(errs, basisws.Problems(err)...)
 	}
 	byServer := map[string][]string{}
 	for _, t := range c.Tools() {

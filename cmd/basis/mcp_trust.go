@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/basis-go/basis/mcpbind"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 const mcpHelp = `The workspace's .mcp.json names MCP servers: programs the repository asks
@@ -112,7 +113,7 @@ func exitCode(errs []error) int {
 func (w *workspace) mcpTrust(ctx context.Context) int {
 	e := w.e
 	path := filepath.Join(w.root, mcpbind.WorkspaceFileName)
-	if err := w.outsideWorkspace(path); err != nil {
+	if err := w.ws.CheckInside(path); err != nil {
 		// Trusting it would trust the other repository's file.
 		return configErr(e, []error{err})
 	}
@@ -122,7 +123,7 @@ func (w *workspace) mcpTrust(ctx context.Context) int {
 		return usageErr(e, "mcp trust: there is no %s in this workspace (%s) to trust", mcpbind.WorkspaceFileName, w.root)
 	}
 	if err != nil {
-		return configErr(e, problems(err))
+		return configErr(e, basisws.Problems(err))
 	}
 	var names []string
 	if cfg, _ := w.loadMCPConfig(ctx); cfg != nil {
@@ -162,7 +163,7 @@ func (w *workspace) mcpUntrust(ctx context.Context) int {
 	store := mcpbind.NewTrustStore(w.configDir)
 	removed, err := store.Untrust(ctx, path)
 	if err != nil {
-		return configErr(e, problems(err))
+		return configErr(e, basisws.Problems(err))
 	}
 	if !removed {
 		fmt.Fprintf(e.stdout, "%s was not trusted; nothing changed\n", w.displayPath(path))

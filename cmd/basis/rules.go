@@ -6,12 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/basis-go/basis/approver"
+	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/display"
 	basisws "github.com/basis-go/basis/workspace"
@@ -98,7 +98,7 @@ whose tool here has changed since says what changed.
 	}
 	p, err := w.ws.Policy(ctx)
 	if err != nil {
-		return configErr(e, problems(err))
+		return configErr(e, basisws.Problems(err))
 	}
 	states := w.ruleCurrency(ctx, slices.Concat(p.System, p.Operator))
 	if *asJSON {
@@ -246,8 +246,9 @@ func (f *ruleFlags) register(c *command, adding bool) {
 	}
 }
 
-// decision is the one of --allow, --ask and --deny given, or nil.
-func (f *ruleFlags) decision() (*approver.RuleDecision, int) {
+// decision is the one of --allow, --ask and --deny given, or "", and
+// how many were given.
+func (f *ruleFlags) decision() (approver.RuleDecision, int) {
 	var d []approver.RuleDecision
 	for _, x := range []struct {
 		set bool
@@ -258,9 +259,9 @@ func (f *ruleFlags) decision() (*approver.RuleDecision, int) {
 		}
 	}
 	if len(d) == 0 {
-		return nil, 0
+		return "", 0
 	}
-	return &d[0], len(d)
+	return d[0], len(d)
 }
 
 // words reads --command in the rule syntax: shell words, {a,b} choices.
@@ -309,11 +310,11 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	source, def, err := w.ruleTarget(ctx, f.tool, f.source, f.anySource, *decision == approver.RuleAllow)
+	source, def, err := w.ruleTarget(ctx, f.tool, f.source, f.anySource, decision == approver.RuleAllow)
 	if err != nil {
 		return usageErr(e, "rules add: %v", err)
 	}
-	r := approver.Rule{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: *decision,
+	r := approver.Rule{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision,
 		Reason: f.reason, Match: f.match, NotMatch: f.notMatch, Definition: def, Scope: approver.ScopeOperator}
 	if err := r.Validate(); err != nil {
 		return usageErr(e, "rules add: %v", err)
@@ -322,7 +323,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "rules add: %v; nothing was saved", err)
 	}
 	file := w.ws.OperatorRules()
-	before, _, err := listRules(ctx, file)
+	before, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -335,7 +336,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 		return exitOK
 	}
 	verb := "added"
-	if after, _, err := listRules(ctx, file); err == nil && len(after) == len(before) {
+	if after, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator); err == nil && len(after.Rules) == len(before.Rules) {
 		verb = "rebound"
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", verb, describeRule(r))
@@ -348,20 +349,11 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 // ruleTarget is the source a new rule is bound to — --any-source, an
 // explicit --source, or the source of the tool of that name in this
 // workspace's roster — and, for an allow rule, the definition of that
-// tool as it is now, which the rule records: an allow rule approves the
-// tool the operator can look at here, so the tool must be here.
+// tool as it is now, which the rule records (basisws.RuleTarget).
 func (w *workspace) ruleTarget(ctx context.Context, tool, explicit string, any, allow bool) (string, json.RawMessage, error) {
-	var source string
-	switch {
-	case any:
+	source := w.ws.RuleSource(explicit)
+	if any {
 		source = approver.AnySource
-	case explicit == approver.BuiltinSource:
-		source = explicit
-	case explicit != "":
-		source = absFrom(w.cwd, explicit)
-		if resolved, err := filepath.EvalSymlinks(source); err == nil {
-			source = resolved
-		}
 	}
 	if source != "" && !allow {
 		return source, nil, nil
@@ -375,8 +367,10 @@ func (w *workspace) ruleTarget(ctx context.Context, tool, explicit string, any, 
 		}
 		return "", nil, fmt.Errorf("cannot read this workspace's tools to find where %s comes from (%v); fix that, or name the source with --source PATH", tool, errs[0])
 	}
-	here, ok := rt.RuleSource(tool)
-	if !ok {
+	source, def, err := basisws.RuleTarget(ctx, rt, tool, source, allow)
+	var wrong *basisws.RuleSourceError
+	switch {
+	case errors.Is(err, runtime.ErrUnknownTool):
 		if err, _ := w.mcpStartError(); err != nil {
 			return "", nil, fmt.Errorf("%w: %s is not listed: %v; or name the source with --source PATH", errNoSuchTool, tool, err)
 		}
@@ -390,23 +384,12 @@ func (w *workspace) ruleTarget(ctx context.Context, tool, explicit string, any, 
 			return "", nil, fmt.Errorf("%w: this workspace has no tool %s%s; run basis tools to see them, or add the rule in the workspace that has the tool (basis -C DIR rules add …)", errNoSuchTool, tool, didYouMean(tool, names))
 		}
 		return "", nil, fmt.Errorf("%w: this workspace has no tool %s%s; run basis tools to see them, or name the source with --source PATH", errNoSuchTool, tool, didYouMean(tool, names))
+	case errors.As(err, &wrong) && wrong.Here == "":
+		return "", nil, fmt.Errorf("%v; use --any-source", err)
+	case errors.As(err, &wrong):
+		return "", nil, fmt.Errorf("the tool %s here comes from %s, not %s; an allow rule records the definition of the tool it approves, so add it in the workspace where that tool is (basis -C DIR rules add …)", tool, sourceText(wrong.Here), wrong.Source)
 	}
-	switch {
-	case source == "" && here == "":
-		return "", nil, fmt.Errorf("tool %s has no source to bind a rule to; use --any-source", tool)
-	case source == "":
-		source = here
-	case source != approver.AnySource && source != here:
-		return "", nil, fmt.Errorf("the tool %s here comes from %s, not %s; an allow rule records the definition of the tool it approves, so add it in the workspace where that tool is (basis -C DIR rules add …)", tool, sourceText(here), source)
-	}
-	if !allow {
-		return source, nil, nil
-	}
-	def, err := rt.Definition(ctx, tool)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s cannot be approved as it is now: %v", tool, err)
-	}
-	return source, def, nil
+	return source, def, err
 }
 
 func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int {
@@ -442,37 +425,24 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	source := f.source
-	if source != "" && source != approver.BuiltinSource && source != approver.AnySource {
-		source = absFrom(w.cwd, source)
-		if resolved, err := filepath.EvalSymlinks(source); err == nil {
-			source = resolved
-		}
-	}
+	source := w.ws.RuleSource(f.source)
 	file := w.ws.OperatorRules()
 	if len(numbers) > 0 {
-		current, _, err := listRules(ctx, file)
+		current, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
 		if err != nil {
 			return configErr(e, []error{err})
 		}
 		for _, n := range numbers {
-			if n > len(current) {
-				return usageErr(e, "rules remove: there is no rule %d (there are %d); see them with: basis rules list", n, len(current))
+			if n > len(current.Rules) {
+				return usageErr(e, "rules remove: there is no rule %d (there are %d); see them with: basis rules list", n, len(current.Rules))
 			}
 		}
 	}
-	filter := ruleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}
-	gone, err := file.Remove(func(number int, r approver.Rule) bool {
-		if len(numbers) > 0 {
-			for _, n := range numbers {
-				if (ruleFilter{Number: n}).Match(number, r) {
-					return true
-				}
-			}
-			return false
-		}
-		return filter.Match(number, r)
-	})
+	match := basisws.RuleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}.Match
+	if len(numbers) > 0 {
+		match = func(number int, _ approver.Rule) bool { return slices.Contains(numbers, number) }
+	}
+	gone, err := file.Remove(match)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -486,39 +456,5 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 	return exitOK
 }
 
-// ruleFilter selects rules to remove. Empty fields match anything, so
-// {Tool: "spawn"} selects every rule of spawn — bare, pattern and command
-// rules alike.
-type ruleFilter struct {
-	// Number, when not 0, selects the rule with this number alone (as
-	// "basis rules list" shows it); the other fields must then match too.
-	Number int
-	// Tool, Source and Pattern must equal the rule's when set.
-	Tool, Source, Pattern string
-	// Command, when set, must equal the rule's word for word.
-	Command []approver.CommandWord
-	// Decision, when set, must equal the rule's.
-	Decision *approver.RuleDecision
-}
-
-// Match reports whether r, numbered number, is selected.
-func (q ruleFilter) Match(number int, r approver.Rule) bool {
-	return (q.Number == 0 || q.Number == number) &&
-		(q.Tool == "" || q.Tool == r.Tool) &&
-		(q.Source == "" || q.Source == r.Source) &&
-		(q.Pattern == "" || q.Pattern == r.Pattern) &&
-		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y approver.CommandWord) bool { return slices.Equal(x, y) })) &&
-		(q.Decision == nil || *q.Decision == r.Decision)
-}
-
 // errNoSuchTool reports a rule for a tool the roster does not have.
 var errNoSuchTool = errors.New("no such tool")
-
-// listRules reads the operator's rules file, as every layer is read.
-func listRules(ctx context.Context, f *approver.RulesFile) ([]approver.Rule, []approver.Warning, error) {
-	r, err := approver.LoadRules(ctx, f.Path, approver.ScopeOperator)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r.Rules, r.Warnings, nil
-}

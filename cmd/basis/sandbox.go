@@ -3,47 +3,20 @@ package main
 import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/sandbox"
+	basisws "github.com/basis-go/basis/workspace"
 )
-
-// sandboxOf is what `basis tools` shows of a tool's sandbox.
-type sandboxOf struct {
-	Mode    sandbox.Mode `json:"mode"`
-	Network string       `json:"network"` // "allowed" or "none", as a preview's "sandbox" says
-}
-
-// String is the SANDBOX column: "workspace-write, no network", "off".
-func (o sandboxOf) String() string {
-	switch {
-	case o.Mode == sandbox.Off:
-		return "off"
-	case o.Network == "allowed":
-		return string(o.Mode) + ", network"
-	}
-	return string(o.Mode) + ", no network"
-}
-
-func describePolicy(p sandbox.Policy) sandboxOf {
-	o := sandboxOf{Mode: p.Mode, Network: "none"}
-	if o.Mode == "" {
-		o.Mode = sandbox.WorkspaceWrite // the zero value is the default
-	}
-	if p.Network || o.Mode == sandbox.Off {
-		o.Network = "allowed"
-	}
-	return o
-}
 
 // toolSandboxes returns, by tool name, the sandbox each program-running
 // tool of the last build gets; ok is false for a tool that starts no
 // program here (none yet).
-func (w *workspace) toolSandboxes() func(name string) (sandboxOf, bool) {
-	policies := w.toolPolicies()
-	return func(name string) (sandboxOf, bool) {
-		p, ok := policies[name]
-		if !ok {
-			return sandboxOf{}, false
-		}
-		return describePolicy(p), true
+func (w *workspace) toolSandboxes() func(name string) (basisws.ToolSandbox, bool) {
+	out := map[string]basisws.ToolSandbox{contract.SpawnName: w.ws.SandboxOf(sandbox.SpawnTool, false)}
+	for _, t := range w.declared {
+		out[t.Descriptor().Name] = w.ws.SandboxOf(t.Descriptor().Name, t.Spec().Network)
+	}
+	return func(name string) (basisws.ToolSandbox, bool) {
+		sb, ok := out[name]
+		return sb, ok
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/basis-go/basis/sandbox"
+	basisws "github.com/basis-go/basis/workspace"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -55,11 +56,11 @@ func TestToolsShowEachToolsSandbox(t *testing.T) {
 		name      string
 		operator  string // "" for no file
 		workspace string
-		want      map[string]sandboxOf
+		want      map[string]basisws.ToolSandbox
 	}{
 		{
 			name: "the default: workspace-write, the network only for a tool that declares it",
-			want: map[string]sandboxOf{
+			want: map[string]basisws.ToolSandbox{
 				"spawn":    {Mode: sandbox.WorkspaceWrite, Network: "none"},
 				"mark":     {Mode: sandbox.WorkspaceWrite, Network: "none"},
 				"mark_net": {Mode: sandbox.WorkspaceWrite, Network: "allowed"},
@@ -68,7 +69,7 @@ func TestToolsShowEachToolsSandbox(t *testing.T) {
 		{
 			name:     "the operator gives spawn the network and makes mark read-only",
 			operator: `{"schema": 1, "spawn": {"network": true}, "tools": {"mark": {"mode": "read-only"}}}`,
-			want: map[string]sandboxOf{
+			want: map[string]basisws.ToolSandbox{
 				"spawn":    {Mode: sandbox.WorkspaceWrite, Network: "allowed"},
 				"mark":     {Mode: sandbox.ReadOnly, Network: "none"},
 				"mark_net": {Mode: sandbox.WorkspaceWrite, Network: "allowed"},
@@ -78,7 +79,7 @@ func TestToolsShowEachToolsSandbox(t *testing.T) {
 			name:      "a workspace tightens: read-only everywhere, no network for mark_net",
 			operator:  `{"schema": 1, "spawn": {"network": true}}`,
 			workspace: `{"schema": 1, "mode": "read-only", "tools": {"mark_net": {"network": false}}}`,
-			want: map[string]sandboxOf{
+			want: map[string]basisws.ToolSandbox{
 				"spawn":    {Mode: sandbox.ReadOnly, Network: "allowed"},
 				"mark":     {Mode: sandbox.ReadOnly, Network: "none"},
 				"mark_net": {Mode: sandbox.ReadOnly, Network: "none"},
@@ -87,7 +88,7 @@ func TestToolsShowEachToolsSandbox(t *testing.T) {
 		{
 			name:     "off",
 			operator: `{"schema": 1, "mode": "off"}`,
-			want: map[string]sandboxOf{
+			want: map[string]basisws.ToolSandbox{
 				"spawn":    {Mode: sandbox.Off, Network: "allowed"},
 				"mark":     {Mode: sandbox.Off, Network: "allowed"},
 				"mark_net": {Mode: sandbox.Off, Network: "allowed"},
@@ -111,7 +112,7 @@ func TestToolsShowEachToolsSandbox(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &tools); err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]sandboxOf{}
+			got := map[string]basisws.ToolSandbox{}
 			for _, tool := range tools {
 				if tool.Sandbox == nil {
 					t.Errorf("tool %s shows no sandbox", tool.Name)

@@ -409,10 +409,11 @@ func testServeAlwaysIsRememberedForTheWorkspace(t *testing.T, overHTTP bool) {
 		t.Errorf("asked %d times, want once: the second call is allowed by the remembered answer", n)
 	}
 	// It is an operator rule bound to this workspace's manifest.
-	rules, _, err := listRules(context.Background(), &approver.RulesFile{Path: filepath.Join(r.config, approver.OperatorRulesFile)})
+	loaded, err := approver.LoadRules(context.Background(), filepath.Join(r.config, approver.OperatorRulesFile), approver.ScopeOperator)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rules := loaded.Rules
 	manifest, _ := filepath.EvalSymlinks(filepath.Join(r.ws, ".basis/tools.json"))
 	if len(rules) != 1 || rules[0].Tool != "deploy" || rules[0].Source != manifest || rules[0].Decision != approver.RuleAllow {
 		t.Fatalf("saved rules %+v; want one allow for deploy from %s", rules, manifest)

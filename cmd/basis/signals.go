@@ -17,15 +17,15 @@ import (
 // record — and basis exits with 128 plus the signal's number.
 var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
-// SignalError is the cause of a context cancelled by one of stopSignals.
-type SignalError struct{ Signal syscall.Signal }
+// signalError is the cause of a context cancelled by one of stopSignals.
+type signalError struct{ Signal syscall.Signal }
 
 // Error names the signal.
-func (e *SignalError) Error() string {
+func (e *signalError) Error() string {
 	return fmt.Sprintf("basis received %s", signalName(e.Signal))
 }
 
-// signalContext returns a context cancelled, with a *SignalError as its
+// signalContext returns a context cancelled, with a *signalError as its
 // cause, by the first of stopSignals. A second signal exits at once with
 // the same status, for a tool that will not stop. received reports the
 // first signal, zero when none came; stop unregisters the handler.
@@ -43,7 +43,7 @@ func signalContext(parent context.Context) (ctx context.Context, received func()
 				if !first.CompareAndSwap(0, int32(sig)) {
 					os.Exit(exitStatusFor(syscall.Signal(first.Load())))
 				}
-				cancel(&SignalError{Signal: sig})
+				cancel(&signalError{Signal: sig})
 			case <-done:
 				return
 			}

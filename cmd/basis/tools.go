@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/declared"
+	basisws "github.com/basis-go/basis/workspace"
 )
 
 // toolJSON is one entry of `basis tools --json`.
@@ -26,7 +24,7 @@ type toolJSON struct {
 	Status string `json:"status"`
 	// Sandbox is how the tool's programs are confined; absent for a tool
 	// that starts no program here.
-	Sandbox *sandboxOf `json:"sandbox,omitempty"`
+	Sandbox *basisws.ToolSandbox `json:"sandbox,omitempty"`
 }
 
 func cmdTools(ctx context.Context, g *globals, args []string, e *env) int {
@@ -131,33 +129,15 @@ func cutLast(s, sep string) (before, after string, found bool) {
 	return s, "", false
 }
 
-// toolStatus returns, by tool name, "ok" or why a call would be refused
-// before it runs: a declared tool whose ${VAR} is not set here ("GITHUB_TOKEN
-// not set"), or whose cwd leads outside the workspace ("cwd outside the
-// workspace").
+// toolStatus returns, by tool name, "ok" or why a call to a declared
+// tool would be refused before it runs.
 func (w *workspace) toolStatus() func(name string) string {
-	unavailable := map[string]string{}
+	status := map[string]string{}
 	for _, t := range w.declared {
-		var ue *declared.UnavailableError
-		if errors.As(t.Unavailable(), &ue) {
-			var vars, reasons []string
-			for _, p := range ue.Problems {
-				var xe *configfile.ExpandError
-				switch {
-				case errors.As(p, &xe) && errors.Is(xe, configfile.ErrUnsetVariable):
-					vars = append(vars, xe.Variable)
-				case errors.Is(p, declared.ErrOutsideWorkspace):
-					reasons = append(reasons, p.Field+" outside the workspace")
-				}
-			}
-			if len(vars) > 0 {
-				reasons = append([]string{strings.Join(vars, ", ") + " not set"}, reasons...)
-			}
-			unavailable[ue.Tool] = "unavailable: " + strings.Join(reasons, "; ")
-		}
+		status[t.Descriptor().Name] = basisws.DeclaredStatus(t)
 	}
 	return func(name string) string {
-		if s, ok := unavailable[name]; ok {
+		if s, ok := status[name]; ok {
 			return s
 		}
 		return "ok"

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/approver/terminal"
@@ -99,7 +98,7 @@ func openWorkspace(ctx context.Context, g *globals, e *env) (*workspace, error) 
 	if delegate == "" {
 		delegate = e.getenv(envDelegate)
 	}
-	if w.delegate, err = splitArgv(delegate); err != nil {
+	if w.delegate, err = spawn.SplitArgv(delegate); err != nil {
 		flag := "--delegate"
 		if g.delegate == "" {
 			flag = "$" + envDelegate
@@ -135,7 +134,7 @@ func (w *workspace) spawnTool() (*spawn.Tool, error) {
 func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.Runtime, []error) {
 	var errs []error
 	if w.openErr != nil {
-		errs = append(errs, problems(w.openErr)...)
+		errs = append(errs, basisws.Problems(w.openErr)...)
 	}
 	var host []contract.ExecutableTool
 	if sp, err := w.spawnTool(); err != nil {
@@ -145,7 +144,7 @@ func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.
 	}
 	tools, err := w.ws.Declared(ctx)
 	if err != nil {
-		errs = append(errs, problems(err)...)
+		errs = append(errs, basisws.Problems(err)...)
 	}
 	w.declared = tools
 	if len(errs) > 0 {
@@ -167,23 +166,9 @@ func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.
 		OnAuditError: opts.OnAuditError,
 	})
 	if err != nil {
-		return nil, problems(err)
+		return nil, basisws.Problems(err)
 	}
 	return rt, nil
-}
-
-// problems splits an error joined from several problems into them. A
-// problem is one line; a joined error is several.
-func problems(err error) []error {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok || !strings.Contains(err.Error(), "\n") {
-		return []error{err}
-	}
-	var out []error
-	for _, e := range j.Unwrap() {
-		out = append(out, problems(e)...)
-	}
-	return out
 }
 
 // displayPath shows a path relative to the workspace root when it is
@@ -211,7 +196,7 @@ func (w *workspace) newGate(ctx context.Context, appr approver.Approver) (*appro
 	}
 	gate, err := w.ws.Gate(ctx, appr)
 	if err != nil {
-		return nil, problems(err)
+		return nil, basisws.Problems(err)
 	}
 	return gate, nil
 }
@@ -221,7 +206,7 @@ func (w *workspace) newGate(ctx context.Context, appr approver.Approver) (*appro
 // started in. A code of 0 or more is the exit status to return.
 func (w *workspace) openAudit(cmd, path string) (*os.File, int) {
 	if w.openErr != nil {
-		return nil, configErr(w.e, problems(w.openErr))
+		return nil, configErr(w.e, basisws.Problems(w.openErr))
 	}
 	f, err := w.ws.OpenAudit(path)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package spawn
 
 import (
 	"errors"
@@ -10,26 +10,27 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// ErrArgvExpansion is wrapped by the error for an argv string that asks
-// for an expansion ($VAR, $(cmd), a glob, ~, {a,b}): basis splits words
-// as a shell would but never expands them, so what runs is exactly what
-// was written.
-var ErrArgvExpansion = errors.New("expansions are not performed")
+// errArgvExpansion is wrapped by the error for an argv string that asks
+// for an expansion ($VAR, $(cmd), a glob, ~, {a,b}): words are split as
+// a shell would but never expanded, so what runs is exactly what was
+// written.
+var errArgvExpansion = errors.New("expansions are not performed")
 
-// splitArgv splits an argv string (--delegate, $BASIS_DELEGATE, a hook) into
-// words as a POSIX shell splits a command's arguments: blanks separate
-// words, and quotes and backslashes keep them together. Nothing is run
-// through a shell and nothing is expanded; a word that a shell would
-// expand is an error, so "$HOME/bin/agent" cannot mean one thing here and
-// another in a terminal. An empty or blank string is no words.
-func splitArgv(s string) ([]string, error) {
+// SplitArgv splits a command as an operator writes it (a
+// [CommandDelegator]'s Argv, a hook approver's: basis's --delegate and
+// --approve hook:ARGV) into words as a POSIX shell splits a command's
+// arguments: blanks separate words, quotes and backslashes keep them
+// together. Nothing is run through a shell and nothing is expanded; a
+// word a shell would expand is an error, so "$HOME/bin/agent" cannot mean
+// one thing here and another in a terminal. A blank string is no words.
+func SplitArgv(s string) ([]string, error) {
 	var words []string
 	p := syntax.NewParser()
 	for w, err := range p.WordsSeq(strings.NewReader(s)) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot split %s into words: %v", describeArgv(s), err)
 		}
-		if err := literalWord(w); err != nil {
+		if err := argvLiteral(w); err != nil {
 			return nil, fmt.Errorf("word %d of %s: %w", len(words)+1, describeArgv(s), err)
 		}
 		// With nothing left to expand, this is quote removal only: the
@@ -49,41 +50,41 @@ func describeArgv(s string) string {
 	return fmt.Sprintf("the %d-character command", len([]rune(s)))
 }
 
-// literalWord refuses every part of a word that a shell would expand.
-func literalWord(w *syntax.Word) error {
+// argvLiteral refuses every part of a word that a shell would expand.
+func argvLiteral(w *syntax.Word) error {
 	if syntax.SplitBraces(w) {
-		return fmt.Errorf("a brace expansion {…}: %w; quote the braces", ErrArgvExpansion)
+		return fmt.Errorf("a brace expansion {…}: %w; quote the braces", errArgvExpansion)
 	}
 	for i, part := range w.Parts {
 		switch part := part.(type) {
 		case *syntax.Lit:
 			if pattern.HasMeta(part.Value, 0) {
-				return fmt.Errorf("a glob (*, ? or […]): %w; quote it", ErrArgvExpansion)
+				return fmt.Errorf("a glob (*, ? or […]): %w; quote it", errArgvExpansion)
 			}
 			if i == 0 && strings.HasPrefix(part.Value, "~") {
-				return fmt.Errorf("a ~ for a home directory: %w; write the path out", ErrArgvExpansion)
+				return fmt.Errorf("a ~ for a home directory: %w; write the path out", errArgvExpansion)
 			}
 		case *syntax.SglQuoted:
 			if part.Dollar {
-				return fmt.Errorf("a $'…' string: %w; use '…'", ErrArgvExpansion)
+				return fmt.Errorf("a $'…' string: %w; use '…'", errArgvExpansion)
 			}
 		case *syntax.DblQuoted:
 			if part.Dollar {
-				return fmt.Errorf("a $\"…\" string: %w; use \"…\"", ErrArgvExpansion)
+				return fmt.Errorf("a $\"…\" string: %w; use \"…\"", errArgvExpansion)
 			}
 			for _, inner := range part.Parts {
 				if _, ok := inner.(*syntax.Lit); !ok {
-					return fmt.Errorf("%s: %w; write the value out, or use '…'", expansionName(inner), ErrArgvExpansion)
+					return fmt.Errorf("%s: %w; write the value out, or use '…'", argvExpansionName(inner), errArgvExpansion)
 				}
 			}
 		default:
-			return fmt.Errorf("%s: %w; write the value out, or use '…'", expansionName(part), ErrArgvExpansion)
+			return fmt.Errorf("%s: %w; write the value out, or use '…'", argvExpansionName(part), errArgvExpansion)
 		}
 	}
 	return nil
 }
 
-func expansionName(part syntax.WordPart) string {
+func argvExpansionName(part syntax.WordPart) string {
 	switch part.(type) {
 	case *syntax.ParamExp:
 		return "a variable ($NAME)"

@@ -1,4 +1,4 @@
-package main
+package spawn
 
 import (
 	"errors"
@@ -27,13 +27,13 @@ func TestSplitArgv(t *testing.T) {
 		{"agent\n-x", []string{"agent", "-x"}},
 		{`agent '{a,b}' a=b x~`, []string{"agent", "{a,b}", "a=b", "x~"}},
 	} {
-		got, err := splitArgv(tc.in)
+		got, err := SplitArgv(tc.in)
 		if err != nil {
-			t.Errorf("splitArgv(%q): %v", tc.in, err)
+			t.Errorf("SplitArgv(%q): %v", tc.in, err)
 			continue
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("splitArgv(%q) (-want +got):\n%s", tc.in, diff)
+			t.Errorf("SplitArgv(%q) (-want +got):\n%s", tc.in, diff)
 		}
 	}
 }
@@ -47,22 +47,22 @@ func TestSplitArgvRefusesExpansions(t *testing.T) {
 		"agent {a,b}", "agent x{1..3}", "agent <(id)", "agent @(a|b)",
 		`agent $'\n'`, `agent $"x"`,
 	} {
-		_, err := splitArgv(in)
-		if !errors.Is(err, ErrArgvExpansion) {
-			t.Errorf("splitArgv(%q) = %v, want an error wrapping ErrArgvExpansion", in, err)
+		_, err := SplitArgv(in)
+		if !errors.Is(err, errArgvExpansion) {
+			t.Errorf("SplitArgv(%q) = %v, want an error wrapping errArgvExpansion", in, err)
 		}
 	}
 	for _, in := range []string{
 		"agent ; rm -rf /", "agent | tee x", "agent && x", "agent > out", "agent 'unterminated " + secret,
 		`agent "unterminated`, "agent &",
 	} {
-		_, err := splitArgv(in)
+		_, err := SplitArgv(in)
 		if err == nil {
-			t.Errorf("splitArgv(%q) = nil error, want one: it is not a list of words", in)
+			t.Errorf("SplitArgv(%q) = nil error, want one: it is not a list of words", in)
 			continue
 		}
 		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "rm -rf") {
-			t.Errorf("splitArgv(%q): the error quotes the input: %v", in, err)
+			t.Errorf("SplitArgv(%q): the error quotes the input: %v", in, err)
 		}
 	}
 }
@@ -72,7 +72,7 @@ func FuzzSplitArgv(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		words, err := splitArgv(s)
+		words, err := SplitArgv(s)
 		if err != nil {
 			return
 		}
@@ -82,7 +82,7 @@ func FuzzSplitArgv(f *testing.F) {
 		for i, w := range words {
 			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 		}
-		again, err := splitArgv(strings.Join(quoted, " "))
+		again, err := SplitArgv(strings.Join(quoted, " "))
 		if err != nil {
 			t.Fatalf("re-splitting %q: %v", quoted, err)
 		}
