@@ -70,7 +70,10 @@ func (s *server) fitBudget(text string) string {
 	}
 	keep := budget * bytesPerToken
 	cut := text[:keep]
-	for len(cut) > 0 && !utf8.ValidString(cut[max(0, len(cut)-utf8.UTFMax):]) {
+	for range utf8.UTFMax - 1 {
+		if r, size := utf8.DecodeLastRuneInString(cut); r != utf8.RuneError || size != 1 {
+			break
+		}
 		cut = cut[:len(cut)-1] // never split a character
 	}
 	if i := strings.LastIndexByte(cut, '\n'); i >= len(cut)*9/10 {

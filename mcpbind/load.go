@@ -292,10 +292,9 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 		if s.MaxOutputTokens < 0 || s.MaxOutputTokens > maxOutputTokens {
 			bad("max_output_tokens", newProblem(errInvalidValue, "must be from 0 (the Manager's budget) to "+itoa(maxOutputTokens)))
 		}
-		for _, p := range slices.Concat(s.EnabledTools, s.DisabledTools) {
-			if strings.TrimSpace(p) == "" {
-				bad("enabled_tools", newProblem(errInvalidValue, "a tool name or pattern is empty"))
-				break
+		for field, list := range map[string][]string{"enabled_tools": s.EnabledTools, "disabled_tools": s.DisabledTools} {
+			if slices.ContainsFunc(list, func(p string) bool { return strings.TrimSpace(p) == "" }) {
+				bad(field, newProblem(errInvalidValue, "a tool name or pattern is empty"))
 			}
 		}
 		s.EnabledTools, s.DisabledTools = slices.Clone(s.EnabledTools), slices.Clone(s.DisabledTools)
