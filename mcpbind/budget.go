@@ -84,7 +84,10 @@ func (s *server) fitBudget(text string) string {
 	if err != nil {
 		where = "the whole result could not be kept: " + err.Error()
 	}
-	return cut + "\n\n[basis: this result of MCP server " + printableName(s.cfg.Name) + " was cut to about " +
+	if !strings.HasSuffix(cut, "\n") {
+		cut += "\n"
+	}
+	return cut + "\n[basis: this result of MCP server " + printableName(s.cfg.Name) + " was cut to about " +
 		strconv.Itoa(EstimateTokens(cut)) + " of its " + strconv.Itoa(EstimateTokens(text)) +
 		" estimated tokens (1 token ≈ 4 bytes), its budget being " + strconv.Itoa(budget) + "; " + where + "]"
 }

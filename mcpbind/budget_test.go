@@ -89,8 +89,13 @@ func TestOutputBudget(t *testing.T) {
 				}
 				return
 			}
-			head, note, ok := strings.Cut(got, "\n\n[basis: ")
-			if !ok || len(head) != tt.wantBytes || !strings.HasPrefix(whole, head) {
+			// The text cut ends in a line break, then a blank line and the note.
+			head, note, ok := strings.Cut(got, "\n[basis: ")
+			want := whole[:tt.wantBytes]
+			if !strings.HasSuffix(want, "\n") {
+				want += "\n"
+			}
+			if !ok || head != want {
 				t.Fatalf("cut to %d bytes (note %v), want the first %d", len(head), ok, tt.wantBytes)
 			}
 			m := keptAt.FindStringSubmatch(note)
@@ -129,8 +134,8 @@ func trustAll(cfg *mcpbind.Config) *mcpbind.Config {
 func TestOutputBudgetCutsWholeCharacters(t *testing.T) {
 	cfg := &mcpbind.Config{Servers: []mcpbind.ServerConfig{{Name: "s", Command: "x", Origin: mcpbind.OriginOperator, MaxOutputTokens: 10}}}
 	got := bigCall(t, cfg, &mcpbind.ManagerOptions{OutputDir: t.TempDir()}, "éé€", 100)
-	head, _, _ := strings.Cut(got, "\n\n[basis: ")
-	if diff := cmp.Diff(strings.Repeat("éé€", 5)+"éé", head); diff != "" {
+	head, _, _ := strings.Cut(got, "\n[basis: ")
+	if diff := cmp.Diff(strings.Repeat("éé€", 5)+"éé\n", head); diff != "" {
 		t.Errorf("head (-want +got):\n%s", diff)
 	}
 }

@@ -117,6 +117,10 @@ type Status struct {
 	// more its enabled_tools and disabled_tools leave out.
 	Tools  int
 	Hidden int
+	// Refused says which of its tools are not offered because of their
+	// names (two that sanitise alike, spawn's, another server's), one
+	// problem a line; empty when none is.
+	Refused string
 }
 
 // String returns the state in words: "connected, 3 tools", "failed:
@@ -130,6 +134,9 @@ func (s Status) String() string {
 		}
 		if s.Hidden > 0 {
 			text += " (" + strconv.Itoa(s.Hidden) + " hidden by enabled_tools/disabled_tools)"
+		}
+		if s.Refused != "" {
+			text += "; not offered: " + strings.ReplaceAll(s.Refused, "\n", "; ")
 		}
 		return text
 	case StateFailed:
@@ -468,6 +475,9 @@ func (s *server) status() Status {
 			st.State, st.Reason = StateFailed, "the server exited; it restarts at the next call"
 		}
 		st.Tools, st.Hidden = len(s.tools), s.hidden
+		if s.toolsErr != nil {
+			st.Refused = s.toolsErr.Error()
+		}
 	}
 	return st
 }
