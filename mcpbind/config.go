@@ -87,24 +87,15 @@ type ServerConfig struct {
 	// root its cwd must resolve inside ([ServerConfig.Check]); Load sets
 	// it to LoadOptions.Root. Empty means the directory of File.
 	Root string
-	// ToolPrefix, when set, is what the names of the server's tools (and
-	// prompts) begin with instead of "mcp__<server>__": new("") exposes
-	// them under the server's own names ([ServerConfig.ExposedName]). A
-	// prefix other than the default may not begin with "mcp__", the
-	// names that say which server a tool is from.
+	// ToolPrefix, when set, replaces "mcp__<server>__" in the names of
+	// the server's tools and prompts; new("") keeps their own names.
 	ToolPrefix *string
-	// EnabledTools, when not nil, are the only tools of the server
-	// offered; DisabledTools are never offered. Each is a tool's name on
-	// the server or a pattern where * stands for any run of characters.
-	// A tool left out is not listed and cannot be called: basis never
-	// sends a call for it.
+	// EnabledTools, when not nil, are the only tools offered;
+	// DisabledTools never are. Names on the server, or * patterns.
 	EnabledTools  []string
 	DisabledTools []string
-	// MaxOutputTokens caps the text of a result the model reads, in
-	// estimated tokens ([EstimateTokens]); a longer result is cut and
-	// kept whole in a file the cut text names. Zero means the Manager's
-	// budget ([ManagerOptions.MaxOutputTokens]); a workspace server may
-	// only lower it.
+	// MaxOutputTokens is the server's output budget (0: the Manager's);
+	// a workspace server's only lowers it.
 	MaxOutputTokens int
 }
 

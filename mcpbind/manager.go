@@ -67,17 +67,11 @@ type ManagerOptions struct {
 	// program has been waited for and its group killed: a host that
 	// sweeps orphaned processes passes subprocess.Track.
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
-	// MaxOutputTokens is the output budget of every server's results, in
-	// estimated tokens ([EstimateTokens]): a longer text is cut, with a
-	// note naming the file in OutputDir that keeps it whole. Zero means
-	// the operator's (Config.MaxOutputTokens), or else
-	// [DefaultMaxOutputTokens]; negative means none. A server's own
-	// max_output_tokens overrides it (a workspace server's only to lower
-	// it). Binary content is never cut.
+	// MaxOutputTokens is every server's output budget in estimated
+	// tokens (0: Config.MaxOutputTokens, else [DefaultMaxOutputTokens];
+	// negative: none). A longer text is cut; OutputDir keeps it whole.
 	MaxOutputTokens int
-	// OutputDir is where whole results are kept when cut (empty:
-	// <user cache dir>/basis/mcp-output): a directory of the user's own,
-	// 0700, that no program basis sandboxes can write.
+	// OutputDir holds whole results (empty: <user cache dir>/basis/mcp-output).
 	OutputDir string
 }
 
@@ -117,9 +111,8 @@ type Status struct {
 	// more its enabled_tools and disabled_tools leave out.
 	Tools  int
 	Hidden int
-	// Refused says which of its tools are not offered because of their
-	// names (two that sanitise alike, spawn's, another server's), one
-	// problem a line; empty when none is.
+	// Refused says, a line each, which tools are left out for their
+	// names (two that sanitise alike, spawn's, another server's).
 	Refused string
 }
 
