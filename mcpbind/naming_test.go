@@ -131,9 +131,9 @@ func TestExposedName(t *testing.T) {
 }
 
 // offeredTools loads one host server with the test server behind it and
-// returns its tools' names, the error of its list, its status and what
-// the server was called with.
-func offeredTools(t *testing.T, server mcpbind.ServerConfig, opts testserver.Options) ([]string, error, *mcpbind.Manager, *[]string) {
+// returns its tools' names, the Manager, what the server was called with
+// and the error of its list.
+func offeredTools(t *testing.T, server mcpbind.ServerConfig, opts testserver.Options) ([]string, *mcpbind.Manager, *[]string, error) {
 	t.Helper()
 	var mu sync.Mutex
 	called := &[]string{}
@@ -145,7 +145,7 @@ func offeredTools(t *testing.T, server mcpbind.ServerConfig, opts testserver.Opt
 	m := newManager(t, nil, server)
 	inMemory(t, m, opts)
 	tools, err := m.ServerTools(context.Background(), server.Name)
-	return toolNames(tools), err, m, called
+	return toolNames(tools), m, called, err
 }
 
 func TestToolPrefix(t *testing.T) {
@@ -172,7 +172,7 @@ func TestToolPrefix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := mcpbind.ServerConfig{Name: "s", Command: "x", ToolPrefix: tt.prefix, EnabledTools: append([]string{"echo", "fail"}, tt.extra...)}
-			names, err, _, _ := offeredTools(t, srv, testserver.Options{Names: tt.extra})
+			names, _, _, err := offeredTools(t, srv, testserver.Options{Names: tt.extra})
 			if diff := cmp.Diff(tt.want, names); diff != "" {
 				t.Errorf("tools (-want +got):\n%s", diff)
 			}
@@ -252,7 +252,7 @@ func TestToolFilters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := mcpbind.ServerConfig{Name: "s", Command: "x", ToolPrefix: new(""), EnabledTools: tt.enabled, DisabledTools: tt.disabled}
-			names, err, m, _ := offeredTools(t, srv, testserver.Options{Names: []string{"extra00", "extra01", "extra10"}})
+			names, m, _, err := offeredTools(t, srv, testserver.Options{Names: []string{"extra00", "extra01", "extra10"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,7 +271,7 @@ func TestToolFilters(t *testing.T) {
 // receives a call, and a hidden tool frees its name.
 func TestHiddenToolIsNeverCalled(t *testing.T) {
 	srv := mcpbind.ServerConfig{Name: "s", Command: "x", ToolPrefix: new(""), DisabledTools: []string{"leak", "a.b"}}
-	names, err, m, called := offeredTools(t, srv, testserver.Options{Collide: true})
+	names, m, called, err := offeredTools(t, srv, testserver.Options{Collide: true})
 	if err != nil {
 		t.Fatalf("a hidden tool still collided: %v", err)
 	}
