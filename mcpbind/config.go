@@ -87,12 +87,23 @@ type ServerConfig struct {
 	// root its cwd must resolve inside ([ServerConfig.Check]); Load sets
 	// it to LoadOptions.Root. Empty means the directory of File.
 	Root string
+	// ToolPrefix, when set, replaces "mcp__<server>__" in the names of
+	// the server's tools and prompts; new("") keeps their own names.
+	ToolPrefix *string
+	// EnabledTools, when not nil, are the only tools offered;
+	// DisabledTools never are. Names on the server, or * patterns.
+	EnabledTools  []string
+	DisabledTools []string
+	// MaxOutputTokens is the server's output budget (0: the Manager's);
+	// a workspace server's only lowers it.
+	MaxOutputTokens int
 }
 
 // The keys of a server basis reads; any other key is left for the other
 // agents that share the format.
 var serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers",
-	"startup_timeout_ms", "call_timeout_ms", "trust_annotations"}
+	"startup_timeout_ms", "call_timeout_ms", "trust_annotations",
+	"tool_prefix", "enabled_tools", "disabled_tools", "max_output_tokens"}
 
 // parseConfig reads one .mcp.json or mcp.json document. file is the path
 // used in messages and recorded in each [ServerConfig]; origin says what
@@ -104,9 +115,16 @@ var serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "heade
 // problem of one server drops only that server. Unset variables are not
 // problems here: a ${VAR} is looked up when the server starts.
 func parseConfig(file string, data []byte, origin Origin) ([]ServerConfig, error) {
+	servers, _, err := parseFile(file, data, origin)
+	return servers, err
+}
+
+// parseFile is parseConfig that also returns the file's top-level
+// "max_output_tokens" (0 when absent), the operator's output budget.
+func parseFile(file string, data []byte, origin Origin) ([]ServerConfig, int, error) {
 	p := &configParser{file: file, data: data, origin: origin}
 	servers := p.parse()
-	return servers, p.err()
+	return servers, p.budget, p.err()
 }
 
 type configParser struct {
@@ -114,6 +132,7 @@ type configParser struct {
 	data     []byte
 	origin   Origin
 	problems []*configfile.Error
+	budget   int // the file's top-level max_output_tokens
 }
 
 func (p *configParser) report(off int, server, field string, err error) {
@@ -154,6 +173,10 @@ func (p *configParser) parse() []ServerConfig {
 	}
 	var servers *configfile.Member
 	for _, m := range doc.Members() {
+		if m.Key == "max_output_tokens" {
+			p.budget = p.tokens(m.Value, "", "max_output_tokens")
+			continue
+		}
 		if m.Key != "mcpServers" {
 			continue // other agents keep their own keys here
 		}
@@ -347,6 +370,7 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 			p.report(f.Off, name, "trust_annotations", newProblem(errWrongType, "must be true or false, not "+f.KindPhrase()))
 		}
 	}
+	p.naming(&s, fields, name)
 	return s, len(p.problems) == before
 }
 

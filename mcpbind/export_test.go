@@ -52,7 +52,4 @@ func (v *Values) Names() []string                  { return v.nameList() }
 
 func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) { return t.list(ctx) }
 
-func (t *Tool) RemoteName() string { return t.remote }
-func (t *Tool) Server() string     { return t.srv.cfg.Name }
-
 func (m *Manager) Start(ctx context.Context, name string) error { return m.start(ctx, name) }

@@ -43,7 +43,11 @@ func layer(layers [][]ServerConfig, files []ConfigFile) (servers, shadowed []Ser
 	slices.SortStableFunc(byAuthority, func(a, b ServerConfig) int { return authority(a) - authority(b) })
 	var kept []ServerConfig
 	for _, s := range byAuthority {
-		j := slices.IndexFunc(kept, func(k ServerConfig) bool { return k.Name != s.Name && ambiguous(k.Name, s.Name) })
+		// A server with a prefix of its own is found by that prefix, which
+		// never begins with mcp__: its name makes nothing ambiguous.
+		j := slices.IndexFunc(kept, func(k ServerConfig) bool {
+			return k.Name != s.Name && !k.customPrefix() && !s.customPrefix() && ambiguous(k.Name, s.Name)
+		})
 		if j < 0 {
 			kept = append(kept, s)
 			continue

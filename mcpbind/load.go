@@ -70,6 +70,9 @@ type Config struct {
 	// Root is the workspace root Load read .mcp.json from: the files in
 	// it a server runs are pinned in its tools' definitions.
 	Root string
+	// MaxOutputTokens is the operator's output budget, the top-level
+	// "max_output_tokens" of its mcp.json; zero when it set none.
+	MaxOutputTokens int
 }
 
 // Trust returns the trust state of the file the named server came from:
@@ -168,9 +171,14 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 				file.Trust = state
 			}
 		}
-		servers, err := parseConfig(path, data, origin)
+		servers, budget, err := parseFile(path, data, origin)
 		if err != nil {
 			errs = append(errs, err)
+		}
+		if origin == OriginOperator {
+			// Only the operator sets the budget of every server; a
+			// workspace file's top-level key is another agent's.
+			cfg.MaxOutputTokens = budget
 		}
 		if file.Trust == Trusted && origin.workspace() {
 			// The content is trusted; what its servers run must be too.
@@ -276,6 +284,20 @@ func checkHostServers(servers []ServerConfig) ([]ServerConfig, error) {
 		if s.StartupTimeout < 0 || s.CallTimeout < 0 {
 			bad("", newProblem(errInvalidValue, "a timeout is negative"))
 		}
+		if s.ToolPrefix != nil {
+			if why := prefixProblem(s.Name, *s.ToolPrefix); why != "" {
+				bad("tool_prefix", newProblem(errInvalidValue, why))
+			}
+		}
+		if s.MaxOutputTokens < 0 || s.MaxOutputTokens > maxOutputTokens {
+			bad("max_output_tokens", newProblem(errInvalidValue, "must be from 0 (the Manager's budget) to "+itoa(maxOutputTokens)))
+		}
+		for field, list := range map[string][]string{"enabled_tools": s.EnabledTools, "disabled_tools": s.DisabledTools} {
+			if slices.ContainsFunc(list, func(p string) bool { return strings.TrimSpace(p) == "" }) {
+				bad(field, newProblem(errInvalidValue, "a tool name or pattern is empty"))
+			}
+		}
+		s.EnabledTools, s.DisabledTools = slices.Clone(s.EnabledTools), slices.Clone(s.DisabledTools)
 		if len(errs) == n {
 			out = append(out, s)
 		}

@@ -67,6 +67,12 @@ type ManagerOptions struct {
 	// program has been waited for and its group killed: a host that
 	// sweeps orphaned processes passes subprocess.Track.
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
+	// MaxOutputTokens is every server's output budget in estimated
+	// tokens (0: Config.MaxOutputTokens, else [DefaultMaxOutputTokens];
+	// negative: none). A longer text is cut; OutputDir keeps it whole.
+	MaxOutputTokens int
+	// OutputDir holds whole results (empty: <user cache dir>/basis/mcp-output).
+	OutputDir string
 }
 
 // State is where a server is in its life, spelt as status lines and
@@ -101,8 +107,13 @@ type Status struct {
 	// State is its state; Reason says why it failed or is unavailable.
 	State  State
 	Reason string
-	// Tools is how many tools it has, when connected.
-	Tools int
+	// Tools is how many tools it has, when connected; Hidden how many
+	// more its enabled_tools and disabled_tools leave out.
+	Tools  int
+	Hidden int
+	// Refused says, a line each, which tools are left out for their
+	// names (two that sanitise alike, spawn's, another server's).
+	Refused string
 }
 
 // String returns the state in words: "connected, 3 tools", "failed:
@@ -110,10 +121,17 @@ type Status struct {
 func (s Status) String() string {
 	switch s.State {
 	case StateConnected:
+		text := "connected, " + strconv.Itoa(s.Tools) + " tools"
 		if s.Tools == 1 {
-			return "connected, 1 tool"
+			text = "connected, 1 tool"
 		}
-		return "connected, " + strconv.Itoa(s.Tools) + " tools"
+		if s.Hidden > 0 {
+			text += " (" + strconv.Itoa(s.Hidden) + " hidden by enabled_tools/disabled_tools)"
+		}
+		if s.Refused != "" {
+			text += "; not offered: " + strings.ReplaceAll(s.Refused, "\n", "; ")
+		}
+		return text
 	case StateFailed:
 		return "failed: " + s.Reason
 	case StateUntrusted:
@@ -144,6 +162,7 @@ type Manager struct {
 	servers   map[string]*server
 	names     []string // sorted
 	closed    atomic.Bool
+	pruneOnce sync.Once // old kept results are removed once per Manager
 	// connectTo, when set (by tests), gives the transport for a server in
 	// place of the configured one.
 	connectTo func(ServerConfig) mcp.Transport
@@ -206,19 +225,51 @@ func (m *Manager) Status() []Status {
 }
 
 // ServerFor returns the server whose tools are named like toolName, so a
-// host that needs one tool starts only its server.
+// host that needs one tool starts only its server. A server with an
+// empty tool_prefix may offer a tool of any name: it is returned only
+// when no other server's prefix fits ([Manager.StartFor] starts them
+// all).
 func (m *Manager) ServerFor(toolName string) (string, bool) {
-	best, bestLen := "", -1
+	servers := m.serversFor(toolName)
+	if len(servers) == 0 {
+		return "", false
+	}
+	return servers[0], true
+}
+
+// serversFor returns the servers a tool named toolName could come from,
+// the most likely first: those whose prefix begins it, longest prefix
+// first, then the servers with an empty prefix, in name order.
+func (m *Manager) serversFor(toolName string) []string {
+	type match struct {
+		server string
+		n      int
+	}
+	var fits []match
+	var anyName []string
 	for _, n := range m.names {
+		cfg := m.servers[n].cfg
 		prefix := serverPrefix(n)
+		if cfg.ToolPrefix != nil {
+			prefix = *cfg.ToolPrefix
+		}
+		if prefix == "" {
+			anyName = append(anyName, n)
+			continue
+		}
 		if len(toolName) == contract.MaxNameLen && len(prefix) > contract.MaxNameLen-hashLen-1 {
 			prefix = prefix[:contract.MaxNameLen-hashLen-1] // a shortened name keeps only this much
 		}
-		if strings.HasPrefix(toolName, prefix) && len(prefix) > bestLen {
-			best, bestLen = n, len(prefix)
+		if strings.HasPrefix(toolName, prefix) {
+			fits = append(fits, match{n, len(prefix)})
 		}
 	}
-	return best, best != ""
+	slices.SortStableFunc(fits, func(a, b match) int { return b.n - a.n })
+	out := make([]string, 0, len(fits)+len(anyName))
+	for _, f := range fits {
+		out = append(out, f.server)
+	}
+	return append(out, anyName...)
 }
 
 // start starts the named server, if it is not running, and lists its
@@ -359,6 +410,9 @@ type server struct {
 	reason   string
 	tools    []*Tool
 	toolsErr error
+	// hidden is how many of the server's tools enabled_tools and
+	// disabled_tools leave out.
+	hidden int
 	// files are the files the running server was started from, pinned
 	// when it started: its tools' definitions show them.
 	files map[string]string
@@ -413,7 +467,10 @@ func (s *server) status() Status {
 		if s.conn != nil && s.conn.ended() {
 			st.State, st.Reason = StateFailed, "the server exited; it restarts at the next call"
 		}
-		st.Tools = len(s.tools)
+		st.Tools, st.Hidden = len(s.tools), s.hidden
+		if s.toolsErr != nil {
+			st.Refused = s.toolsErr.Error()
+		}
 	}
 	return st
 }
@@ -829,7 +886,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 	if err != nil {
 		return contract.Result{}, s.callError(ctx, callCtx, c, op, err)
 	}
-	text := c.launch.redact(resultText(res))
+	text := s.fitBudget(c.launch.redact(resultText(res)))
 	if res.IsError {
 		if text == "" {
 			text = "the tool failed and said nothing more"

@@ -3,8 +3,6 @@
 package mcpbind
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 	"strings"
 
@@ -44,12 +42,7 @@ const hashLen = 8
 // names, so the same tool always gets the same name and two long names
 // with a common beginning still differ.
 func ToolName(server, tool string) string {
-	name := serverPrefix(server) + sanitize(tool)
-	if len(name) <= contract.MaxNameLen {
-		return name
-	}
-	sum := sha256.Sum256([]byte(server + "\x00" + tool))
-	return name[:contract.MaxNameLen-hashLen-1] + "_" + hex.EncodeToString(sum[:])[:hashLen]
+	return shorten(serverPrefix(server)+sanitize(tool), server, tool)
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

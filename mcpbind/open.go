@@ -4,6 +4,7 @@ package mcpbind
 
 import (
 	"context"
+	"errors"
 	"slices"
 )
 
@@ -44,13 +45,15 @@ func (m *Manager) Problems() []error { return slices.Clone(m.problems) }
 
 // StartFor starts the server a tool named toolName would come from, if
 // any, and lists its tools: what a host does before a call of an MCP tool
-// whose server it has not started. It returns the server's start error,
-// or nil when no server's tools would be named so.
+// whose server it has not started. Servers whose tool_prefix is empty
+// could offer any name, so they are started too. It returns the start
+// errors, or nil when no server's tools would be named so.
 func (m *Manager) StartFor(ctx context.Context, toolName string) error {
-	server, ok := m.ServerFor(toolName)
-	if !ok {
-		return nil
+	var errs []error
+	for _, server := range m.serversFor(toolName) {
+		if _, err := m.ServerTools(ctx, server); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	_, err := m.ServerTools(ctx, server)
-	return err
+	return errors.Join(errs...)
 }

@@ -15,8 +15,9 @@ import (
 )
 
 // Tool is one tool of an MCP server, bound to the contract. Its name is
-// [ToolName] of the server's and the tool's names; calling it calls the
-// tool on the server, starting (or restarting) the server if needed.
+// the server's [ServerConfig.ExposedName] of the tool's ([ToolName] by
+// default); calling it calls the tool on the server, starting (or
+// restarting) the server if needed.
 type Tool struct {
 	desc        contract.Descriptor
 	srv         *server
@@ -25,6 +26,13 @@ type Tool struct {
 }
 
 var _ contract.ExecutableTool = (*Tool)(nil)
+
+// Server returns the name of the server the tool is from, whatever name
+// the tool is offered under.
+func (t *Tool) Server() string { return t.srv.cfg.Name }
+
+// RemoteName returns the tool's name on its server.
+func (t *Tool) RemoteName() string { return t.remote }
 
 // Descriptor describes the tool: the server's input schema as given,
 // binding "mcp", source "<config file>#<server>", side effect external
@@ -143,8 +151,14 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 	byName := map[string]string{}
 	colliding := map[string]bool{}
 	var errs []error
+	remote, hidden := s.filter(remote)
 	for _, rt := range remote {
-		name := ToolName(s.cfg.Name, rt.Name)
+		name := s.cfg.ExposedName(rt.Name)
+		if why := s.cfg.reservedProblem(rt.Name, name); why != "" {
+			colliding[name] = true
+			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: errNameCollision, text: why}})
+			continue
+		}
 		if other, ok := byName[name]; ok {
 			colliding[name] = true
 			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: errNameCollision,
@@ -155,7 +169,7 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 	}
 	var tools []*Tool
 	for _, rt := range remote {
-		name := ToolName(s.cfg.Name, rt.Name)
+		name := s.cfg.ExposedName(rt.Name)
 		if colliding[name] {
 			continue
 		}
@@ -167,7 +181,25 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 		tools = append(tools, t)
 	}
 	slices.SortFunc(tools, func(a, b *Tool) int { return strings.Compare(a.desc.Name, b.desc.Name) })
+	s.mu.Lock()
+	s.hidden = hidden
+	s.mu.Unlock()
 	return tools, errors.Join(errs...), nil
+}
+
+// filter leaves out the tools enabled_tools and disabled_tools hide, and
+// says how many it left out.
+func (s *server) filter(remote []*mcp.Tool) ([]*mcp.Tool, int) {
+	if s.cfg.EnabledTools == nil && s.cfg.DisabledTools == nil {
+		return remote, 0
+	}
+	out := make([]*mcp.Tool, 0, len(remote))
+	for _, rt := range remote {
+		if s.cfg.offered(rt.Name) {
+			out = append(out, rt)
+		}
+	}
+	return out, len(remote) - len(out)
 }
 
 func (s *server) newTool(name string, rt *mcp.Tool) (*Tool, error) {

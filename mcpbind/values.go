@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Values holds a server's env or headers as written (${VAR} unexpanded):
@@ -122,11 +123,33 @@ func (v *Values) MarshalJSON() ([]byte, error) {
 // configView is a ServerConfig with its URL's credentials cut out, for
 // printing. It is a type of its own so that printing it does not call
 // ServerConfig's methods again.
-type configView ServerConfig
+type configView struct {
+	Name                        string
+	Type                        string
+	Command                     string
+	Args                        []string
+	Env                         *Values
+	Cwd                         string
+	URL                         string
+	Headers                     *Values
+	StartupTimeout, CallTimeout time.Duration
+	TrustAnnotations            bool
+	File                        string
+	Origin                      Origin
+	Root                        string
+	ToolPrefix                  any // the prefix, or nil for the default: never a pointer's address
+	EnabledTools, DisabledTools []string
+	MaxOutputTokens             int
+}
 
 func (s ServerConfig) view() configView {
-	v := configView(s)
-	v.URL = redactURL(s.URL)
+	v := configView{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+		URL: redactURL(s.URL), Headers: s.Headers, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout,
+		TrustAnnotations: s.TrustAnnotations, File: s.File, Origin: s.Origin, Root: s.Root,
+		EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, MaxOutputTokens: s.MaxOutputTokens}
+	if s.ToolPrefix != nil {
+		v.ToolPrefix = *s.ToolPrefix
+	}
 	return v
 }
 

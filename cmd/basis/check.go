@@ -6,11 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
-	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/sandbox"
 	basisws "github.com/basis-go/basis/workspace"
 )
@@ -135,7 +133,7 @@ func (w *workspace) rulesForMissingTools(rt *runtime.Runtime, rules []approver.R
 	}
 	var out []string
 	for _, r := range rules {
-		if have[r.Tool] || r.Scope == approver.ScopeSystem || (strings.HasPrefix(r.Tool, contract.MCPPrefix)) {
+		if have[r.Tool] || r.Scope == approver.ScopeSystem || mcpRule(r) {
 			continue
 		}
 		where := r.File

@@ -3,9 +3,12 @@
 package main
 
 import (
+	"path/filepath"
+
 	"context"
 	"errors"
 	"fmt"
+	"github.com/basis-go/basis/approver"
 	"slices"
 	"strings"
 
@@ -79,9 +82,8 @@ func (w *workspace) mcpTools(ctx context.Context) ([]contract.ExecutableTool, er
 	if w.g.noMCP || w.mcpStart == mcpNone {
 		return nil, nil
 	}
-	if w.mcpStart == mcpForTool && !strings.HasPrefix(w.mcpTool, contract.MCPPrefix) {
-		return nil, nil
-	}
+	// A tool of any name may be an MCP server's (tool_prefix): StartFor
+	// starts the servers whose tools could be named so, and none else.
 	if w.mcp == nil {
 		w.mcp = w.openMCP(ctx)
 		switch w.mcpStart {
@@ -198,7 +200,10 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	byServer := map[string][]string{}
 	for _, t := range c.Tools() {
 		d := t.Descriptor()
-		server, _ := c.ServerFor(d.Name)
+		server := d.Name
+		if mt, ok := t.(*mcpbind.Tool); ok {
+			server = mt.Server()
+		}
 		byServer[server] = append(byServer[server], d.Name)
 		tools++
 	}
@@ -211,4 +216,15 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 		lines = append(lines, line)
 	}
 	return errs, lines, files, tools
+}
+
+// mcpRule reports whether a rule may be about an MCP server's tool: one
+// named mcp__…, or one bound to an MCP config file (a server's tools may
+// carry any name, tool_prefix).
+func mcpRule(r approver.Rule) bool {
+	if strings.HasPrefix(r.Tool, contract.MCPPrefix) {
+		return true
+	}
+	base := filepath.Base(r.Source)
+	return base == mcpbind.WorkspaceFileName || base == mcpbind.OperatorFileName
 }

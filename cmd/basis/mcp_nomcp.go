@@ -3,8 +3,11 @@
 package main
 
 import (
+	"strings"
+
 	"context"
 	"fmt"
+	"github.com/basis-go/basis/approver"
 	"os"
 	"path/filepath"
 
@@ -70,3 +73,6 @@ func notInBuild(command string, e *env) int {
 func cmdMCP(_ context.Context, _ *globals, _ []string, e *env) int { return notInBuild("mcp", e) }
 
 func cmdServe(_ context.Context, _ *globals, _ []string, e *env) int { return notInBuild("serve", e) }
+
+// mcpRule reports whether a rule names an MCP tool: one named mcp__….
+func mcpRule(r approver.Rule) bool { return strings.HasPrefix(r.Tool, contract.MCPPrefix) }

@@ -153,7 +153,7 @@ func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map
 	out := map[ruleAt]basisws.RuleState{}
 	w.mcpStart = mcpNone
 	for _, r := range rules {
-		if r.Decision == approver.RuleAllow && strings.HasPrefix(r.Tool, contract.MCPPrefix) {
+		if r.Decision == approver.RuleAllow && mcpRule(r) {
 			w.mcpStart = mcpAll
 		}
 	}

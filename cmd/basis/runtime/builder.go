@@ -108,7 +108,10 @@ func (b *Builder) Add(tools ...contract.ExecutableTool) error {
 }
 
 // AddMCP registers tools bridged from an MCP server. Only these may carry
-// the [contract.MCPPrefix] in their names, and they must, in lower case.
+// the [contract.MCPPrefix] in their names, in lower case; a server
+// configured with a prefix of its own (or none) offers its tools under
+// other names, which pass the same checks as [Builder.Add]'s: spawn's
+// name is refused, and so is a collision with any other tool.
 func (b *Builder) AddMCP(tools ...contract.ExecutableTool) error {
 	return b.add(true, tools)
 }
@@ -221,8 +224,8 @@ func checkRegistration(e *entry) error {
 		return refuse(err) // it wraps ErrInvalidName already
 	}
 	switch {
-	case e.mcp && !strings.HasPrefix(d.Name, contract.MCPPrefix):
-		return refuse(fmt.Errorf("%w: a tool bridged from an MCP server must be named %s<server>__<tool>", ErrInvalidName, contract.MCPPrefix))
+	case e.mcp && contract.IsMCPName(d.Name) && !strings.HasPrefix(d.Name, contract.MCPPrefix):
+		return refuse(fmt.Errorf("%w: a tool bridged from an MCP server is named %s<server>__<tool> in lower case, or under a prefix of its server's that is not %s", ErrInvalidName, contract.MCPPrefix, contract.MCPPrefix))
 	case !e.mcp && contract.IsMCPName(d.Name):
 		return refuse(fmt.Errorf("%w: names starting with %s, in any letter case, are reserved for tools bridged from MCP servers; rename it", ErrReservedName, contract.MCPPrefix))
 	case contract.IsSpawnName(d.Name) && (d.Name != contract.SpawnName || d.Binding != contract.BindingSpawn || e.mcp):

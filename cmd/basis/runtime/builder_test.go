@@ -99,21 +99,44 @@ func TestSpawnMayUseItsName(t *testing.T) {
 	}
 }
 
-func TestAddMCPRequiresThePrefix(t *testing.T) {
+// An MCP server may offer its tools under a prefix of its own, or under
+// their own names (tool_prefix): AddMCP takes any valid name but spawn's
+// and mcp__ in another letter case, and a collision names both sources.
+func TestAddMCPNames(t *testing.T) {
+	const manifest = "/repo/.basis/tools.json"
 	tests := []struct {
-		name string
-		is   error
+		name  string
+		first []contract.ExecutableTool
+		is    error
+		says  string
 	}{
-		{"search", runtime.ErrInvalidName},
-		{"MCP__github__search", runtime.ErrInvalidName},
-		{"spawn", runtime.ErrInvalidName},
-		{"mcp__github__search", nil},
+		{name: "search"},
+		{name: "gh_search"},
+		{name: "mcp__github__search"},
+		{name: "MCP__github__search", is: runtime.ErrInvalidName},
+		{name: "Mcp__github__search", is: runtime.ErrInvalidName},
+		{name: "spawn", is: runtime.ErrReservedName},
+		{name: "Spawn", is: runtime.ErrReservedName},
+		{name: "spawn", first: []contract.ExecutableTool{spawnTool()}, is: runtime.ErrReservedName},
+		{name: "deploy", first: []contract.ExecutableTool{fromManifest("deploy", manifest)}, is: runtime.ErrCollision,
+			says: `tool "deploy" from /repo/.mcp.json#deploys collides with tool "deploy" from ` + manifest + `: rename one of them`},
 	}
 	for _, tt := range tests {
-		err := runtime.NewBuilder().AddMCP(newHostTool(tt.name, contract.SideEffectNone))
-		if !errors.Is(err, tt.is) || (tt.is == nil) != (err == nil) {
-			t.Errorf("AddMCP(%s) = %v, want %v", tt.name, err, tt.is)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			b := runtime.NewBuilder()
+			if err := b.Add(tt.first...); err != nil {
+				t.Fatal(err)
+			}
+			tool := mcpToolOf(tt.name)
+			tool.desc.Source = "/repo/.mcp.json#deploys"
+			err := b.AddMCP(tool)
+			if !errors.Is(err, tt.is) || (tt.is == nil) != (err == nil) {
+				t.Fatalf("AddMCP(%s) = %v, want %v", tt.name, err, tt.is)
+			}
+			if tt.says != "" && err.Error() != tt.says {
+				t.Errorf("error %q, want %q", err, tt.says)
+			}
+		})
 	}
 }
 

@@ -13,14 +13,15 @@
 //	b := runtime.NewBuilder()
 //	if err := b.Add(runtime.Tools(declaredTools)...); err != nil { ... } // .basis/tools.json
 //	if err := b.Add(myHostTool); err != nil { ... }                       // the host's own
-//	if err := b.AddMCP(runtime.Tools(mcpTools)...); err != nil { ... }    // mcp__<server>__<tool>
+//	if err := b.AddMCP(runtime.Tools(mcpTools)...); err != nil { ... }    // mcp__<server>__<tool>, or a server's own prefix
 //	rt, err := b.Build(&runtime.Options{Gate: gate})
 //	out := rt.Call(ctx, "jenkins_job", contract.Call{ID: id, Input: args})
 //
 // Registration is all-or-nothing: an Add that fails adds none of its tools,
 // and a Build that fails returns no runtime. Reserved names are refused in
 // any letter case: [contract.SpawnName] belongs to the spawn binding, and
-// the [contract.MCPPrefix] to tools registered with AddMCP.
+// the [contract.MCPPrefix] to tools registered with AddMCP (which may also
+// carry other names, when a server is configured with a prefix of its own).
 //
 // Every call goes through the same steps, and stops at the first that
 // refuses it:

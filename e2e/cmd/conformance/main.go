@@ -219,10 +219,13 @@ func setupWorkspace(dir, bin string) (ws, cfg, mark string, err error) {
 	mark = "conformance-" + hex.EncodeToString(b)
 	// Over stdio the server has no stateless mode (-stateless is for its
 	// HTTP transport only): basis's own HTTP side is what each mode tests.
+	// "tool_prefix": "" serves the server's tools under their own names,
+	// as a transparent gateway does: the suite calls them by those.
 	config, err := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
 		"everything": map[string]any{
-			"command": "bin/everything-server",
-			"env":     map[string]string{markVar: mark},
+			"command":     "bin/everything-server",
+			"tool_prefix": "",
+			"env":         map[string]string{markVar: mark},
 		},
 	}}, "", "  ")
 	if err != nil {

@@ -39,6 +39,13 @@ type Options struct {
 	Exit func(code int)
 	// Stderr is where the crash and leak tools write.
 	Stderr io.Writer
+	// Big adds the tool big, which returns as much text as it is asked
+	// for, and an image.
+	Big bool
+	// Names adds a tool that echoes under each of these names.
+	Names []string
+	// OnCall, when set, is told the name of every tool called.
+	OnCall func(tool string)
 	// Environ adds the tool environ, which answers with the process's
 	// working directory and whole environment, for tests of what a
 	// server inherits and where it runs.
@@ -64,7 +71,12 @@ func New(opts Options) *mcp.Server {
 	})
 	object := json.RawMessage(`{"type":"object"}`)
 	add := func(name, desc string, ann *mcp.ToolAnnotations, h mcp.ToolHandler) {
-		s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: object, Annotations: ann}, h)
+		s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: object, Annotations: ann}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if opts.OnCall != nil {
+				opts.OnCall(name)
+			}
+			return h(ctx, req)
+		})
 	}
 	text := func(s string) *mcp.CallToolResult {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
@@ -152,6 +164,20 @@ func New(opts Options) *mcp.Server {
 		add(fmt.Sprintf("extra%02d", i), "An extra tool.", nil, echo)
 	}
 	add("quiet", "", nil, echo)
+	if opts.Big {
+		add("big", "Returns the text its argument gives, repeated the times it says, and an image.", nil, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				Text  string
+				Times int
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat(in.Text, in.Times)},
+				&mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, 4096)}}}, nil
+		})
+	}
+	for _, n := range opts.Names {
+		add(n, "An echo under a chosen name.", nil, echo)
+	}
 	if opts.LongName {
 		add(LongToolName, "A tool with a 200-character name.", nil, echo)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,12 +26,17 @@ func main() {
 	flag.BoolVar(&opts.LongName, "long", false, "add a tool with a 200-character name")
 	flag.BoolVar(&opts.Collide, "collide", false, "add two tools whose names sanitise to one")
 	flag.BoolVar(&opts.Bidi, "bidi", false, "add a tool whose name holds bidirectional controls")
+	flag.BoolVar(&opts.Big, "big", false, "add the tool big, which returns as much text as asked for")
+	names := flag.String("names", "", "comma-separated names of extra echo tools")
 	flag.BoolVar(&opts.Environ, "environ", false, "add the tool environ, which reports the working directory and environment")
 	stubborn := flag.String("stubborn", "", "ignore SIGTERM and stdin EOF, fork a grandchild, and write both pids to this file")
 	sleeper := flag.Bool("sleeper", false, "sleep until killed (the stubborn server's grandchild)")
 	daemon := flag.Bool("daemon", false, "start a sleeper in a session of its own, as a daemon would, and leave it")
 	delay := flag.Duration("delay", 0, "wait this long before serving")
 	flag.Parse()
+	if *names != "" {
+		opts.Names = strings.Split(*names, ",")
+	}
 	if *sleeper {
 		// Not select {}: with no other goroutine the runtime calls that a
 		// deadlock and exits.
