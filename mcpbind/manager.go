@@ -67,6 +67,10 @@ type ManagerOptions struct {
 	// program has been waited for and its group killed: a host that
 	// sweeps orphaned processes passes subprocess.Track.
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
+	// ServerRequest, when set, answers what a server asks during a call
+	// (elicitation, sampling), and basis declares both capabilities to
+	// servers; nil: it declares neither.
+	ServerRequest ServerRequestFunc
 }
 
 // State is where a server is in its life, spelt as status lines and
@@ -365,6 +369,7 @@ type server struct {
 
 	progress  sync.Map // progress token → the calling context
 	nextToken atomic.Int64
+	inflight  inflight // calls in flight, for what the server asks during one
 }
 
 // conn is one session with a running server.
@@ -552,7 +557,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.startupTimeout())
 	defer cancel()
 	c := &conn{launch: l, ready: make(chan struct{}), done: make(chan struct{})}
-	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, &mcp.ClientOptions{
+	clientOpts := &mcp.ClientOptions{
 		Logger:       s.m.opts.Logger,
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -563,7 +568,9 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			s.progressLine(c, req.Params)
 		},
-	})
+	}
+	s.forwarding(clientOpts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
 	var transport mcp.Transport
 	switch s.cfg.Type {
 	case TypeStdio:
@@ -813,7 +820,9 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		}
 		return contract.Result{}, err
 	}
-	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout())
+	callCtx, leave := s.inflight.enter(ctx)
+	defer leave()
+	callCtx, cancel := context.WithTimeout(callCtx, s.callTimeout())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
 	if contract.HasProgress(ctx) {

@@ -1,0 +1,111 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServerRequestFunc answers a request a server makes of basis during a
+// call of one of its tools: an elicitation (*mcp.ElicitParams, form or
+// URL mode) or a sampling request (*mcp.CreateMessageWithToolsParams).
+// ctx is the call's own context, so a host serving its runtime to an MCP
+// client reaches the client that made the call (mcpserve.Forward); server
+// is the server's name, for the person to see who asks. The answer is an
+// *mcp.ElicitResult or an *mcp.CreateMessageWithToolsResult; an error
+// declines.
+type ServerRequestFunc func(ctx context.Context, server string, req mcp.InputRequest) (mcp.InputResponse, error)
+
+// inflight is the calls a server has in flight, so a request it makes
+// reaches the call it is part of.
+type inflight struct {
+	mu    sync.Mutex
+	calls map[*callMark]context.Context
+}
+
+type callMark struct{}
+
+type callKey struct{}
+
+// enter records a call in flight until leave is called. The returned
+// context carries the call, for requests the SDK answers inside it (the
+// input requests of a server on protocol 2026-07-28).
+func (in *inflight) enter(ctx context.Context) (context.Context, func()) {
+	mark := &callMark{}
+	in.mu.Lock()
+	if in.calls == nil {
+		in.calls = map[*callMark]context.Context{}
+	}
+	in.calls[mark] = ctx
+	in.mu.Unlock()
+	return context.WithValue(ctx, callKey{}, ctx), func() {
+		in.mu.Lock()
+		delete(in.calls, mark)
+		in.mu.Unlock()
+	}
+}
+
+// errWhichCall: a server asked something while none, or more than one,
+// of its calls was in flight, so nobody can be told to answer.
+var errWhichCall = errors.New("the server asked while no single call of it was in flight, so there is no one user to ask")
+
+// callFor finds the call a server's request belongs to: the one whose
+// context the SDK handed on, else the only call in flight. With several
+// calls in flight (over stdio a request does not say which call it is
+// part of) it finds none: a question must never reach the user of
+// another client's call.
+func (in *inflight) callFor(ctx context.Context) (context.Context, error) {
+	if c, ok := ctx.Value(callKey{}).(context.Context); ok {
+		return c, nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.calls) != 1 {
+		return nil, errWhichCall
+	}
+	for _, c := range in.calls {
+		return c, nil
+	}
+	return nil, errWhichCall
+}
+
+// forwarding sets the handlers that pass a server's elicitation and
+// sampling requests to the host, when the host takes them; otherwise
+// basis declares neither capability and servers do not ask.
+func (s *server) forwarding(opts *mcp.ClientOptions) {
+	ask := s.m.opts.ServerRequest
+	if ask == nil {
+		return
+	}
+	opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+	opts.Capabilities.Sampling = &mcp.SamplingCapabilities{}
+	opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		decline := &mcp.ElicitResult{Action: "decline"}
+		call, err := s.inflight.callFor(ctx)
+		if err != nil || req.Params == nil {
+			return decline, nil
+		}
+		res, err := ask(call, s.cfg.Name, req.Params)
+		if r, ok := res.(*mcp.ElicitResult); ok && err == nil && r != nil {
+			return r, nil
+		}
+		return decline, nil
+	}
+	opts.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+		call, err := s.inflight.callFor(ctx)
+		if err != nil || req.Params == nil {
+			return nil, errors.New("basis declined the sampling request: " + errWhichCall.Error())
+		}
+		res, err := ask(call, s.cfg.Name, req.Params)
+		if r, ok := res.(*mcp.CreateMessageWithToolsResult); ok && err == nil && r != nil {
+			return r, nil
+		}
+		// Sampling has no decline of its own: an error is how a client
+		// refuses. Only basis's own words go back to the server.
+		return nil, errors.New("basis declined the sampling request: the user of the MCP client that made the call cannot answer it, or did not")
+	}
+}
