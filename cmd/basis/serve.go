@@ -105,6 +105,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}
 	w.mcpStart = mcpAll
 	w.onMCPChange = s.mcpToolsChanged
+	w.serverRequest = mcpserve.Forward
 	s.stamps = s.configStamps()
 	rt, errs := s.build(ctx)
 	if errs != nil {
@@ -120,7 +121,8 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}()
 	s.roster.Store(rt)
 	s.logMCP()
-	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Logger: slog.New(lineHandler{log})})
+	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Logger: slog.New(lineHandler{log}),
+		Surfaces: &mcpserve.GatewaySurfaces{Manager: s.manager, Runtime: s.roster.Load, Depth: w.depth}})
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
