@@ -561,8 +561,10 @@ func (s *Surface) AuthorizationPreview(_ context.Context, call contract.Call) (c
 	}, nil
 }
 
-// Definition is what an approval of the server's reads or prompts
-// covers: {"files", "method", "server"}, as a tool's definition has them.
+// Definition is what an approval of the server's reads and prompt gets
+// covers: {"files", "server"}, as a tool's definition has them. It
+// leaves the method out, so one rule allows a server's reads and prompts
+// both; a pattern over the subject narrows it to one method.
 func (s *Surface) Definition(context.Context) (json.RawMessage, error) {
 	s.srv.mu.Lock()
 	files := s.srv.files
@@ -570,7 +572,7 @@ func (s *Surface) Definition(context.Context) (json.RawMessage, error) {
 	if files == nil {
 		files = map[string]string{}
 	}
-	return contract.CanonicalJSON(map[string]any{"files": files, "method": s.method, "server": s.srv.definition})
+	return contract.CanonicalJSON(map[string]any{"files": files, "server": s.srv.definition})
 }
 
 // Execute makes the request, with the input the gate judged, under the
