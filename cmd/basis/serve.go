@@ -343,7 +343,7 @@ func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (appr
 	case "elicit":
 		// A client that cannot ask gets a denial naming the command that
 		// allows the call for good.
-		return mcpserve.ElicitApprover(basisws.AllowCommand), nil
+		return mcpserve.ElicitApprover(serveAllowHint), nil
 	case "prompt", "":
 		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
 	}
