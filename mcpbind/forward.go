@@ -27,7 +27,9 @@ type inflight struct {
 	calls map[*callMark]context.Context
 }
 
-type callMark struct{}
+// callMark tells calls apart. It is not zero-sized: pointers to distinct
+// zero-sized values may be equal.
+type callMark struct{ _ byte }
 
 type callKey struct{}
 
