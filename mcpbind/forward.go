@@ -75,6 +75,24 @@ func (in *inflight) callFor(ctx context.Context) (context.Context, error) {
 	return nil, errWhichCall
 }
 
+// forwardingProtocol is the protocol basis offers a server when it
+// forwards the server's questions: the newest on which a server may ask
+// during a call by a request of its own (elicitation/create,
+// sampling/createMessage). 2026-07-28 forbids that; a server written for
+// it asks through input requests, which its SDK turns into those requests
+// on this version, so both kinds of server reach the user.
+const forwardingProtocol = "2025-11-25"
+
+// sessionOptions are the options of a session with the server: the
+// protocol of forwarding when the host takes the server's questions, the
+// newest otherwise.
+func (s *server) sessionOptions() *mcp.ClientSessionOptions {
+	if s.m.opts.ServerRequest == nil {
+		return nil
+	}
+	return &mcp.ClientSessionOptions{ProtocolVersion: forwardingProtocol}
+}
+
 // forwarding sets the handlers that pass a server's elicitation and
 // sampling requests to the host, when the host takes them; otherwise
 // basis declares neither capability and servers do not ask.

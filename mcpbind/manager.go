@@ -586,7 +586,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	if s.m.connectTo != nil {
 		transport = s.m.connectTo(s.cfg)
 	}
-	session, err := connect(ctx, c, client, transport)
+	session, err := connect(ctx, c, client, transport, s.sessionOptions())
 	if err != nil {
 		close(c.done) // a refresh waiting for the session gives up
 		if c.stdio != nil {
@@ -648,7 +648,7 @@ func (s *server) notify(tools []*Tool) {
 // ties an sse session's event stream to the context Connect is given, so
 // Connect gets a context that lives as long as the session (c.stop ends
 // it); ctx bounds only the waiting.
-func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Transport) (*mcp.ClientSession, error) {
+func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Transport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	life, stop := context.WithCancel(context.WithoutCancel(ctx))
 	type result struct {
 		session *mcp.ClientSession
@@ -656,7 +656,7 @@ func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Tra
 	}
 	done := make(chan result, 1)
 	go func() {
-		session, err := client.Connect(life, transport, nil)
+		session, err := client.Connect(life, transport, opts)
 		done <- result{session, err}
 	}()
 	select {

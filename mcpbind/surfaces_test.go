@@ -234,6 +234,7 @@ func TestServerRequestsReachTheCall(t *testing.T) {
 	}{
 		{"ask", `{"message":"your name?"}`, `{"action":"accept","content":{"name":"ada"}}`, seen{"call-1", "beta", "your name?"}},
 		{"ask", `{"message":"decline me"}`, `{"action":"decline"}`, seen{"call-1", "beta", "decline me"}},
+		{"askdirect", `{"message":"your name?"}`, `{"action":"accept","content":{"name":"ada"}}`, seen{"call-1", "beta", "your name?"}},
 		{"sample", `{}`, "model said hi", seen{"call-1", "beta", "sampling"}},
 	}
 	for _, tt := range tests {

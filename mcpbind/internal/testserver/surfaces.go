@@ -72,6 +72,18 @@ func addSurfaces(s *mcp.Server, label string) {
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"q": p}, RequestState: "asked"}, nil
 	})
+	// askdirect asks as a server written for protocols before
+	// 2026-07-28 does: by a request of its own during the call.
+	s.AddTool(&mcp.Tool{Name: "askdirect", Description: "Asks the user through elicitation/create.", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ Message string }
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: in.Message, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "elicit failed: " + err.Error()}}}, nil
+		}
+		b, _ := json.Marshal(res)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	})
 	s.AddTool(&mcp.Tool{Name: "sample", Description: "Asks the client's model through sampling.", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if r, ok := req.Params.InputResponses["m"].(*mcp.CreateMessageWithToolsResult); ok {
 			var t *mcp.TextContent
