@@ -93,6 +93,79 @@ func (s *server) sessionOptions() *mcp.ClientSessionOptions {
 	return &mcp.ClientSessionOptions{ProtocolVersion: forwardingProtocol}
 }
 
+// forwardingMiddleware lets through the titled multi-select of SEP-1330
+// as servers write it: items {"type": "string", "anyOf": [...]}, which
+// the SDK's check of a form refuses (it wants "type" only without
+// "anyOf"), on this side and again when basis serve asks its own client.
+// Each const of "anyOf" is a string, so the form asks the same without
+// "type".
+func (s *server) forwardingMiddleware(c *mcp.Client) {
+	if s.m.opts.ServerRequest == nil {
+		return
+	}
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.ElicitRequest); ok && r.Params != nil {
+				p := *r.Params
+				p.RequestedSchema = titledMultiSelect(p.RequestedSchema)
+				r2 := *r
+				r2.Params = &p
+				req = &r2
+			}
+			return next(ctx, method, req)
+		}
+	})
+}
+
+// titledMultiSelect returns schema with "type" left out of every array
+// property's items that list their choices in "anyOf"; anything else is
+// as it was.
+func titledMultiSelect(schema any) any {
+	top, ok := schema.(map[string]any)
+	if !ok {
+		return schema
+	}
+	props, ok := top["properties"].(map[string]any)
+	if !ok {
+		return schema
+	}
+	newProps := make(map[string]any, len(props))
+	changed := false
+	for name, v := range props {
+		newProps[name] = v
+		prop, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		items, ok := prop["items"].(map[string]any)
+		if !ok || items["anyOf"] == nil || items["type"] == nil {
+			continue
+		}
+		it := make(map[string]any, len(items))
+		for k, x := range items {
+			if k != "type" {
+				it[k] = x
+			}
+		}
+		np := make(map[string]any, len(prop))
+		for k, x := range prop {
+			np[k] = x
+		}
+		np["items"] = it
+		newProps[name] = np
+		changed = true
+	}
+	if !changed {
+		return schema
+	}
+	out := make(map[string]any, len(top))
+	for k, x := range top {
+		out[k] = x
+	}
+	out["properties"] = newProps
+	return out
+}
+
 // forwarding sets the handlers that pass a server's elicitation and
 // sampling requests to the host, when the host takes them; otherwise
 // basis declares neither capability and servers do not ask.

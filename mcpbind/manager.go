@@ -571,6 +571,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	}
 	s.forwarding(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
+	s.forwardingMiddleware(client)
 	var transport mcp.Transport
 	switch s.cfg.Type {
 	case TypeStdio:

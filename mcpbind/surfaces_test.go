@@ -220,6 +220,11 @@ func TestServerRequestsReachTheCall(t *testing.T) {
 			if p.Message == "decline me" {
 				return nil, errors.New("the client cannot answer")
 			}
+			if p.Message == "enums" {
+				// Not accept: go-sdk's server checks an accepted answer
+				// against this schema with the same flaw.
+				return &mcp.ElicitResult{Action: "cancel"}, nil
+			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}, nil
 		case *mcp.CreateMessageWithToolsParams:
 			got <- seen{mark, server, "sampling"}
@@ -234,6 +239,7 @@ func TestServerRequestsReachTheCall(t *testing.T) {
 	}{
 		{"ask", `{"message":"your name?"}`, `{"action":"accept","content":{"name":"ada"}}`, seen{"call-1", "beta", "your name?"}},
 		{"ask", `{"message":"decline me"}`, `{"action":"decline"}`, seen{"call-1", "beta", "decline me"}},
+		{"askenums", `{}`, `{"action":"cancel"}`, seen{"call-1", "beta", "enums"}},
 		{"askdirect", `{"message":"your name?"}`, `{"action":"accept","content":{"name":"ada"}}`, seen{"call-1", "beta", "your name?"}},
 		{"sample", `{}`, "model said hi", seen{"call-1", "beta", "sampling"}},
 	}

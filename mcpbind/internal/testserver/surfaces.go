@@ -84,6 +84,22 @@ func addSurfaces(s *mcp.Server, label string) {
 		b, _ := json.Marshal(res)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	})
+	// askenums asks with SEP-1330's enum forms, as go-sdk's
+	// everything-server writes them.
+	s.AddTool(&mcp.Tool{Name: "askenums", Description: "Asks the user to choose.", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "enums", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{
+			"untitledSingle": map[string]any{"type": "string", "enum": []string{"option1", "option2"}},
+			"titledSingle":   map[string]any{"type": "string", "oneOf": []map[string]any{{"const": "value1", "title": "First"}}},
+			"legacyEnum":     map[string]any{"type": "string", "enum": []string{"opt1"}, "enumNames": []string{"Option One"}},
+			"untitledMulti":  map[string]any{"type": "array", "minItems": 1, "maxItems": 3, "items": map[string]any{"type": "string", "enum": []string{"option1"}}},
+			"titledMulti":    map[string]any{"type": "array", "minItems": 1, "maxItems": 3, "items": map[string]any{"type": "string", "anyOf": []map[string]any{{"const": "value1", "title": "First"}}}},
+		}}})
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "elicit failed: " + err.Error()}}}, nil
+		}
+		b, _ := json.Marshal(res)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	})
 	s.AddTool(&mcp.Tool{Name: "sample", Description: "Asks the client's model through sampling.", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if r, ok := req.Params.InputResponses["m"].(*mcp.CreateMessageWithToolsResult); ok {
 			var t *mcp.TextContent
