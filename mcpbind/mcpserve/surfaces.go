@@ -202,7 +202,7 @@ func (g *GatewaySurfaces) ReadResource(ctx context.Context, id, uri string) (*mc
 	}
 	sf, err := m.ReadResource(ctx, uri)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: err.Error()}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	if err := g.run(ctx, id, sf); err != nil {
 		return nil, err

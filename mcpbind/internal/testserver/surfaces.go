@@ -1,5 +1,7 @@
 //go:build unix
 
+//lint:file-ignore SA1019 sampling is deprecated from protocol 2026-07-28, but servers may use it during the deprecation window, and a gateway forwards what they ask (issue 22)
+
 package testserver
 
 import (
