@@ -73,6 +73,10 @@ type ManagerOptions struct {
 	MaxOutputTokens int
 	// OutputDir holds whole results (empty: <user cache dir>/basis/mcp-output).
 	OutputDir string
+	// ServerRequest, when set, answers what a server asks during a call
+	// (elicitation, sampling), and basis declares both capabilities to
+	// servers; nil: it declares neither.
+	ServerRequest ServerRequestFunc
 }
 
 // State is where a server is in its life, spelt as status lines and
@@ -419,6 +423,7 @@ type server struct {
 
 	progress  sync.Map // progress token → the calling context
 	nextToken atomic.Int64
+	inflight  inflight // calls in flight, for what the server asks during one
 }
 
 // conn is one session with a running server.
@@ -609,7 +614,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.startupTimeout())
 	defer cancel()
 	c := &conn{launch: l, ready: make(chan struct{}), done: make(chan struct{})}
-	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, &mcp.ClientOptions{
+	clientOpts := &mcp.ClientOptions{
 		Logger:       s.m.opts.Logger,
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -620,7 +625,10 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			s.progressLine(c, req.Params)
 		},
-	})
+	}
+	s.forwarding(clientOpts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
+	s.forwardingMiddleware(client)
 	var transport mcp.Transport
 	switch s.cfg.Type {
 	case TypeStdio:
@@ -636,7 +644,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	if s.m.connectTo != nil {
 		transport = s.m.connectTo(s.cfg)
 	}
-	session, err := connect(ctx, c, client, transport)
+	session, err := connect(ctx, c, client, transport, s.sessionOptions())
 	if err != nil {
 		close(c.done) // a refresh waiting for the session gives up
 		if c.stdio != nil {
@@ -698,7 +706,7 @@ func (s *server) notify(tools []*Tool) {
 // ties an sse session's event stream to the context Connect is given, so
 // Connect gets a context that lives as long as the session (c.stop ends
 // it); ctx bounds only the waiting.
-func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Transport) (*mcp.ClientSession, error) {
+func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Transport, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, error) {
 	life, stop := context.WithCancel(context.WithoutCancel(ctx))
 	type result struct {
 		session *mcp.ClientSession
@@ -706,7 +714,7 @@ func connect(ctx context.Context, c *conn, client *mcp.Client, transport mcp.Tra
 	}
 	done := make(chan result, 1)
 	go func() {
-		session, err := client.Connect(life, transport, nil)
+		session, err := client.Connect(life, transport, opts)
 		done <- result{session, err}
 	}()
 	select {
@@ -870,7 +878,9 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		}
 		return contract.Result{}, err
 	}
-	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout())
+	callCtx, leave := s.inflight.enter(ctx)
+	defer leave()
+	callCtx, cancel := context.WithTimeout(callCtx, s.callTimeout())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
 	if contract.HasProgress(ctx) {

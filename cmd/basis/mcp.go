@@ -32,6 +32,9 @@ type mcpState struct {
 	// onMCPChange, when set, is told that the tools of a source of
 	// client changed (basis serve replaces them in its roster).
 	onMCPChange func(client *mcpbind.Manager, source string, tools []contract.ExecutableTool)
+	// serverRequest, when set, answers what a server asks during a call
+	// (basis serve forwards it to its client).
+	serverRequest mcpbind.ServerRequestFunc
 }
 
 // lookupEnv finds a ${VAR} in basis's environment.
@@ -62,7 +65,8 @@ func (w *workspace) openMCP(ctx context.Context) *mcpbind.Manager {
 		Sandbox: w.ws.Sandbox(),
 		// basis sweeps what its programs leave behind (ReapOrphans): a live
 		// server is none of that.
-		Track: subprocess.Track,
+		Track:         subprocess.Track,
+		ServerRequest: w.serverRequest,
 		OnToolsChanged: func(source string, tools []contract.ExecutableTool) {
 			if w.onMCPChange != nil {
 				w.onMCPChange(m, source, tools)

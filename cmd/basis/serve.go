@@ -105,6 +105,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}
 	w.mcpStart = mcpAll
 	w.onMCPChange = s.mcpToolsChanged
+	w.serverRequest = mcpserve.Forward
 	s.stamps = s.configStamps()
 	rt, errs := s.build(ctx)
 	if errs != nil {
@@ -120,7 +121,8 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}()
 	s.roster.Store(rt)
 	s.logMCP()
-	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Logger: slog.New(lineHandler{log})})
+	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Logger: slog.New(lineHandler{log}),
+		Surfaces: &mcpserve.GatewaySurfaces{Manager: s.manager, Runtime: s.roster.Load, Depth: w.depth}})
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
@@ -341,7 +343,7 @@ func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (appr
 	case "elicit":
 		// A client that cannot ask gets a denial naming the command that
 		// allows the call for good.
-		return mcpserve.ElicitApprover(basisws.AllowCommand), nil
+		return mcpserve.ElicitApprover(serveAllowHint), nil
 	case "prompt", "":
 		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
 	}

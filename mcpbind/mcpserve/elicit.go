@@ -93,12 +93,16 @@ type Reply struct {
 
 type answer struct {
 	reply Reply
+	raw   mcp.InputResponse // the client's answer as it came, for a forwarded request
 	err   error
 }
 
-// question is one elicitation on its way to the client and back.
+// question is one input request on its way to the client and back:
+// basis's own approval form (key questionID) or a request an upstream
+// server made ([Forward], key forwardID).
 type question struct {
-	params *mcp.ElicitParams
+	key    string
+	params mcp.InputRequest
 	once   sync.Once
 	reply  chan answer // buffered: the first answer wins, later ones are dropped
 	timer  *time.Timer // the answer timeout; set and stopped under the call's mu
@@ -123,27 +127,55 @@ func (q *question) answer(a answer) {
 func Ask(ctx context.Context, q Question) (Reply, error) {
 	pc, _ := ctx.Value(pendingKey{}).(*pendingCall)
 	if pc == nil {
-		return Reply{}, errNotServing
+		d, _ := ctx.Value(directKey{}).(*direct)
+		if d == nil {
+			return Reply{}, errNotServing
+		}
+		if newProtocol(d.session) || !canElicit(d.session) {
+			return Reply{}, errNoElicitation
+		}
+		res, err := d.session.Elicit(d.ctx, elicitParams(q))
+		if err != nil {
+			return Reply{}, fmt.Errorf("asking the MCP client's user: %w", err)
+		}
+		return replyFrom(res), nil
 	}
 	pc.askMu.Lock()
 	defer pc.askMu.Unlock()
 	if a := pc.attached(); a == nil || !a.canElicit {
 		return Reply{}, errNoElicitation
 	}
-	qu := &question{params: elicitParams(q), reply: make(chan answer, 1)}
+	a, err := pc.ask(ctx, &question{key: questionID, params: elicitParams(q), reply: make(chan answer, 1)})
+	return a.reply, err
+}
+
+// ask hands one question to the request waiting on the call, which
+// sends it to the client as an input request, and waits for the answer.
+// The caller holds askMu.
+func (pc *pendingCall) ask(ctx context.Context, qu *question) (answer, error) {
 	select {
 	case pc.asks <- qu:
 	case <-ctx.Done():
-		return Reply{}, fmt.Errorf("asking the MCP client's user: %w", context.Cause(ctx))
+		return answer{}, fmt.Errorf("asking the MCP client's user: %w", context.Cause(ctx))
 	}
 	select {
 	case a := <-qu.reply:
-		return a.reply, a.err
+		return a, a.err
 	case <-ctx.Done():
 		qu.answer(answer{err: ctx.Err()})
-		return Reply{}, fmt.Errorf("waiting for the MCP client's user: %w", context.Cause(ctx))
+		return answer{}, fmt.Errorf("waiting for the MCP client's user: %w", context.Cause(ctx))
 	}
 }
+
+// direct is a request other than a tool call (a resource read, a prompt
+// get) that the server is serving: on protocols before 2026-07-28 a
+// question during it goes to its client as a request of its own.
+type direct struct {
+	ctx     context.Context
+	session *mcp.ServerSession
+}
+
+type directKey struct{}
 
 // canElicit reports whether the session's client declared form
 // elicitation (an empty elicitation capability means form, for clients

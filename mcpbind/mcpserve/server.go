@@ -83,6 +83,10 @@ type ServerOptions struct {
 	// AnswerTimeout bounds the wait for an answer to an approval question
 	// between round trips; zero means [DefaultAnswerTimeout].
 	AnswerTimeout time.Duration
+	// Surfaces, when set, serves resources, resource templates, prompts
+	// and completions beside the tools ([GatewaySurfaces] for a
+	// runtime's MCP servers).
+	Surfaces Surfaces
 }
 
 // Server serves a [Roster] as an MCP server, over stdio ([Server.Serve]
@@ -143,12 +147,17 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 		s.opts.AnswerTimeout = DefaultAnswerTimeout
 	}
 	s.base, s.stopAll = context.WithCancel(context.Background())
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
+	mcpOpts := &mcp.ServerOptions{
 		// Advertise tools (and list_changed) even while the roster is
 		// empty: a later Refresh may add some.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-	})
+	}
+	s.surfaceOptions(mcpOpts)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, mcpOpts)
 	s.mcp.AddReceivingMiddleware(s.unknownTools)
+	if s.opts.Surfaces != nil {
+		s.mcp.AddReceivingMiddleware(s.surfaceMethods)
+	}
 	empty := map[string]servedTool{}
 	s.served.Store(&empty)
 	s.refreshed = make(chan struct{})
@@ -519,7 +528,7 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 			context.AfterFunc(ctx, func() { q.answer(answer{err: fmt.Errorf("%w: the request that asked it ended", errNoAnswer)}) })
 		}
 		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{questionID: q.params},
+			InputRequests: mcp.InputRequestMap{q.key: q.params},
 			RequestState:  pc.id,
 		}
 	}
@@ -550,8 +559,15 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) *mcp.Call
 		return errorResult("basis: the approval question this retry answers is being answered by another request; call the tool again")
 	}
 	pc.attach(ctx, req)
-	res, _ := req.Params.InputResponses[questionID].(*mcp.ElicitResult)
-	q.answer(answer{reply: replyFrom(res)})
+	raw := req.Params.InputResponses[q.key]
+	if q.key == questionID {
+		// Only basis's own question is read as an approval: the answer
+		// to a server's question never is.
+		res, _ := raw.(*mcp.ElicitResult)
+		q.answer(answer{reply: replyFrom(res)})
+	} else {
+		q.answer(answer{raw: raw})
+	}
 	return s.wait(ctx, pc, req)
 }
 

@@ -50,6 +50,11 @@ type Options struct {
 	// working directory and whole environment, for tests of what a
 	// server inherits and where it runs.
 	Environ bool
+	// Surfaces, when not empty, adds resources, a resource template, a
+	// prompt and completions, each text saying Surfaces (so a test tells
+	// two servers apart), subscriptions, and the tools ask and sample,
+	// which ask the client during the call.
+	Surfaces string
 }
 
 // BidiToolName is the tool Bidi adds: a name that a right-to-left
@@ -65,10 +70,17 @@ func New(opts Options) *mcp.Server {
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{
+	so := &mcp.ServerOptions{
 		PageSize: opts.PageSize,
 		Logger:   slog.New(slog.DiscardHandler),
-	})
+	}
+	if opts.Surfaces != "" {
+		surfaceOptions(so, opts.Surfaces)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, so)
+	if opts.Surfaces != "" {
+		addSurfaces(s, opts.Surfaces)
+	}
 	object := json.RawMessage(`{"type":"object"}`)
 	add := func(name, desc string, ann *mcp.ToolAnnotations, h mcp.ToolHandler) {
 		s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: object, Annotations: ann}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -33,6 +33,7 @@ func main() {
 	sleeper := flag.Bool("sleeper", false, "sleep until killed (the stubborn server's grandchild)")
 	daemon := flag.Bool("daemon", false, "start a sleeper in a session of its own, as a daemon would, and leave it")
 	delay := flag.Duration("delay", 0, "wait this long before serving")
+	flag.StringVar(&opts.Surfaces, "surfaces", "", "add resources, a template, a prompt, completions and the tools ask and sample, labelled with this")
 	flag.Parse()
 	if *names != "" {
 		opts.Names = strings.Split(*names, ",")
