@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -171,5 +173,22 @@ func TestDelegationDepth(t *testing.T) {
 	}
 	if d := contract.DelegationDepth(contract.WithDelegationDepth(ctx, -4)); d != 0 {
 		t.Errorf("negative depth stored as %d, want 0", d)
+	}
+}
+
+func TestResultErrorKeepsResult(t *testing.T) {
+	cause := errors.New("the tool failed")
+	res := contract.Result{Text: "bad", Content: []json.RawMessage{json.RawMessage(`{"type":"text","text":"bad"}`)}}
+	var err error = &contract.ResultError{Result: res, Err: cause}
+	err = fmt.Errorf("wrapped: %w", err)
+	var re *contract.ResultError
+	if !errors.As(err, &re) {
+		t.Fatal("errors.As found no *ResultError")
+	}
+	if !errors.Is(err, cause) || re.Error() != "the tool failed" {
+		t.Errorf("Error() = %q, errors.Is(cause) = %v", re.Error(), errors.Is(err, cause))
+	}
+	if !reflect.DeepEqual(re.Result, res) {
+		t.Errorf("Result = %+v, want %+v", re.Result, res)
 	}
 }
