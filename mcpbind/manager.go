@@ -829,14 +829,16 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 	if err != nil {
 		return contract.Result{}, s.callError(ctx, callCtx, c, op, err)
 	}
-	text := c.launch.redact(resultText(res))
+	out := resultOf(res, c.launch)
 	if res.IsError {
+		text := out.Text
 		if text == "" {
 			text = "the tool failed and said nothing more"
 		}
-		return contract.Result{}, &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errToolError, text: text}}
+		return contract.Result{}, &contract.ResultError{Result: out,
+			Err: &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errToolError, text: text}}}
 	}
-	return contract.Result{Text: text}, nil
+	return out, nil
 }
 
 func (s *server) callError(ctx, callCtx context.Context, c *conn, op string, err error) error {
