@@ -44,6 +44,17 @@ type Roster interface {
 	Call(ctx context.Context, name string, call contract.Call) (text string, isError bool)
 }
 
+// ResultRoster is a [Roster] whose calls return the tool's whole result:
+// beside its text, the content blocks, structured content and _meta the
+// tool gave ([contract.Result]), which the server sends the client as they
+// are, for a failure too. The server calls CallResult instead of Call.
+type ResultRoster interface {
+	Roster
+	// CallResult is [Roster.Call] with the whole result; res.Text is what
+	// a client gets when res has no content blocks.
+	CallResult(ctx context.Context, name string, call contract.Call) (res contract.Result, isError bool)
+}
+
 // TitledRoster is a [Roster] that also has a human title for some of its
 // tools. The server sends a title when Title returns a non-empty string.
 type TitledRoster interface {
@@ -367,6 +378,7 @@ type pendingCall struct {
 	asks    chan *question // from Ask to the attached handler
 	done    chan struct{}
 	text    string
+	res     contract.Result // a ResultRoster's result; its Text is text
 	isError bool
 	asked   atomic.Int32
 	progN   atomic.Int64
@@ -466,7 +478,13 @@ func (s *Server) run(pc *pendingCall) {
 			}
 			defer release()
 		}
-		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in})
+		c := contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in}
+		if rr, ok := s.roster.(ResultRoster); ok {
+			pc.res, pc.isError = rr.CallResult(pc.ctx, pc.name, c)
+			pc.text = pc.res.Text
+			return
+		}
+		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, c)
 	}()
 	if status == "ok" && pc.isError {
 		status = "error"
@@ -578,6 +596,9 @@ func (pc *pendingCall) attached() *attachment {
 }
 
 func (pc *pendingCall) result() *mcp.CallToolResult {
+	if r := contentResult(pc.res, pc.isError); r != nil {
+		return r
+	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: pc.text}}, IsError: pc.isError}
 }
 
