@@ -145,18 +145,15 @@ func Ask(ctx context.Context, q Question) (Reply, error) {
 	}
 }
 
-// canElicit reports whether the session's client declared form
-// elicitation (an empty elicitation capability means form, for clients
-// older than modes).
-func canElicit(ss *mcp.ServerSession) bool {
-	if ss == nil {
+// canElicit reports whether the client declared form elicitation (or
+// elicitation with no mode, which means form): caps are the request's
+// client capabilities, from its _meta on protocol 2026-07-28 and from the
+// session's initialize before.
+func canElicit(caps *mcp.ClientCapabilities) bool {
+	if caps == nil || caps.Elicitation == nil {
 		return false
 	}
-	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
-		return false
-	}
-	e := p.Capabilities.Elicitation
+	e := caps.Elicitation
 	return e.Form != nil || e.URL == nil
 }
 

@@ -212,8 +212,8 @@ func TestHTTPRequiresTheToken(t *testing.T) {
 }
 
 func TestHTTPClientsAreIndependentSessions(t *testing.T) {
-	// A client asking for the newest protocol settles on 2025-11-25 over
-	// HTTP (see ListenAndServe).
+	// A client asking for the newest protocol gets it over HTTP, without
+	// a session; an older one gets a session (see ListenAndServe).
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run(versionName(version), func(t *testing.T) {
 			h := newHarness(t, nil)
@@ -233,7 +233,7 @@ func TestHTTPClientsAreIndependentSessions(t *testing.T) {
 			}
 			want := version
 			if want == "" {
-				want = "2025-11-25"
+				want = "2026-07-28"
 			}
 			if got := asker.InitializeResult().ProtocolVersion; got != want {
 				t.Errorf("negotiated %s, want %s", got, want)
