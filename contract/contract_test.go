@@ -192,3 +192,34 @@ func TestResultErrorKeepsResult(t *testing.T) {
 		t.Errorf("Result = %+v, want %+v", re.Result, res)
 	}
 }
+
+func TestProgressStepsAndLog(t *testing.T) {
+	// Without a step hook, a step is a line.
+	var lines []string
+	ctx := contract.WithProgress(context.Background(), func(l string) { lines = append(lines, l) })
+	contract.ReportProgress(ctx, contract.ProgressStep{Progress: 50, Total: 100, Message: "half"})
+	contract.ReportProgress(ctx, contract.ProgressStep{Progress: 3})
+	if want := []string{"half (50/100)", "3"}; !reflect.DeepEqual(lines, want) {
+		t.Errorf("lines %q, want %q", lines, want)
+	}
+	// With one, the step goes there as counted, and not as a line.
+	var steps []contract.ProgressStep
+	ctx = contract.WithProgressSteps(ctx, func(s contract.ProgressStep) { steps = append(steps, s) })
+	contract.ReportProgress(ctx, contract.ProgressStep{Progress: 1, Total: 2})
+	if want := []contract.ProgressStep{{Progress: 1, Total: 2}}; !reflect.DeepEqual(steps, want) || len(lines) != 2 {
+		t.Errorf("steps %v, lines %q", steps, lines)
+	}
+	if !contract.HasProgress(contract.WithProgressSteps(context.Background(), func(contract.ProgressStep) {})) {
+		t.Error("a step hook is no progress hook")
+	}
+	if contract.HasLog(context.Background()) {
+		t.Error("HasLog without a hook")
+	}
+	var got []contract.LogMessage
+	ctx = contract.WithLog(context.Background(), func(m contract.LogMessage) { got = append(got, m) })
+	contract.Log(ctx, contract.LogMessage{Level: "info", Logger: "github", Data: json.RawMessage(`"hi"`)})
+	contract.Log(context.Background(), contract.LogMessage{Level: "info"}) // no hook: nothing
+	if want := []contract.LogMessage{{Level: "info", Logger: "github", Data: json.RawMessage(`"hi"`)}}; !contract.HasLog(ctx) || !reflect.DeepEqual(got, want) {
+		t.Errorf("log messages %v, want %v", got, want)
+	}
+}
