@@ -212,14 +212,17 @@ func TestProgressStepsAndLog(t *testing.T) {
 	if !contract.HasProgress(contract.WithProgressSteps(context.Background(), func(contract.ProgressStep) {})) {
 		t.Error("a step hook is no progress hook")
 	}
-	if contract.HasLog(context.Background()) {
-		t.Error("HasLog without a hook")
+	if contract.LogLevel(context.Background()) != "" {
+		t.Error("a log level without a hook")
 	}
 	var got []contract.LogMessage
-	ctx = contract.WithLog(context.Background(), func(m contract.LogMessage) { got = append(got, m) })
+	ctx = contract.WithLog(context.Background(), "info", func(m contract.LogMessage) { got = append(got, m) })
 	contract.Log(ctx, contract.LogMessage{Level: "info", Logger: "github", Data: json.RawMessage(`"hi"`)})
 	contract.Log(context.Background(), contract.LogMessage{Level: "info"}) // no hook: nothing
-	if want := []contract.LogMessage{{Level: "info", Logger: "github", Data: json.RawMessage(`"hi"`)}}; !contract.HasLog(ctx) || !reflect.DeepEqual(got, want) {
-		t.Errorf("log messages %v, want %v", got, want)
+	if want := []contract.LogMessage{{Level: "info", Logger: "github", Data: json.RawMessage(`"hi"`)}}; contract.LogLevel(ctx) != "info" || !reflect.DeepEqual(got, want) {
+		t.Errorf("log messages %v at level %q, want %v at info", got, contract.LogLevel(ctx), want)
+	}
+	if contract.LogLevel(contract.WithLog(ctx, "", nil)) != "" {
+		t.Error("an empty level does not remove the hook")
 	}
 }

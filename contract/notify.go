@@ -60,22 +60,35 @@ type LogMessage struct {
 	Data json.RawMessage
 }
 
-// WithLog returns a context whose log messages go to fn. fn may be called
-// from several goroutines at once and must not block for long. A nil fn
-// removes the hook.
-func WithLog(ctx context.Context, fn func(LogMessage)) context.Context {
-	return context.WithValue(ctx, logKey{}, fn)
+// logHook is a context's log hook and the least level it wants.
+type logHook struct {
+	level string
+	fn    func(LogMessage)
+}
+
+// WithLog returns a context whose log messages go to fn, which wants
+// messages of level and above (one of [LogMessage.Level]'s words; a tool
+// passes the level on to whatever logs, as an MCP client's
+// logging/setLevel). fn may be called from several goroutines at once and
+// must not block for long; it may get messages below level, and drops
+// them. A nil fn or an empty level removes the hook.
+func WithLog(ctx context.Context, level string, fn func(LogMessage)) context.Context {
+	if fn == nil || level == "" {
+		return context.WithValue(ctx, logKey{}, logHook{})
+	}
+	return context.WithValue(ctx, logKey{}, logHook{level, fn})
 }
 
 // Log sends one message to the context's log hook, if there is one.
 func Log(ctx context.Context, m LogMessage) {
-	if fn, _ := ctx.Value(logKey{}).(func(LogMessage)); fn != nil {
-		fn(m)
+	if h, _ := ctx.Value(logKey{}).(logHook); h.fn != nil {
+		h.fn(m)
 	}
 }
 
-// HasLog reports whether the context carries a log hook.
-func HasLog(ctx context.Context) bool {
-	fn, _ := ctx.Value(logKey{}).(func(LogMessage))
-	return fn != nil
+// LogLevel returns the least level the context's log hook wants, or ""
+// when it has none: then nothing is to be logged.
+func LogLevel(ctx context.Context) string {
+	h, _ := ctx.Value(logKey{}).(logHook)
+	return h.level
 }
