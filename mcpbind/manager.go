@@ -365,6 +365,7 @@ type server struct {
 
 	progress  sync.Map // progress token → the calling context
 	nextToken atomic.Int64
+	logs      logging
 }
 
 // conn is one session with a running server.
@@ -561,7 +562,10 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 			go s.refresh(c)
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			s.progressLine(c, req.Params)
+			s.progressStep(c, req.Params)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			s.logMessage(c, req.Params)
 		},
 	})
 	var transport mcp.Transport
@@ -774,27 +778,6 @@ func (s *server) refresh(c *conn) {
 	}
 }
 
-func (s *server) progressLine(c *conn, p *mcp.ProgressNotificationParams) {
-	if p == nil {
-		return
-	}
-	v, ok := s.progress.Load(fmt.Sprint(p.ProgressToken))
-	if !ok {
-		return
-	}
-	line := c.launch.redact(p.Message)
-	amount := strconv.FormatFloat(p.Progress, 'g', -1, 64)
-	if p.Total > 0 {
-		amount += "/" + strconv.FormatFloat(p.Total, 'g', -1, 64)
-	}
-	if line == "" {
-		line = amount
-	} else {
-		line += " (" + amount + ")"
-	}
-	contract.Progress(v.(context.Context), line)
-}
-
 // progressLinger is how long a call's progress token stays registered
 // after the call returned.
 const progressLinger = time.Second
@@ -825,6 +808,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		defer time.AfterFunc(progressLinger, func() { s.progress.Delete(token) })
 		params.SetProgressToken(token)
 	}
+	defer s.watchLog(ctx, c, params)()
 	res, err := c.session.CallTool(callCtx, params)
 	if err != nil {
 		return contract.Result{}, s.callError(ctx, callCtx, c, op, err)

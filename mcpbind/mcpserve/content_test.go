@@ -23,9 +23,14 @@ import (
 // HTTP) to one in-memory client, and returns that client.
 func proxied(t *testing.T, copts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
-		return testserver.New(testserver.Options{})
-	}, nil))
+	return proxiedVersion(t, testserver.New(testserver.Options{}), copts, "")
+}
+
+// proxiedVersion is proxied with an upstream server of the test's
+// choosing and the client's protocol version ("" for the newest).
+func proxiedVersion(t *testing.T, up *mcp.Server, copts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 	t.Cleanup(upstream.Close)
 	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Host: []mcpbind.ServerConfig{{Name: "ts", Type: mcpbind.TypeHTTP, URL: upstream.URL}}})
 	if err != nil {
@@ -54,7 +59,7 @@ func proxied(t *testing.T, copts *mcp.ClientOptions) *mcp.ClientSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, copts).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, copts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -117,6 +117,7 @@ type Server struct {
 	changed   <-chan struct{}
 	refreshed chan struct{}
 	slots     slots
+	levels    logLevels
 	base      context.Context
 	stopAll   context.CancelFunc
 	calls     sync.WaitGroup
@@ -157,9 +158,10 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
 		// Advertise tools (and list_changed) even while the roster is
 		// empty: a later Refresh may add some.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// Logging: a tool's server's log messages reach the client.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
-	s.mcp.AddReceivingMiddleware(s.unknownTools)
+	s.mcp.AddReceivingMiddleware(s.unknownTools, s.setLevel)
 	empty := map[string]servedTool{}
 	s.served.Store(&empty)
 	s.refreshed = make(chan struct{})
@@ -454,6 +456,8 @@ func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall 
 	}
 	ctx = context.WithValue(ctx, pendingKey{}, pc)
 	ctx = contract.WithProgress(ctx, pc.progress)
+	ctx = contract.WithProgressSteps(ctx, pc.step)
+	ctx = contract.WithLog(ctx, s.logLevel(req), pc.log)
 	pc.ctx = ctx
 	return pc
 }
