@@ -104,3 +104,31 @@ func TestServeForwardsLogsAndProgress(t *testing.T) {
 		})
 	}
 }
+
+// A client that cancels its call cancels the upstream server's call too.
+func TestServeCancellationReachesTheUpstreamCall(t *testing.T) {
+	up := testserver.New(testserver.Options{})
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	up.AddTool(&mcp.Tool{Name: "wait", Description: "Waits to be cancelled.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "cancelled"}}}, nil
+		})
+	cs := proxiedVersion(t, up, nil, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__ts__wait", Arguments: map[string]any{}})
+	}()
+	<-started
+	cancel()
+	select {
+	case <-cancelled:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the upstream call was not cancelled")
+	}
+	<-done
+}
