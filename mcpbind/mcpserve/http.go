@@ -181,9 +181,12 @@ func (s *Server) HTTPHandler(token string, limits *HTTPLimits) (http.Handler, er
 	})
 	// Protocol 2026-07-28 has no sessions: the SDK speaks it only on a
 	// stateless handler, a second one beside the stateful one.
+	// Without a session a client cancels a call by ending its request,
+	// so the request's end cancels the call.
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		MaxRequestBodyBytes: l.MaxBodyBytes,
+		Stateless:                    true,
+		MaxRequestBodyBytes:          l.MaxBodyBytes,
+		PropagateRequestCancellation: true,
 	})
 	return requireBearer(token, s.bounded(l, h, stateless)), nil
 }

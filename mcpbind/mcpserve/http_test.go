@@ -306,3 +306,34 @@ func TestHTTPShutdownCancelsCallsInFlight(t *testing.T) {
 		t.Errorf("the roster ran %d calls, want 1", n)
 	}
 }
+
+// A client without a session (2026-07-28) cancels a call by ending its
+// request: the call is cancelled.
+func TestHTTPSessionlessCancellationCancelsTheCall(t *testing.T) {
+	h := newHarness(t, nil)
+	endpoint, _ := startHTTP(t, h)
+	cs, err := connectHTTP(t, endpoint, testToken, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s, want 2026-07-28", v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow"})
+	}()
+	<-h.roster.started
+	cancel()
+	select {
+	case err := <-h.roster.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the call ended with %v, want it cancelled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call was not cancelled")
+	}
+	<-done
+}
