@@ -22,11 +22,13 @@ func Progress(ctx context.Context, line string) {
 	}
 }
 
-// HasProgress reports whether the context carries a progress hook, so a tool
-// can skip work whose only use is progress.
+// HasProgress reports whether the context carries a progress hook (for
+// lines, or for steps: [WithProgressSteps]), so a tool can skip work whose
+// only use is progress.
 func HasProgress(ctx context.Context) bool {
 	fn, _ := ctx.Value(progressKey{}).(func(string))
-	return fn != nil
+	steps, _ := ctx.Value(stepsKey{}).(func(ProgressStep))
+	return fn != nil || steps != nil
 }
 
 // WithDelegationDepth returns a context recording that the current work runs

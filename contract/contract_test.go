@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -171,5 +173,56 @@ func TestDelegationDepth(t *testing.T) {
 	}
 	if d := contract.DelegationDepth(contract.WithDelegationDepth(ctx, -4)); d != 0 {
 		t.Errorf("negative depth stored as %d, want 0", d)
+	}
+}
+
+func TestResultErrorKeepsResult(t *testing.T) {
+	cause := errors.New("the tool failed")
+	res := contract.Result{Text: "bad", Content: []json.RawMessage{json.RawMessage(`{"type":"text","text":"bad"}`)}}
+	var err error = &contract.ResultError{Result: res, Err: cause}
+	err = fmt.Errorf("wrapped: %w", err)
+	var re *contract.ResultError
+	if !errors.As(err, &re) {
+		t.Fatal("errors.As found no *ResultError")
+	}
+	if !errors.Is(err, cause) || re.Error() != "the tool failed" {
+		t.Errorf("Error() = %q, errors.Is(cause) = %v", re.Error(), errors.Is(err, cause))
+	}
+	if !reflect.DeepEqual(re.Result, res) {
+		t.Errorf("Result = %+v, want %+v", re.Result, res)
+	}
+}
+
+func TestProgressStepsAndLog(t *testing.T) {
+	// Without a step hook, a step is a line.
+	var lines []string
+	ctx := contract.WithProgress(context.Background(), func(l string) { lines = append(lines, l) })
+	contract.ReportProgress(ctx, contract.ProgressStep{Progress: 50, Total: 100, Message: "half"})
+	contract.ReportProgress(ctx, contract.ProgressStep{Progress: 3})
+	if want := []string{"half (50/100)", "3"}; !reflect.DeepEqual(lines, want) {
+		t.Errorf("lines %q, want %q", lines, want)
+	}
+	// With one, the step goes there as counted, and not as a line.
+	var steps []contract.ProgressStep
+	ctx = contract.WithProgressSteps(ctx, func(s contract.ProgressStep) { steps = append(steps, s) })
+	contract.ReportProgress(ctx, contract.ProgressStep{Progress: 1, Total: 2})
+	if want := []contract.ProgressStep{{Progress: 1, Total: 2}}; !reflect.DeepEqual(steps, want) || len(lines) != 2 {
+		t.Errorf("steps %v, lines %q", steps, lines)
+	}
+	if !contract.HasProgress(contract.WithProgressSteps(context.Background(), func(contract.ProgressStep) {})) {
+		t.Error("a step hook is no progress hook")
+	}
+	if contract.LogLevel(context.Background()) != "" {
+		t.Error("a log level without a hook")
+	}
+	var got []contract.LogMessage
+	ctx = contract.WithLog(context.Background(), "info", func(m contract.LogMessage) { got = append(got, m) })
+	contract.Log(ctx, contract.LogMessage{Level: "info", Logger: "github", Data: json.RawMessage(`"hi"`)})
+	contract.Log(context.Background(), contract.LogMessage{Level: "info"}) // no hook: nothing
+	if want := []contract.LogMessage{{Level: "info", Logger: "github", Data: json.RawMessage(`"hi"`)}}; contract.LogLevel(ctx) != "info" || !reflect.DeepEqual(got, want) {
+		t.Errorf("log messages %v at level %q, want %v at info", got, contract.LogLevel(ctx), want)
+	}
+	if contract.LogLevel(contract.WithLog(ctx, "", nil)) != "" {
+		t.Error("an empty level does not remove the hook")
 	}
 }

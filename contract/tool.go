@@ -83,12 +83,42 @@ type Preview struct {
 }
 
 // Result is what a successful call gives the model to read.
+//
+// Text is always set: it is what a reader that knows nothing of MCP reads
+// (a terminal, a model API taking text). A tool whose result is richer (an
+// MCP server's images, audio, resources, structured content) also fills
+// Content, Structured and Meta, which a host serving MCP passes on to its
+// client unchanged.
 type Result struct {
 	// Text is what the model reads.
 	Text string
 	// Truncated reports that Text is shorter than what the tool produced.
 	Truncated bool
+	// Content is the result's content blocks, each one JSON object in
+	// MCP's content block shape ({"type": "text" | "image" | "audio" |
+	// "resource" | "resource_link", ...}), in order. Nil means Text is the
+	// only content.
+	Content []json.RawMessage
+	// Structured is the result's structured content, a JSON object, or nil.
+	Structured json.RawMessage
+	// Meta is the result's _meta object, or nil.
+	Meta json.RawMessage
 }
+
+// ResultError is a tool failure that comes with a result of its own, such
+// as an MCP tool's isError result: the call failed with Err, and Result
+// holds what the tool said (its content blocks too), for a host that
+// passes failures on to an MCP client as they were.
+type ResultError struct {
+	Result Result
+	Err    error
+}
+
+// Error returns Err's text.
+func (e *ResultError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *ResultError) Unwrap() error { return e.Err }
 
 // ExecutableTool is the contract every tool implements, whatever binding
 // provides it. Implementations must be safe for concurrent use.

@@ -5,6 +5,7 @@ package mcpbind
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,9 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultMaxOutputTokens is the output budget when neither the host, the
@@ -175,4 +179,42 @@ func prune(root *os.Root) {
 			_ = root.Remove(e.Name())
 		}
 	}
+}
+
+// budgetResult applies the server's budget to what the model reads of out:
+// its Text, and in its content the text blocks, which give way to one
+// block holding the cut text (with the note) where the first of them
+// stood. Images, audio, resources and structured content pass whole: only
+// text is budgeted.
+func (s *server) budgetResult(out *contract.Result) {
+	cut := s.fitBudget(out.Text)
+	if cut == out.Text {
+		return
+	}
+	out.Text = cut
+	if len(out.Content) == 0 {
+		return
+	}
+	block, err := json.Marshal(&mcp.TextContent{Text: cut})
+	if err != nil {
+		return
+	}
+	content := make([]json.RawMessage, 0, len(out.Content)+1)
+	placed := false
+	for _, b := range out.Content {
+		var kind struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &kind) == nil && kind.Type == "text" {
+			if !placed {
+				content, placed = append(content, block), true
+			}
+			continue
+		}
+		content = append(content, b)
+	}
+	if !placed {
+		content = append([]json.RawMessage{block}, content...)
+	}
+	out.Content = content
 }

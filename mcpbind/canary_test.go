@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -90,9 +91,20 @@ func TestCanarySecretAppearsNowhere(t *testing.T) {
 		{"web", "header", `{"Name":"Authorization"}`},
 		{"web", "header", `{"Name":"X-Literal"}`},
 		{"leaky", "crash", `{}`},
+		{"leaky", "mixed", `{"Name":"API_TOKEN"}`},
+		{"leaky", "mixed", `{"Name":"MCPBIND_CANARY","Error":true}`},
 	} {
 		res, err := call(t, tool(t, m, c.server, c.tool), c.input)
 		fmt.Fprintf(&out, "%s %v %+v\n", res.Text, err, err)
+		// The content passed on to an MCP client holds no secret either,
+		// for a result and for an isError one.
+		if re, ok := errors.AsType[*contract.ResultError](err); ok {
+			res = re.Result
+		}
+		for _, b := range res.Content {
+			fmt.Fprintf(&out, "%s\n", b)
+		}
+		fmt.Fprintf(&out, "%s %s\n", res.Structured, res.Meta)
 	}
 	fmt.Fprintln(&out, m.Start(context.Background(), "nocmd"))
 	fmt.Fprintln(&out, m.Start(context.Background(), "deadurl"))
@@ -110,7 +122,7 @@ func TestCanarySecretAppearsNowhere(t *testing.T) {
 	}
 	// The checks above mean something only if the secrets reached the
 	// servers and came back redacted.
-	for _, want := range []string{"the value is [redacted]", "leaking [redacted]", "got [redacted]", "{API_TOKEN=[redacted], LITERAL=[redacted]}", `"API_TOKEN":"[redacted]"`} {
+	for _, want := range []string{"the value is [redacted]", "leaking [redacted]", "got [redacted]", `"text":"mixed [redacted]"`, `"text":"doc [redacted]"`, `"value":"[redacted]"`, `"example.com/trace":"t-[redacted]"`, "{API_TOKEN=[redacted], LITERAL=[redacted]}", `"API_TOKEN":"[redacted]"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the output lacks %q", want)
 		}

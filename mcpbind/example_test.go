@@ -81,7 +81,7 @@ func Example() {
 	// echo {"id":42} <nil>
 	// MCP server "search": start: it could not be started or did not complete the MCP handshake: fork/exec /nonexistent/search-server: no such file or directory
 	// search failed: it could not be started or did not complete the MCP handshake: fork/exec /nonexistent/search-server: no such file or directory
-	// tickets connected, 12 tools
+	// tickets connected, 13 tools
 }
 
 func ExampleLoad() {

@@ -166,7 +166,7 @@ func TestHTTPServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range m.Status() {
-		if st.String() != "connected, 12 tools" {
+		if st.String() != "connected, 13 tools" {
 			t.Errorf("%s: %s", st.Server, st)
 		}
 	}

@@ -324,7 +324,7 @@ func TestUnsetVariableMakesOnlyThatServerUnavailable(t *testing.T) {
 	}
 	want := map[string]string{
 		"bad":  "unavailable: env.T: variable MCPBIND_TEST_UNSET_VAR is not set and has no default; set it, or write ${MCPBIND_TEST_UNSET_VAR:-default}",
-		"good": "connected, 12 tools",
+		"good": "connected, 13 tools",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)

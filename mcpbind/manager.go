@@ -424,6 +424,7 @@ type server struct {
 	progress  sync.Map // progress token → the calling context
 	nextToken atomic.Int64
 	inflight  inflight // calls in flight, for what the server asks during one
+	logs      logging
 }
 
 // conn is one session with a running server.
@@ -623,7 +624,10 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 			go s.refresh(c)
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			s.progressLine(c, req.Params)
+			s.progressStep(c, req.Params)
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			s.logMessage(c, req.Params)
 		},
 	}
 	s.forwarding(clientOpts)
@@ -839,27 +843,6 @@ func (s *server) refresh(c *conn) {
 	}
 }
 
-func (s *server) progressLine(c *conn, p *mcp.ProgressNotificationParams) {
-	if p == nil {
-		return
-	}
-	v, ok := s.progress.Load(fmt.Sprint(p.ProgressToken))
-	if !ok {
-		return
-	}
-	line := c.launch.redact(p.Message)
-	amount := strconv.FormatFloat(p.Progress, 'g', -1, 64)
-	if p.Total > 0 {
-		amount += "/" + strconv.FormatFloat(p.Total, 'g', -1, 64)
-	}
-	if line == "" {
-		line = amount
-	} else {
-		line += " (" + amount + ")"
-	}
-	contract.Progress(v.(context.Context), line)
-}
-
 // progressLinger is how long a call's progress token stays registered
 // after the call returned.
 const progressLinger = time.Second
@@ -892,18 +875,22 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		defer time.AfterFunc(progressLinger, func() { s.progress.Delete(token) })
 		params.SetProgressToken(token)
 	}
+	defer s.watchLog(ctx, c, params)()
 	res, err := c.session.CallTool(callCtx, params)
 	if err != nil {
 		return contract.Result{}, s.callError(ctx, callCtx, c, op, err)
 	}
-	text := s.fitBudget(c.launch.redact(resultText(res)))
+	out := resultOf(res, c.launch)
+	s.budgetResult(&out)
 	if res.IsError {
+		text := out.Text
 		if text == "" {
 			text = "the tool failed and said nothing more"
 		}
-		return contract.Result{}, &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errToolError, text: text}}
+		return contract.Result{}, &contract.ResultError{Result: out,
+			Err: &ServerError{Server: s.cfg.Name, Op: op, Err: &problem{kind: errToolError, text: text}}}
 	}
-	return contract.Result{Text: text}, nil
+	return out, nil
 }
 
 func (s *server) callError(ctx, callCtx context.Context, c *conn, op string, err error) error {

@@ -23,7 +23,7 @@ import (
 
 var baseTools = []string{
 	"mcp__ts__crash", "mcp__ts__echo", "mcp__ts__fail", "mcp__ts__grow", "mcp__ts__header",
-	"mcp__ts__image", "mcp__ts__leak", "mcp__ts__progress", "mcp__ts__protoerr", "mcp__ts__quiet", "mcp__ts__sleep",
+	"mcp__ts__image", "mcp__ts__leak", "mcp__ts__mixed", "mcp__ts__progress", "mcp__ts__protoerr", "mcp__ts__quiet", "mcp__ts__sleep",
 	"mcp__ts__structured",
 }
 
@@ -37,7 +37,7 @@ func TestStdioListsEveryPage(t *testing.T) {
 	if diff := cmp.Diff(want, toolNames(m.Tools())); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff("connected, 16 tools", m.Status()[0].String()); diff != "" {
+	if diff := cmp.Diff("connected, 17 tools", m.Status()[0].String()); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
 	}
 }

@@ -124,11 +124,14 @@ func namesOf(v *Values) []string {
 }
 
 // Execute calls the tool with the call's input as its arguments, under the
-// server's call timeout. Text content is joined; images, audio and
-// resources are summarised; structured content is shown as JSON when there
-// is no text. An isError result, a protocol error, a timeout and a server
-// that died during the call are errors ([*ServerError]) naming the server;
-// none is retried.
+// server's call timeout. The result's Text joins its text content,
+// summarises images, audio and resources, and shows structured content as
+// JSON when there is no text; its Content, Structured and Meta are the
+// server's result as sent, secrets cut out of their text, for a host that
+// passes them on. An isError result, a protocol error, a timeout and a
+// server that died during the call are errors ([*ServerError]) naming the
+// server; an isError result's error is a [*contract.ResultError] around
+// it, keeping the result. None is retried.
 func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
 	args, err := contract.CanonicalInput(call.Input)
 	if err != nil {

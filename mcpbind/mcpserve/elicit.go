@@ -131,7 +131,7 @@ func Ask(ctx context.Context, q Question) (Reply, error) {
 		if d == nil {
 			return Reply{}, errNotServing
 		}
-		if newProtocol(d.session) || !canElicit(d.session) {
+		if newProtocol(d.session) || !canElicit(sessionCaps(d.session)) {
 			return Reply{}, errNoElicitation
 		}
 		res, err := d.session.Elicit(d.ctx, elicitParams(q))
@@ -177,18 +177,27 @@ type direct struct {
 
 type directKey struct{}
 
-// canElicit reports whether the session's client declared form
-// elicitation (an empty elicitation capability means form, for clients
-// older than modes).
-func canElicit(ss *mcp.ServerSession) bool {
+// sessionCaps is what the session's client declared at initialize; nil
+// without one (a sessionless request carries its own).
+func sessionCaps(ss *mcp.ServerSession) *mcp.ClientCapabilities {
 	if ss == nil {
+		return nil
+	}
+	if p := ss.InitializeParams(); p != nil {
+		return p.Capabilities
+	}
+	return nil
+}
+
+// canElicit reports whether the client declared form elicitation (or
+// elicitation with no mode, which means form): caps are the request's
+// client capabilities, from its _meta on protocol 2026-07-28 and from the
+// session's initialize before.
+func canElicit(caps *mcp.ClientCapabilities) bool {
+	if caps == nil || caps.Elicitation == nil {
 		return false
 	}
-	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
-		return false
-	}
-	e := p.Capabilities.Elicitation
+	e := caps.Elicitation
 	return e.Form != nil || e.URL == nil
 }
 

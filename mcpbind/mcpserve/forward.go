@@ -100,7 +100,7 @@ func canAnswer(ss *mcp.ServerSession, req mcp.InputRequest) bool {
 		if p.Mode == "url" {
 			return caps.Elicitation != nil && caps.Elicitation.URL != nil
 		}
-		return canElicit(ss)
+		return canElicit(sessionCaps(ss))
 	case *mcp.CreateMessageWithToolsParams:
 		return caps.Sampling != nil
 	}

@@ -174,11 +174,21 @@ func (s *Server) HTTPHandler(token string, limits *HTTPLimits) (http.Handler, er
 		return nil, fmt.Errorf("mcpserve: serve over HTTP: %w: use at least %d characters (NewToken makes one)", errWeakToken, MinTokenLen)
 	}
 	l := limits.withDefaults()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	get := func(*http.Request) *mcp.Server { return s.mcp }
+	h := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		SessionTimeout:      l.SessionIdleTimeout,
 		MaxRequestBodyBytes: l.MaxBodyBytes,
 	})
-	return requireBearer(token, s.bounded(l, h)), nil
+	// Protocol 2026-07-28 has no sessions: the SDK speaks it only on a
+	// stateless handler, a second one beside the stateful one.
+	// Without a session a client cancels a call by ending its request,
+	// so the request's end cancels the call.
+	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		MaxRequestBodyBytes:          l.MaxBodyBytes,
+		PropagateRequestCancellation: true,
+	})
+	return requireBearer(token, s.bounded(l, h, stateless)), nil
 }
 
 // requireBearer lets through only requests whose Authorization header is
@@ -206,7 +216,10 @@ func requireBearer(token string, next http.Handler) http.Handler {
 // before next sees it, and refuses a request that would open a session
 // past the cap. A GET (the notification stream) and a DELETE have no
 // body, and nothing here bounds how long they last.
-func (s *Server) bounded(l HTTPLimits, next http.Handler) http.Handler {
+//
+// A request for the sessionless revision ([sessionless]) goes to
+// modern, every other one to next.
+func (s *Server) bounded(l HTTPLimits, next, modern http.Handler) http.Handler {
 	var mu sync.Mutex
 	sessions := 0 // opening or open, through this handler
 	release := func() {
@@ -216,6 +229,10 @@ func (s *Server) bounded(l HTTPLimits, next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
+			if sessionless(r, nil) {
+				modern.ServeHTTP(w, r)
+				return
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -224,6 +241,11 @@ func (s *Server) bounded(l HTTPLimits, next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if sessionless(r, body) {
+			// No session is opened: nothing to count.
+			modern.ServeHTTP(w, r)
+			return
+		}
 		if r.Header.Get("Mcp-Session-Id") != "" || !opensSession(body) {
 			next.ServeHTTP(w, r)
 			return
@@ -348,10 +370,10 @@ func newHTTPServer(h http.Handler, l HTTPLimits) *http.Server {
 // for their pipelines to end (so their audit records are written), closes
 // every session and the listener. A server is not served again after.
 //
-// Each HTTP client is a session of its own. The SDK's stateful streamable
-// transport speaks protocols up to 2025-11-25, so a client that asks for
-// 2026-07-28 over HTTP settles on 2025-11-25 (elicitation, progress and
-// list_changed all work there); stdio serves 2026-07-28 too.
+// A client of a protocol up to 2025-11-25 is a session of its own; a
+// client of 2026-07-28 has no session, each request standing alone
+// (approval questions are input requests, answered in a retry), and every
+// such client of the server is one [Client]. stdio serves both too.
 func (s *Server) ListenAndServe(ctx context.Context, o HTTPOptions) error {
 	if !o.AllowRemote {
 		if err := CheckLoopback(o.Addr); err != nil {

@@ -231,20 +231,21 @@ func TestHTTPLimitsDoNotCutALongCallOrTheStream(t *testing.T) {
 	}
 }
 
-// At most MaxSessions are open: the next client is refused with 503 and a
+// At most MaxSessions are open (clients of protocols with sessions; a
+// sessionless one holds none): the next client is refused with 503 and a
 // JSON-RPC error that says why, and is served once a session ends.
 func TestHTTPCapsSessions(t *testing.T) {
 	h := newHarness(t, nil)
 	endpoint, _ := startHTTPWith(t, h, &mcpserve.HTTPLimits{MaxSessions: 2})
 	var open []*mcp.ClientSession
 	for i := range 2 {
-		cs, err := connectHTTP(t, endpoint, testToken, nil, "")
+		cs, err := connectHTTP(t, endpoint, testToken, nil, "2025-11-25")
 		if err != nil {
 			t.Fatalf("client %d: %v", i+1, err)
 		}
 		open = append(open, cs)
 	}
-	if _, err := connectHTTP(t, endpoint, testToken, nil, ""); err == nil {
+	if _, err := connectHTTP(t, endpoint, testToken, nil, "2025-11-25"); err == nil {
 		t.Fatal("a third client connected past the cap of 2")
 	}
 	initialize := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}}`
@@ -269,7 +270,7 @@ func TestHTTPCapsSessions(t *testing.T) {
 	}
 	deadline := time.Now().Add(connBound)
 	for {
-		cs, err := connectHTTP(t, endpoint, testToken, nil, "")
+		cs, err := connectHTTP(t, endpoint, testToken, nil, "2025-11-25")
 		if err == nil {
 			if _, err := cs.ListTools(context.Background(), nil); err != nil {
 				t.Errorf("the new session: %v", err)

@@ -212,8 +212,8 @@ func TestHTTPRequiresTheToken(t *testing.T) {
 }
 
 func TestHTTPClientsAreIndependentSessions(t *testing.T) {
-	// A client asking for the newest protocol settles on 2025-11-25 over
-	// HTTP (see ListenAndServe).
+	// A client asking for the newest protocol gets it over HTTP, without
+	// a session; an older one gets a session (see ListenAndServe).
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run(versionName(version), func(t *testing.T) {
 			h := newHarness(t, nil)
@@ -233,7 +233,7 @@ func TestHTTPClientsAreIndependentSessions(t *testing.T) {
 			}
 			want := version
 			if want == "" {
-				want = "2025-11-25"
+				want = "2026-07-28"
 			}
 			if got := asker.InitializeResult().ProtocolVersion; got != want {
 				t.Errorf("negotiated %s, want %s", got, want)
@@ -305,4 +305,35 @@ func TestHTTPShutdownCancelsCallsInFlight(t *testing.T) {
 	if n := h.roster.calls.Load(); n != 1 {
 		t.Errorf("the roster ran %d calls, want 1", n)
 	}
+}
+
+// A client without a session (2026-07-28) cancels a call by ending its
+// request: the call is cancelled.
+func TestHTTPSessionlessCancellationCancelsTheCall(t *testing.T) {
+	h := newHarness(t, nil)
+	endpoint, _ := startHTTP(t, h)
+	cs, err := connectHTTP(t, endpoint, testToken, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s, want 2026-07-28", v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow"})
+	}()
+	<-h.roster.started
+	cancel()
+	select {
+	case err := <-h.roster.ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the call ended with %v, want it cancelled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call was not cancelled")
+	}
+	<-done
 }

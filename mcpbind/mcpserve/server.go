@@ -44,6 +44,17 @@ type Roster interface {
 	Call(ctx context.Context, name string, call contract.Call) (text string, isError bool)
 }
 
+// ResultRoster is a [Roster] whose calls return the tool's whole result:
+// beside its text, the content blocks, structured content and _meta the
+// tool gave ([contract.Result]), which the server sends the client as they
+// are, for a failure too. The server calls CallResult instead of Call.
+type ResultRoster interface {
+	Roster
+	// CallResult is [Roster.Call] with the whole result; res.Text is what
+	// a client gets when res has no content blocks.
+	CallResult(ctx context.Context, name string, call contract.Call) (res contract.Result, isError bool)
+}
+
 // TitledRoster is a [Roster] that also has a human title for some of its
 // tools. The server sends a title when Title returns a non-empty string.
 type TitledRoster interface {
@@ -110,6 +121,7 @@ type Server struct {
 	changed   <-chan struct{}
 	refreshed chan struct{}
 	slots     slots
+	levels    logLevels
 	base      context.Context
 	stopAll   context.CancelFunc
 	calls     sync.WaitGroup
@@ -150,11 +162,12 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 	mcpOpts := &mcp.ServerOptions{
 		// Advertise tools (and list_changed) even while the roster is
 		// empty: a later Refresh may add some.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// Logging: a tool's server's log messages reach the client.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	}
 	s.surfaceOptions(mcpOpts)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, mcpOpts)
-	s.mcp.AddReceivingMiddleware(s.unknownTools)
+	s.mcp.AddReceivingMiddleware(s.unknownTools, s.setLevel)
 	if s.opts.Surfaces != nil {
 		s.mcp.AddReceivingMiddleware(s.surfaceMethods)
 	}
@@ -365,21 +378,26 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 // the answer comes in a second one: the pipeline waits in [Ask] across
 // the two.
 type pendingCall struct {
-	id      string // the request state a retry echoes; unguessable
-	seq     uint64
-	name    string
-	input   json.RawMessage
-	origin  *mcp.ServerSession
-	canAsk  bool
-	ctx     context.Context
-	cancel  context.CancelFunc
-	asks    chan *question // from Ask to the attached handler
-	done    chan struct{}
-	text    string
-	isError bool
-	asked   atomic.Int32
-	progN   atomic.Int64
-	askMu   sync.Mutex // one question at a time
+	id     string // the request state a retry echoes; unguessable
+	seq    uint64
+	name   string
+	input  json.RawMessage
+	origin *mcp.ServerSession
+	// sessionless is set when the call came over HTTP without a session
+	// (protocol 2026-07-28), so origin is the request's alone: it is the
+	// client's label ([Client]).
+	sessionless string
+	canAsk      bool
+	ctx         context.Context
+	cancel      context.CancelFunc
+	asks        chan *question // from Ask to the attached handler
+	done        chan struct{}
+	text        string
+	res         contract.Result // a ResultRoster's result; its Text is text
+	isError     bool
+	asked       atomic.Int32
+	progN       atomic.Int64
+	askMu       sync.Mutex // one question at a time
 
 	mu          sync.Mutex
 	att         *attachment // the request currently waiting on the call
@@ -398,11 +416,20 @@ type attachment struct {
 type pendingKey struct{}
 
 // Client identifies the client of a served call. Two calls of one client
-// have equal Clients, calls of different clients different ones (each
-// HTTP client is a session of its own; stdio has one); the zero Client is
-// no client. It is comparable, so a roster keeps per-client state in a
-// map keyed by it.
-type Client struct{ session *mcp.ServerSession }
+// have equal Clients, calls of different clients different ones: stdio
+// has one client, each HTTP session (protocols up to 2025-11-25) is one,
+// and over HTTP without sessions (protocol 2026-07-28) a client is what
+// its requests say it is, the name and version of its clientInfo: every
+// holder of the bearer token may act for any client anyway, so the label
+// only keeps apart the calls of clients that do not pretend to be one
+// another. The zero Client is no client. It is comparable, so a roster
+// keeps per-client state in a map keyed by it.
+type Client struct {
+	session *mcp.ServerSession
+	// sessionless is, for a client without a session, "sessionless " and
+	// its clientInfo's name and version.
+	sessionless string
+}
 
 // ClientOf returns the client a served call in ctx came from, and false
 // outside a call the server is running.
@@ -411,24 +438,35 @@ func ClientOf(ctx context.Context) (Client, bool) {
 	if pc == nil || pc.origin == nil {
 		return Client{}, false
 	}
-	return Client{pc.origin}, true
+	return pc.client(), true
+}
+
+// client is the call's [Client].
+func (pc *pendingCall) client() Client {
+	if pc.sessionless != "" {
+		return Client{sessionless: pc.sessionless}
+	}
+	return Client{session: pc.origin}
 }
 
 func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall {
 	ctx, cancel := context.WithCancel(s.base)
 	pc := &pendingCall{
-		id:     rand.Text(),
-		seq:    s.seq.Add(1),
-		name:   req.Params.Name,
-		input:  bytes.Clone(req.Params.Arguments),
-		origin: req.Session,
-		canAsk: canAsk,
-		cancel: cancel,
-		asks:   make(chan *question),
-		done:   make(chan struct{}),
+		id:          rand.Text(),
+		seq:         s.seq.Add(1),
+		name:        req.Params.Name,
+		input:       bytes.Clone(req.Params.Arguments),
+		origin:      req.Session,
+		sessionless: sessionlessClient(req),
+		canAsk:      canAsk,
+		cancel:      cancel,
+		asks:        make(chan *question),
+		done:        make(chan struct{}),
 	}
 	ctx = context.WithValue(ctx, pendingKey{}, pc)
 	ctx = contract.WithProgress(ctx, pc.progress)
+	ctx = contract.WithProgressSteps(ctx, pc.step)
+	ctx = contract.WithLog(ctx, s.logLevel(req), pc.log)
 	pc.ctx = ctx
 	return pc
 }
@@ -468,14 +506,20 @@ func (s *Server) run(pc *pendingCall) {
 			in = json.RawMessage(`{}`)
 		}
 		if t, ok := (*s.served.Load())[pc.name]; ok && !t.parallel {
-			release, err := s.slots.take(pc.ctx, Client{pc.origin})
+			release, err := s.slots.take(pc.ctx, pc.client())
 			if err != nil {
 				pc.text, pc.isError = fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call of its client to finish", printableToolName(pc.name)), true
 				return
 			}
 			defer release()
 		}
-		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in})
+		c := contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in}
+		if rr, ok := s.roster.(ResultRoster); ok {
+			pc.res, pc.isError = rr.CallResult(pc.ctx, pc.name, c)
+			pc.text = pc.res.Text
+			return
+		}
+		pc.text, pc.isError = s.roster.Call(pc.ctx, pc.name, c)
 	}()
 	if status == "ok" && pc.isError {
 		status = "error"
@@ -574,7 +618,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) *mcp.Call
 func (pc *pendingCall) attach(ctx context.Context, req *mcp.CallToolRequest) {
 	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
 	if pc.canAsk {
-		a.canElicit = canElicit(req.Session)
+		a.canElicit = canElicit(req.ClientCapabilities())
 	}
 	pc.mu.Lock()
 	pc.att = a
@@ -594,6 +638,9 @@ func (pc *pendingCall) attached() *attachment {
 }
 
 func (pc *pendingCall) result() *mcp.CallToolResult {
+	if r := contentResult(pc.res, pc.isError); r != nil {
+		return r
+	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: pc.text}}, IsError: pc.isError}
 }
 

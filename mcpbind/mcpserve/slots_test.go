@@ -3,6 +3,7 @@ package mcpserve_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"sync"
 	"testing"
 
@@ -20,7 +21,8 @@ type holdRoster struct {
 
 	mu      sync.Mutex
 	running map[mcpserve.Client]int
-	overlap []string // calls that began while another of their client ran
+	clients map[string]mcpserve.Client // each call's, by "who", when not nil
+	overlap []string                   // calls that began while another of their client ran
 }
 
 func (r *holdRoster) Tools() []contract.Descriptor {
@@ -36,6 +38,9 @@ func (r *holdRoster) Call(ctx context.Context, _ string, call contract.Call) (st
 		r.overlap = append(r.overlap, in.Who)
 	}
 	r.running[c]++
+	if r.clients != nil {
+		r.clients[in.Who] = c
+	}
 	r.mu.Unlock()
 	r.started <- in.Who
 	<-r.release
@@ -90,5 +95,43 @@ func TestServeRunsAClientsSerialToolsOneAtATime(t *testing.T) {
 	wg.Wait()
 	if len(r.overlap) > 0 {
 		t.Errorf("calls that began while another of their client ran: %v", r.overlap)
+	}
+}
+
+// Without sessions (protocol 2026-07-28 over HTTP) a client is what its
+// requests' clientInfo says, whichever connection they come over: the
+// server holds its calls of a tool that is not Parallel to one at a time
+// by that Client (as TestServeRunsAClientsSerialToolsOneAtATime shows),
+// and another client's are apart.
+func TestServeSessionlessClientIsItsClientInfo(t *testing.T) {
+	r := &holdRoster{release: make(chan struct{}), started: make(chan string, 3), running: map[mcpserve.Client]int{}, clients: map[string]mcpserve.Client{}}
+	close(r.release)
+	h := &harness{server: mcpserve.NewServer(r, nil)}
+	endpoint, _ := startHTTP(t, h)
+	call := func(name, who string) {
+		tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{testToken}}, MaxRetries: -1}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "v0"}, nil).Connect(context.Background(), tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+			t.Fatalf("negotiated %s, want the sessionless 2026-07-28", v)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hold", Arguments: map[string]any{"who": who}})
+		if err != nil || res.IsError {
+			t.Errorf("call %s: %v %+v", who, err, res)
+		}
+	}
+	call("agent-a", "a1")
+	call("agent-a", "a2")
+	call("agent-b", "b1")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.clients["a1"] != r.clients["a2"] {
+		t.Error("two connections of client agent-a are different Clients")
+	}
+	if r.clients["a1"] == r.clients["b1"] || r.clients["b1"] == (mcpserve.Client{}) {
+		t.Error("clients agent-a and agent-b are one Client")
 	}
 }

@@ -122,6 +122,14 @@ type Outcome struct {
 	Text string
 	// Truncated reports that the tool's result was cut short.
 	Truncated bool
+	// Content, Structured and Meta are the tool's result beyond its text,
+	// as the tool gave them ([contract.Result]): set for a result, and for
+	// a failure that came with one ([contract.ResultError]), such as an
+	// MCP tool's isError result. Never set for a refusal. A host serving
+	// MCP passes them on; a terminal reads Text.
+	Content    []json.RawMessage
+	Structured json.RawMessage
+	Meta       json.RawMessage
 	// Preview is the call's authorization preview, when one was made.
 	Preview *contract.Preview
 	// Verdict is the gate's decision, when the gate was asked.
@@ -310,10 +318,14 @@ func (rt *Runtime) execute(ctx context.Context, r *registered, call contract.Cal
 	}()
 	res, err := r.tool.Execute(runCtx, call)
 	if err == nil {
-		return Outcome{Status: StatusOK, Text: res.Text, Truncated: res.Truncated}
+		return Outcome{Status: StatusOK, Text: res.Text, Truncated: res.Truncated,
+			Content: res.Content, Structured: res.Structured, Meta: res.Meta}
 	}
 	method = "Error"
 	out = Outcome{Status: StatusToolError, Text: err.Error(), Err: err}
+	if re, ok := errors.AsType[*contract.ResultError](err); ok {
+		out.Content, out.Structured, out.Meta = re.Result.Content, re.Result.Structured, re.Result.Meta
+	}
 	var exit *subprocess.ExitError
 	if errors.As(err, &exit) {
 		out.Exit = &exit.Outcome

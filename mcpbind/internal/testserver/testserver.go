@@ -140,6 +140,14 @@ func New(opts Options) *mcp.Server {
 	add("structured", "Returns structured content only.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"n": 1, "ok": true}}, nil
 	})
+	add("mixed", "Returns every kind of content, structured content and _meta; with error, as an isError result; with name, the value of that variable in its text.", nil, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct {
+			Error bool
+			Name  string
+		}
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		return MixedResult(in.Error, os.Getenv(in.Name)), nil
+	})
 	add("sleep", "Sleeps for the milliseconds its argument gives.", nil, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct{ MS int }
 		_ = json.Unmarshal(req.Params.Arguments, &in)
@@ -202,4 +210,24 @@ func New(opts Options) *mcp.Server {
 		add("a_b", "Sanitises like a.b.", nil, echo)
 	}
 	return s
+}
+
+// MixedResult is what the tool mixed returns: a text block, an image, an
+// audio clip, an embedded text resource, an embedded blob, a resource
+// link, structured content and _meta, value (when not empty) in the text,
+// the structured content and _meta.
+func MixedResult(isError bool, value string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError: isError,
+		Content: []mcp.Content{
+			&mcp.TextContent{Text: "mixed " + value},
+			&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG-not-really")},
+			&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("RIFF-not-really")},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://doc", MIMEType: "text/plain", Text: "doc " + value}},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://blob", MIMEType: "application/octet-stream", Blob: []byte{0, 1, 2}}},
+			&mcp.ResourceLink{URI: "test://linked", Name: "linked", MIMEType: "text/plain"},
+		},
+		StructuredContent: map[string]any{"value": value, "n": 2},
+		Meta:              mcp.Meta{"example.com/trace": "t-" + value},
+	}
 }
