@@ -4,6 +4,7 @@ package mcpbind_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,8 +30,15 @@ func TestEstimateTokens(t *testing.T) {
 var keptAt = regexp.MustCompile(`the whole result is in (\S+); read it in parts`)
 
 // bigCall calls the test server's big tool of a server configured as cfg
-// under a Manager with opts, for text repeated times.
+// under a Manager with opts, for text repeated times, and returns the
+// result's text.
 func bigCall(t *testing.T, cfg *mcpbind.Config, opts *mcpbind.ManagerOptions, text string, times int) string {
+	t.Helper()
+	return bigResult(t, cfg, opts, text, times).Text
+}
+
+// bigResult is bigCall's whole result.
+func bigResult(t *testing.T, cfg *mcpbind.Config, opts *mcpbind.ManagerOptions, text string, times int) contract.Result {
 	t.Helper()
 	m := mcpbind.NewManager(cfg, opts)
 	t.Cleanup(func() { m.Close() })
@@ -45,11 +53,51 @@ func bigCall(t *testing.T, cfg *mcpbind.Config, opts *mcpbind.ManagerOptions, te
 			if err != nil {
 				t.Fatal(err)
 			}
-			return res.Text
+			return res
 		}
 	}
 	t.Fatal("no tool big")
-	return ""
+	return contract.Result{}
+}
+
+// The content blocks a gateway passes on are budgeted as the text is:
+// the text blocks give way to the cut text, the image passes whole.
+func TestOutputBudgetCutsTheTextBlocks(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		budget int
+		cut    bool
+	}{{"fits", 0, false}, {"cut", 100, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &mcpbind.Config{MaxOutputTokens: tt.budget, Servers: []mcpbind.ServerConfig{{Name: "s", Command: "x", Origin: mcpbind.OriginOperator}}}
+			res := bigResult(t, cfg, &mcpbind.ManagerOptions{OutputDir: t.TempDir()}, "0123456789\n", 100)
+			var kinds []string
+			var text string
+			for _, b := range res.Content {
+				var block struct{ Type, Text, Data string }
+				if err := json.Unmarshal(b, &block); err != nil {
+					t.Fatal(err)
+				}
+				kinds = append(kinds, block.Type)
+				if block.Type == "text" {
+					text = block.Text
+				}
+				if block.Type == "image" && len(block.Data) == 0 {
+					t.Error("the image lost its data")
+				}
+			}
+			if diff := cmp.Diff([]string{"text", "image"}, kinds); diff != "" {
+				t.Errorf("content kinds (-want +got):\n%s", diff)
+			}
+			whole := strings.Repeat("0123456789\n", 100)
+			switch {
+			case tt.cut && (text != res.Text || !strings.Contains(text, "[basis: this result of MCP server s was cut")):
+				t.Errorf("the text block (%d bytes) is not the cut text with its note (%d bytes)", len(text), len(res.Text))
+			case !tt.cut && text != whole:
+				t.Errorf("a text block that fits was changed: %d bytes, want %d", len(text), len(whole))
+			}
+		})
+	}
 }
 
 func TestOutputBudget(t *testing.T) {
