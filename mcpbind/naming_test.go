@@ -242,12 +242,12 @@ func TestToolFilters(t *testing.T) {
 		want              []string
 		hidden            int
 	}{
-		{name: "no filter", want: []string{"crash", "echo", "extra00", "extra01", "extra10", "fail", "grow", "header", "image", "leak", "progress", "protoerr", "quiet", "sleep", "structured"}},
-		{name: "enabled names and globs", enabled: []string{"echo", "extra0*", "*oer*"}, want: []string{"echo", "extra00", "extra01", "protoerr"}, hidden: 11},
-		{name: "disabled after enabled", enabled: []string{"e*"}, disabled: []string{"*01", "echo"}, want: []string{"extra00", "extra10"}, hidden: 13},
-		{name: "disabled only", disabled: []string{"*"}, want: nil, hidden: 15},
-		{name: "enabled empty offers nothing", enabled: []string{}, want: nil, hidden: 15},
-		{name: "a glob with two stars", enabled: []string{"*x*1*"}, want: []string{"extra01", "extra10"}, hidden: 13},
+		{name: "no filter", want: []string{"crash", "echo", "extra00", "extra01", "extra10", "fail", "grow", "header", "image", "leak", "mixed", "progress", "protoerr", "quiet", "sleep", "structured"}},
+		{name: "enabled names and globs", enabled: []string{"echo", "extra0*", "*oer*"}, want: []string{"echo", "extra00", "extra01", "protoerr"}, hidden: 12},
+		{name: "disabled after enabled", enabled: []string{"e*"}, disabled: []string{"*01", "echo"}, want: []string{"extra00", "extra10"}, hidden: 14},
+		{name: "disabled only", disabled: []string{"*"}, want: nil, hidden: 16},
+		{name: "enabled empty offers nothing", enabled: []string{}, want: nil, hidden: 16},
+		{name: "a glob with two stars", enabled: []string{"*x*1*"}, want: []string{"extra01", "extra10"}, hidden: 14},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
