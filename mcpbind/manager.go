@@ -626,6 +626,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			s.progressStep(c, req.Params)
 		},
+		//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 (SEP-2577) but works through its deprecation window, and a gateway passes on what servers log (issue 22)
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			s.logMessage(c, req.Params)
 		},

@@ -1,5 +1,7 @@
 //go:build unix
 
+//lint:file-ignore SA1019 logging is deprecated from protocol 2026-07-28 (SEP-2577) but works through its deprecation window, and a gateway passes on what servers log (issue 22)
+
 package mcpbind
 
 import (

@@ -163,6 +163,7 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 		// Advertise tools (and list_changed) even while the roster is
 		// empty: a later Refresh may add some.
 		// Logging: a tool's server's log messages reach the client.
+		//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 (SEP-2577) but works through its deprecation window, and a gateway passes on what servers log (issue 22)
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	}
 	s.surfaceOptions(mcpOpts)
