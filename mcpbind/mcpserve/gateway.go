@@ -36,11 +36,9 @@ type GatewayOptions struct {
 	DisplayPath func(path string) string
 }
 
-// Gateway is what `basis serve` runs: a [Server] of a runtime and of the
-// resources, prompts and completions of its MCP servers ([GatewaySurfaces]),
-// their questions forwarded to the client ([Forward]), a server's changed
-// tools replaced in the runtime ([runtime.Runtime.ReplaceMCPSource]), and
-// the runtime rebuilt when a watched file changes. Close it when done.
+// Gateway is what `basis serve` runs: a [Server] of a runtime and its MCP
+// servers' surfaces ([GatewaySurfaces]) and questions ([Forward]), each
+// server's changed tools replaced in it, rebuilt when a watched file changes.
 type Gateway struct {
 	*Server
 	build  func(context.Context, func(context.Context) ([]contract.ExecutableTool, error)) (*runtime.Runtime, error)
@@ -55,13 +53,10 @@ type Gateway struct {
 	watching chan struct{}
 }
 
-// NewGateway builds the runtime with build and serves it, watching the
-// files until ctx is done or [Gateway.Close]. build makes the runtime from
-// the files as they are now; its MCP tools are mcpTools', which starts the
-// client's servers the first time it is called for a client, so build
-// calls it last, once every other tool loaded (the workspace library's
-// RuntimeOptions.MCPTools). A reload's joined error is logged one error a
-// line.
+// NewGateway serves the runtime build makes from the files as they are
+// now, and watches them until ctx is done or [Gateway.Close]. build calls
+// mcpTools last, once every other tool loaded: it starts the servers of a
+// new client. A reload's joined error is logged one error a line.
 func NewGateway(ctx context.Context, build func(ctx context.Context, mcpTools func(context.Context) ([]contract.ExecutableTool, error)) (*runtime.Runtime, error), opts *GatewayOptions) (*Gateway, error) {
 	g := &Gateway{build: build, watching: make(chan struct{})}
 	if opts != nil {
