@@ -29,12 +29,9 @@ type mcpState struct {
 	mcp *mcpbind.Manager
 	// mcpStartErr is why the server mcpForTool asked for gave no tools.
 	mcpStartErr error
-	// onMCPChange, when set, is told that the tools of a source of
-	// client changed (basis serve replaces them in its roster).
-	onMCPChange func(client *mcpbind.Manager, source string, tools []contract.ExecutableTool)
-	// serverRequest, when set, answers what a server asks during a call
-	// (basis serve forwards it to its client).
-	serverRequest mcpbind.ServerRequestFunc
+	// mcpFrom, when set, gives the MCP tools instead (basis serve's
+	// gateway, which keeps its own client).
+	mcpFrom func(context.Context) ([]contract.ExecutableTool, error)
 }
 
 // lookupEnv finds a ${VAR} in basis's environment.
@@ -52,29 +49,23 @@ func (w *workspace) loadMCPConfig(ctx context.Context) (*mcpbind.Config, []error
 	return cfg, nil
 }
 
-// openMCP opens the MCP client of the config files, starting nothing.
-func (w *workspace) openMCP(ctx context.Context) *mcpbind.Manager {
-	var m *mcpbind.Manager
-	opts := &mcpbind.ManagerOptions{
-		Lookup:  w.lookupEnv,
-		Env:     w.e.environ, // stdio servers inherit what PassEnv lets through
-		PassEnv: w.ws.PassEnv(),
-		// The operator configured the server, so it has the network (it
-		// talks to its service), but it writes only where the policy says;
-		// a machine that cannot sandbox it as asked refuses to start it.
-		Sandbox: w.ws.Sandbox(),
-		// basis sweeps what its programs leave behind (ReapOrphans): a live
-		// server is none of that.
-		Track:         subprocess.Track,
-		ServerRequest: w.serverRequest,
-		OnToolsChanged: func(source string, tools []contract.ExecutableTool) {
-			if w.onMCPChange != nil {
-				w.onMCPChange(m, source, tools)
-			}
-		},
+// openMCP opens the MCP client of the config files, starting nothing,
+// with opts (nil: none) and what the workspace adds to them.
+func (w *workspace) openMCP(ctx context.Context, opts *mcpbind.ManagerOptions) *mcpbind.Manager {
+	if opts == nil {
+		opts = &mcpbind.ManagerOptions{}
 	}
-	m = mcpbind.Open(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir}, opts)
-	return m
+	opts.Lookup = w.lookupEnv
+	opts.Env = w.e.environ // stdio servers inherit what PassEnv lets through
+	opts.PassEnv = w.ws.PassEnv()
+	// The operator configured the server, so it has the network (it
+	// talks to its service), but it writes only where the policy says;
+	// a machine that cannot sandbox it as asked refuses to start it.
+	opts.Sandbox = w.ws.Sandbox()
+	// basis sweeps what its programs leave behind (ReapOrphans): a live
+	// server is none of that.
+	opts.Track = subprocess.Track
+	return mcpbind.Open(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir}, opts)
 }
 
 // mcpTools starts the MCP servers the command needs (workspace.mcpStart)
@@ -86,10 +77,13 @@ func (w *workspace) mcpTools(ctx context.Context) ([]contract.ExecutableTool, er
 	if w.g.noMCP || w.mcpStart == mcpNone {
 		return nil, nil
 	}
+	if w.mcpFrom != nil {
+		return w.mcpFrom(ctx)
+	}
 	// A tool of any name may be an MCP server's (tool_prefix): StartFor
 	// starts the servers whose tools could be named so, and none else.
 	if w.mcp == nil {
-		w.mcp = w.openMCP(ctx)
+		w.mcp = w.openMCP(ctx, nil)
 		switch w.mcpStart {
 		case mcpAll:
 			// Failures show in the servers' status.
@@ -196,7 +190,7 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	if !start || len(cfg.Servers) == 0 {
 		return errs, lines, files, 0
 	}
-	c := w.openMCP(ctx) // its problems are errs already
+	c := w.openMCP(ctx, nil) // its problems are errs already
 	defer c.Close()
 	if err := c.StartAll(ctx); err != nil {
 		errs = append(errs, basisws.Problems(err)...)

@@ -11,7 +11,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -94,49 +93,50 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "serve: %v", err)
 	}
 	log := &lockedWriter{w: e.stderr}
-	s := &serving{w: w, appr: appr, log: log, roster: &mcpserve.RuntimeRoster{Depth: w.depth}}
+	var audit io.Writer
 	if *auditPath != "" {
 		f, code := w.openAudit("serve", *auditPath)
 		if code >= 0 {
 			return code
 		}
 		defer f.Close()
-		s.audit = f
+		audit = f
 	}
-	w.mcpStart = mcpAll
-	w.onMCPChange = s.mcpToolsChanged
-	w.serverRequest = mcpserve.Forward
-	s.stamps = s.configStamps()
-	rt, errs := s.build(ctx)
-	if errs != nil {
-		w.closeMCP()
-		return configErr(e, errs)
+	// build makes a runtime from the files as they are now, with a gate
+	// that has read the rules as they are now.
+	build := func(ctx context.Context, mcpTools func(context.Context) ([]contract.ExecutableTool, error)) (*runtime.Runtime, error) {
+		gate, errs := w.newGate(ctx, appr)
+		if len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
+		opts := &runtime.Options{Gate: gate}
+		if audit != nil {
+			opts.Audit = audit
+			opts.OnAuditError = func(err error) { fmt.Fprintf(log, "basis serve: writing the audit record failed: %v\n", err) }
+		}
+		w.mcpStart, w.mcpFrom = mcpAll, mcpTools
+		rt, errs := w.build(ctx, opts)
+		return rt, errors.Join(errs...)
 	}
-	defer func() {
-		// Closed outside the lock: a server's changed tools wait for it.
-		s.mu.Lock()
-		c := w.mcp
-		s.mu.Unlock()
-		closeClient(c)
-	}()
-	s.roster.Store(rt)
-	s.logMCP()
-	s.srv = mcpserve.NewServer(s.roster, &mcpserve.ServerOptions{Logger: slog.New(lineHandler{log}),
-		Surfaces: &mcpserve.GatewaySurfaces{Manager: s.manager, Runtime: s.roster.Load, Depth: w.depth}})
-
-	watchCtx, stopWatching := context.WithCancel(ctx)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		s.watch(watchCtx)
-	}()
-	defer func() {
-		stopWatching()
-		<-watched
-	}()
+	gopts := &mcpserve.GatewayOptions{
+		Watch:       w.ws.ConfigFiles(),
+		ClientFiles: []string{filepath.Join(w.root, mcpbind.WorkspaceFileName), filepath.Join(w.configDir, mcpbind.OperatorFileName), filepath.Join(w.configDir, mcpbind.TrustFileName)},
+		Interval:    reloadInterval,
+		Depth:       w.depth,
+		Logger:      slog.New(lineHandler{log}),
+		DisplayPath: w.displayPath,
+	}
+	if !g.noMCP {
+		gopts.Open = w.openMCP
+	}
+	gw, err := mcpserve.NewGateway(ctx, build, gopts)
+	if err != nil {
+		return configErr(e, basisws.Problems(err))
+	}
+	defer gw.Close()
 
 	if *httpAddr == "" {
-		if err := s.srv.Serve(ctx, stdioTransport(e)); err != nil && ctx.Err() == nil {
+		if err := gw.Serve(ctx, stdioTransport(e)); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(log, "basis serve: %v\n", err)
 			return exitFailed
 		}
@@ -146,7 +146,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		token = mcpserve.NewToken()
 		fmt.Fprintf(log, "basis serve: the bearer token for this run is %s (set $%s to choose one)\n", token, envServeToken)
 	}
-	err = s.srv.ListenAndServe(ctx, mcpserve.HTTPOptions{
+	err = gw.ListenAndServe(ctx, mcpserve.HTTPOptions{
 		Addr:        *httpAddr,
 		Token:       token,
 		AllowRemote: *allowRemote,
@@ -197,143 +197,6 @@ func (h lineHandler) WithGroup(string) slog.Handler            { return h }
 func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
 	_, err := fmt.Fprintf(h.w, "basis serve: %s\n", r.Message)
 	return err
-}
-
-// serving is one basis serve: the workspace, the roster it serves and
-// what reloads it.
-type serving struct {
-	w      *workspace
-	appr   approver.Approver
-	audit  io.Writer
-	log    io.Writer
-	roster *mcpserve.RuntimeRoster
-	srv    *mcpserve.Server
-	// mu guards w and stamps: a reload and an MCP server's changed
-	// tools do not run side by side.
-	mu     sync.Mutex
-	stamps basisws.Stamps
-}
-
-// build makes a runtime from the files as they are now, with a gate that
-// has read the rules as they are now.
-func (s *serving) build(ctx context.Context) (*runtime.Runtime, []error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buildLocked(ctx)
-}
-
-func (s *serving) buildLocked(ctx context.Context) (*runtime.Runtime, []error) {
-	gate, errs := s.w.newGate(ctx, s.appr)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	opts := &runtime.Options{Gate: gate}
-	if s.audit != nil {
-		opts.Audit = s.audit
-		opts.OnAuditError = func(err error) { fmt.Fprintf(s.log, "basis serve: writing the audit record failed: %v\n", err) }
-	}
-	return s.w.build(ctx, opts)
-}
-
-// logMCP says how each MCP server is doing, and which config problems
-// left servers out.
-func (s *serving) logMCP() {
-	for _, n := range s.w.mcpNotes() {
-		fmt.Fprintf(s.log, "basis serve: %s\n", n)
-	}
-	for _, row := range s.w.mcpServerRows() {
-		fmt.Fprintf(s.log, "basis serve: MCP server %s (%s): %s\n", row.Name, row.Source, oneLine(row.Status))
-	}
-}
-
-// mcpToolsChanged replaces a proxied server's tools in the served roster
-// when the server says they changed.
-func (s *serving) mcpToolsChanged(c *mcpbind.Manager, source string, tools []contract.ExecutableTool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rt := s.roster.Load()
-	if c != s.w.mcp || rt == nil {
-		return // a client a reload replaced, or a roster not served yet
-	}
-	if err := rt.ReplaceMCPSource(source, tools); err != nil {
-		fmt.Fprintf(s.log, "basis serve: the new tools of %s are not served: %v\n", source, err)
-	}
-}
-
-// watch reloads the roster when a config file changes, until ctx is
-// done; the server follows the runtime's own changes.
-func (s *serving) watch(ctx context.Context) {
-	tick := time.NewTicker(reloadInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			s.reloadIfChanged(ctx)
-		}
-	}
-}
-
-// reloadIfChanged rebuilds the roster when a config file changed. A
-// proxied MCP server keeps running unless the MCP config files changed.
-// A broken edit keeps the last good roster and says why on stderr.
-func (s *serving) reloadIfChanged(ctx context.Context) {
-	// A replaced MCP client is closed after the lock is given up: its
-	// servers' changed tools wait for the lock.
-	var stale *mcpbind.Manager
-	defer func() { closeClient(stale) }()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.configStamps()
-	changed := s.stamps.Changed(now)
-	if len(changed) == 0 {
-		return
-	}
-	mcpChanged := slices.ContainsFunc(changed, isMCPConfig)
-	s.stamps = now
-	old := s.w.mcp
-	if mcpChanged {
-		s.w.mcp = nil
-	}
-	rt, errs := s.buildLocked(ctx)
-	if errs != nil {
-		for _, err := range errs {
-			fmt.Fprintf(s.log, "basis serve: reload: %v\n", err)
-		}
-		fmt.Fprintln(s.log, "basis serve: the configuration has problems (basis check lists them); still serving the tools from before the edit")
-		if mcpChanged {
-			stale, s.w.mcp = s.w.mcp, old
-		}
-		return
-	}
-	s.roster.Store(rt)
-	if mcpChanged {
-		stale = old
-	}
-	fmt.Fprintf(s.log, "basis serve: reloaded: %d tools\n", len(rt.Tools()))
-	if mcpChanged {
-		s.logMCP()
-	}
-	s.srv.Refresh()
-}
-
-// configStamps stamps every file the roster and the gate are made from.
-func (s *serving) configStamps() basisws.Stamps {
-	w := s.w
-	return w.ws.Stamp(
-		filepath.Join(w.root, mcpbind.WorkspaceFileName),
-		filepath.Join(w.configDir, mcpbind.OperatorFileName),
-		filepath.Join(w.configDir, mcpbind.TrustFileName))
-}
-
-// isMCPConfig reports whether path is one the MCP client is made from.
-func isMCPConfig(path string) bool {
-	switch filepath.Base(path) {
-	case mcpbind.WorkspaceFileName, mcpbind.OperatorFileName, mcpbind.TrustFileName:
-		return true
-	}
-	return false
 }
 
 // serveApprover maps serve's --approve to an approver: elicit asks the

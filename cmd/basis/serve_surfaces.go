@@ -7,17 +7,8 @@ import (
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/mcpbind"
 	basisws "github.com/basis-go/basis/workspace"
 )
-
-// manager is the MCP client served now: its servers' resources, prompts
-// and completions are served beside the tools.
-func (s *serving) manager() *mcpbind.Manager {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.mcp
-}
 
 // serveAllowHint is the command that allows a call for good, for a
 // denial when the client cannot be asked: the workspace's AllowCommand, except for a
