@@ -60,12 +60,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	m := describeMachine()
 	started := time.Now().UTC()
 	var lines []line
+	goTest := onceEach(func(dir, bench string) (string, error) {
+		fmt.Fprintf(stderr, "benchtable: %s: go test -bench '%s' (%d × %s)\n", dir, bench, o.count, o.benchtime)
+		return runGoTest(dir, bench, o)
+	})
 	for _, r := range rows {
 		if only != nil && !only.MatchString(r.module) {
 			continue
 		}
-		fmt.Fprintf(stderr, "benchtable: %s: go test -bench '%s' (%d × %s)\n", r.module, r.bench, o.count, o.benchtime)
-		lines = append(lines, measure(r, o))
+		lines = append(lines, measure(r, o.root, goTest))
 	}
 	m.loadAfter = loadAverage()
 
@@ -115,24 +118,55 @@ type line struct {
 	raw           []string // the benchmark lines the figures came from
 }
 
-// measure runs one row's benchmark o.count times and reads its figure.
-func measure(r row, o options) line {
-	l := line{row: r}
-	dir := filepath.Join(o.root, filepath.FromSlash(r.module))
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		l.status, l.note = statusNotMeasured, "module "+r.module+" is not in this tree"
-		return l
-	}
+// goTestFunc runs the benchmarks bench matches in the module at dir and
+// returns go test's output.
+type goTestFunc func(dir, bench string) (string, error)
+
+// runGoTest runs bench in dir o.count times.
+func runGoTest(dir, bench string, o options) (string, error) {
 	// -v, so a skipped benchmark says why.
-	cmd := exec.Command("go", "test", "-v", "-run", "^$", "-bench", r.bench,
+	cmd := exec.Command("go", "test", "-v", "-run", "^$", "-bench", bench,
 		"-benchtime", o.benchtime, "-count", fmt.Sprint(o.count), "./...")
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	return out.String(), err
+}
+
+// onceEach runs f once for each directory and -bench expression: rows that
+// read different figures of the same benchmark read them from the same
+// runs, which are not repeated.
+func onceEach(f goTestFunc) goTestFunc {
+	type ran struct {
+		out string
+		err error
+	}
+	done := map[[2]string]ran{}
+	return func(dir, bench string) (string, error) {
+		k := [2]string{dir, bench}
+		r, ok := done[k]
+		if !ok {
+			r.out, r.err = f(dir, bench)
+			done[k] = r
+		}
+		return r.out, r.err
+	}
+}
+
+// measure runs one row's benchmark (through goTest) and reads its figure
+// from each run.
+func measure(r row, root string, goTest goTestFunc) line {
+	l := line{row: r}
+	dir := filepath.Join(root, filepath.FromSlash(r.module))
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		l.status, l.note = statusNotMeasured, "module "+r.module+" is not in this tree"
+		return l
+	}
+	out, err := goTest(dir, r.bench)
 	match := regexp.MustCompile(r.match)
-	skipped := skipReason(out.String())
-	for _, text := range strings.Split(out.String(), "\n") {
+	skipped := skipReason(out)
+	for _, text := range strings.Split(out, "\n") {
 		res, ok := parseLine(text)
 		if !ok || !match.MatchString(res.name) {
 			continue
@@ -144,7 +178,7 @@ func measure(r row, o options) line {
 	}
 	switch {
 	case err != nil:
-		l.status, l.note = statusError, lastLines(out.String(), 3)
+		l.status, l.note = statusError, lastLines(out, 3)
 		return l
 	case len(l.figures) == 0 && skipped != "":
 		l.status, l.note = statusNotMeasured, "skipped: "+skipped

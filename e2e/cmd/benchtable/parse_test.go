@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -158,5 +160,37 @@ func TestSkipReason(t *testing.T) {
 		if got := skipReason(output); got != want {
 			t.Errorf("skipReason(%q) = %q, want %q", output, got, want)
 		}
+	}
+}
+
+// Two rows reading different figures of one benchmark read them from the
+// same runs: the benchmark runs once, and each row gets its own metric.
+func TestRowsOfOneBenchmarkShareItsRuns(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "m"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "m", "go.mod"), []byte("module m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := "BenchmarkG/a-2 \t 10 \t 100 ns/op \t 2.0 ratio \t 1.2 hops-ratio\n" +
+		"BenchmarkG/a-2 \t 10 \t 100 ns/op \t 2.2 ratio \t 1.3 hops-ratio\n"
+	runs := 0
+	goTest := onceEach(func(dir, bench string) (string, error) {
+		runs++
+		return out, nil
+	})
+	base := row{module: "m", bench: "^BenchmarkG$/^a$", match: "^BenchmarkG/a$", kind: ratioKind, target: 1.5}
+	total, hops := base, base
+	total.metric, hops.metric = "ratio", "hops-ratio"
+	var got [][]float64
+	for _, r := range []row{total, hops} {
+		got = append(got, measure(r, root, goTest).figures)
+	}
+	if runs != 1 {
+		t.Errorf("the benchmark ran %d times for two rows; want once", runs)
+	}
+	if diff := cmp.Diff([][]float64{{2.0, 2.2}, {1.2, 1.3}}, got); diff != "" {
+		t.Errorf("figures (-want +got):\n%s", diff)
 	}
 }

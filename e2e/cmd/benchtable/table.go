@@ -105,6 +105,21 @@ var rows = []row{
 		baseline: "the same declared call through the runtime in-process, alternated", kind: ratioKind, target: 1.25, source: "issue 13",
 	},
 	{
+		name: "MCP gateway: a tools/call through `basis serve --http` to go-sdk's everything-server (over stdio), 2026-07-28 stateless", module: "e2e",
+		bench: "^BenchmarkGatewayOverDirect$/^stateless$", match: "^BenchmarkGatewayOverDirect/stateless$",
+		baseline: "the same call to everything-server's own streamable HTTP, same client and revision, alternated", kind: ratioKind, metric: "ratio", target: 1.10, source: "issue 22",
+	},
+	{
+		name: "MCP gateway: the same, 2025-11-25 with a session", module: "e2e",
+		bench: "^BenchmarkGatewayOverDirect$/^stateful$", match: "^BenchmarkGatewayOverDirect/stateful$",
+		baseline: "the same call to everything-server's own streamable HTTP (-stateless=false), alternated", kind: ratioKind, metric: "ratio", target: 1.10, source: "issue 22",
+	},
+	{
+		name: "MCP gateway, against the two round trips it makes (2026-07-28 stateless)", module: "e2e",
+		bench: "^BenchmarkGatewayOverDirect$/^stateless$", match: "^BenchmarkGatewayOverDirect/stateless$",
+		baseline: "the direct HTTP call plus the same call to everything-server over stdio, summed call by call, alternated", kind: ratioKind, metric: "hops-ratio", target: 1.10, source: "this table (issue 22's bar, with the stdio hop counted: e2e/README)",
+	},
+	{
 		name: "sandboxed /bin/cat, nothing to protect", module: "sandbox",
 		bench: "^BenchmarkSandboxedCat$/^empty$", match: "^BenchmarkSandboxedCat/empty$",
 		baseline: "the same run unsandboxed, alternated", kind: ratioKind, target: 1.15, source: "issue 14",

@@ -1,0 +1,295 @@
+//go:build linux
+
+package e2e_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// everythingServerPkg is go-sdk's conformance server, pinned by go.mod's
+// tool line (go-sdk v1.8.0), as cmd/conformance builds it.
+const everythingServerPkg = "github.com/modelcontextprotocol/go-sdk/conformance/everything-server"
+
+// gatewayTool is the everything-server's simplest tool: no input, one
+// fixed text block back. The call is all protocol, no work.
+const (
+	gatewayTool = "test_simple_text"
+	gatewayText = "This is a simple text response for testing."
+)
+
+var (
+	everythingOnce sync.Once
+	everythingBin  string
+	everythingErr  error
+)
+
+// everythingServer builds go-sdk's everything-server once, in this module
+// so that the tool line pins its version.
+func everythingServer(tb testing.TB) string {
+	tb.Helper()
+	everythingOnce.Do(func() {
+		everythingBin = filepath.Join(binDir, "everything-server")
+		wd, err := os.Getwd()
+		if err != nil {
+			everythingErr = err
+			return
+		}
+		everythingErr = goBuild(wd, everythingBin, everythingServerPkg)
+	})
+	if everythingErr != nil {
+		tb.Fatal(everythingErr)
+	}
+	return everythingBin
+}
+
+// gatewayMode is one protocol revision over streamable HTTP, with the
+// everything-server's matching HTTP mode, as cmd/conformance runs them.
+type gatewayMode struct {
+	name      string // the sub-benchmark's name
+	version   string // the revision the client asks for
+	stateless bool   // everything-server -stateless
+}
+
+var gatewayModes = []gatewayMode{
+	{name: "stateless", version: "2026-07-28", stateless: true},
+	{name: "stateful", version: "2025-11-25", stateless: false},
+}
+
+// BenchmarkGatewayOverDirect alternates, call by call, the same tools/call
+// of go-sdk's everything-server (test_simple_text) made by a go-sdk client
+// over streamable HTTP three ways:
+//
+//   - direct: to the everything-server's own HTTP transport;
+//   - basis: to `basis serve --http` (the built binary, bearer token,
+//     --approve allow), whose one MCP server is the everything-server
+//     over stdio with "tool_prefix": "", so the tool keeps its name;
+//   - stdio: to the everything-server over stdio, as basis reaches it.
+//
+// The client side is the same for direct and basis: the same revision
+// and HTTP mode (sub-benchmarks stateless, 2026-07-28, and stateful,
+// 2025-11-25 with a session), the same http.Client sending the same
+// Authorization header. What basis adds is its own work and the stdio hop
+// to the server, which a gateway cannot avoid; "stdio" measures that hop
+// alone. It reports the median of each, "ratio" (basis over direct: the
+// issue's figure), "hops-ratio" (basis over direct + stdio, summed call by
+// call: basis against the two round trips any stdio-backed gateway makes)
+// and "own-µs/op" (basis less those two: what basis itself costs).
+func BenchmarkGatewayOverDirect(b *testing.B) {
+	if !serveAvailable(b) {
+		b.Skip("the basis built here has no serve command (a -tags nomcp build?)")
+	}
+	server := everythingServer(b)
+	for _, m := range gatewayModes {
+		b.Run(m.name, func(b *testing.B) {
+			token := newToken(b)
+			hc := &http.Client{Transport: bearerTransport{token: token, base: http.DefaultTransport.(*http.Transport).Clone()}}
+			direct := connectHTTP(b, startEverythingHTTP(b, server, m.stateless), hc, m.version)
+			viaBasis := connectHTTP(b, startGateway(b, server, token), hc, m.version)
+			stdio := connectStdio(b, server, m.version)
+			params := &mcp.CallToolParams{Name: gatewayTool, Arguments: map[string]any{}}
+			call := func(cs *mcp.ClientSession, what string) time.Duration {
+				t0 := time.Now()
+				res, err := cs.CallTool(context.Background(), params)
+				d := time.Since(t0)
+				if err != nil || res.IsError || toolText(res) != gatewayText {
+					b.Fatalf("%s: %s: %v %v", what, gatewayTool, err, res)
+				}
+				return d
+			}
+			// One call each first: connections made, code paths warm.
+			call(direct, "directly")
+			call(viaBasis, "through basis serve")
+			call(stdio, "over stdio")
+			var dd, bd, sd, hops []time.Duration
+			for b.Loop() {
+				d := call(direct, "directly")
+				bd = append(bd, call(viaBasis, "through basis serve"))
+				s := call(stdio, "over stdio")
+				dd, sd, hops = append(dd, d), append(sd, s), append(hops, d+s)
+			}
+			md, mb, ms, mh := median(dd), median(bd), median(sd), median(hops)
+			b.ReportMetric(float64(md)/1e3, "direct-µs/op")
+			b.ReportMetric(float64(mb)/1e3, "basis-µs/op")
+			b.ReportMetric(float64(ms)/1e3, "stdio-µs/op")
+			b.ReportMetric(float64(mb-mh)/1e3, "own-µs/op")
+			b.ReportMetric(float64(mb)/float64(md), "ratio")
+			b.ReportMetric(float64(mb)/float64(mh), "hops-ratio")
+		})
+	}
+}
+
+// bearerTransport adds the bearer token to every request. Both the direct
+// and the basis client send it (the everything-server ignores it), so the
+// requests are the same size.
+type bearerTransport struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+t.token)
+	return t.base.RoundTrip(r)
+}
+
+func newToken(tb testing.TB) string {
+	tb.Helper()
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		tb.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// connectHTTP connects a go-sdk client to url over streamable HTTP,
+// asking for protocol revision version.
+func connectHTTP(tb testing.TB, url string, hc *http.Client, version string) *mcp.ClientSession {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(tb.Context(), time.Minute)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "basis-e2e", Version: "v0"}, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		tb.Fatalf("connecting to %s: %v", url, err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		tb.Fatalf("%s speaks %s, not %s: the comparison would not be like with like", url, got, version)
+	}
+	return cs
+}
+
+// connectStdio starts the everything-server over stdio with a go-sdk
+// client, as basis starts it.
+func connectStdio(tb testing.TB, server, version string) *mcp.ClientSession {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(tb.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.Command(server)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "basis-e2e", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		tb.Fatalf("connecting to everything-server over stdio: %v", err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// startEverythingHTTP starts the everything-server's streamable HTTP
+// transport on a free loopback port and returns its endpoint.
+func startEverythingHTTP(tb testing.TB, server string, stateless bool) string {
+	tb.Helper()
+	addr := freeAddr(tb)
+	cmd := exec.Command(server, "-http="+addr, "-stateless="+map[bool]string{true: "true", false: "false"}[stateless])
+	startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "everything-server.log"))
+	return "http://" + addr + "/mcp"
+}
+
+// startGateway starts `basis serve --http` on a free loopback port with
+// the everything-server, copied into a fresh workspace, as its one
+// trusted stdio MCP server, serving the server's tools under their own
+// names, and returns its endpoint.
+func startGateway(tb testing.TB, server, token string) string {
+	tb.Helper()
+	ws, cfg := tb.TempDir(), tb.TempDir()
+	program, err := os.ReadFile(server)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "bin"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "bin", "everything-server"), program, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	writeFilesTB(tb, ws, map[string]string{".mcp.json": `{"mcpServers": {"everything": {"command": "bin/everything-server", "tool_prefix": ""}}}`})
+	trust := exec.Command(basisBinary, "-C", ws, "mcp", "trust")
+	trust.Env = basisEnv("BASIS_CONFIG_DIR=" + cfg)
+	if out, err := trust.CombinedOutput(); err != nil {
+		tb.Fatalf("basis mcp trust: %v\n%s", err, out)
+	}
+	addr := freeAddr(tb)
+	cmd := exec.Command(basisBinary, "-C", ws, "serve", "--http", addr, "--approve", "allow")
+	cmd.Env = basisEnv("BASIS_CONFIG_DIR="+cfg, "BASIS_SERVE_TOKEN="+token)
+	startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "basis-serve.log"))
+	return "http://" + addr + "/mcp"
+}
+
+// startListening starts cmd in a process group of its own, its output
+// in logPath, and waits until addr accepts connections (polling, within a
+// minute). When the benchmark ends it is asked to stop (SIGTERM: basis
+// then stops its servers), and its group is killed after that.
+func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) {
+	tb.Helper()
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	logFile.Close()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	tb.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	logTail := func() string {
+		out, _ := os.ReadFile(logPath)
+		return tail(string(out), 20)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case <-exited:
+			tb.Fatalf("%s exited before listening on %s:\n%s", filepath.Base(cmd.Path), addr, logTail())
+		default:
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s is not listening on %s after a minute:\n%s", filepath.Base(cmd.Path), addr, logTail())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// freeAddr returns a loopback host:port nothing listens on now.
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
