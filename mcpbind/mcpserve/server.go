@@ -360,7 +360,8 @@ func (s *Server) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 		// call may not ask its user anything: [Ask] says so and the
 		// approver denies.
 		pc := s.newPending(call, false)
-		return s.start(ctx, pc, call)
+		res, err := s.start(ctx, pc, call)
+		return completed(call.Session, res), err
 	}
 }
 
