@@ -207,7 +207,7 @@ func (g *GatewaySurfaces) ReadResource(ctx context.Context, id, uri string) (*mc
 	}
 	if err := g.run(ctx, id, sf); err != nil {
 		var wire *jsonrpc.Error
-		if errors.As(err, &wire) && (wire.Code == jsonrpc.CodeInvalidParams || wire.Code == mcp.CodeResourceNotFound) {
+		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams {
 			// The resource is not there: say which, as SEP-2164 asks,
 			// in the client's own URI rather than the server's.
 			wire.Data = uriData(uri)
