@@ -438,6 +438,7 @@ type conn struct {
 	ready chan struct{}
 	done  chan struct{} // closed when the session has ended, or never began
 	stop  func()        // ends the context the session was connected with
+	heard heard         // log and progress notifications read and handled
 }
 
 // close ends the session and what it runs.
@@ -624,10 +625,12 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 			go s.refresh(c)
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			defer c.heard.handledOne()
 			s.progressStep(c, req.Params)
 		},
 		//lint:ignore SA1019 logging is deprecated from protocol 2026-07-28 (SEP-2577) but works through its deprecation window, and a gateway passes on what servers log (issue 22)
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			defer c.heard.handledOne()
 			s.logMessage(c, req.Params)
 		},
 	}
@@ -649,6 +652,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	if s.m.connectTo != nil {
 		transport = s.m.connectTo(s.cfg)
 	}
+	transport = hearing(transport, &c.heard)
 	session, err := connect(ctx, c, client, transport, s.sessionOptions())
 	if err != nil {
 		close(c.done) // a refresh waiting for the session gives up
@@ -878,6 +882,9 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 	}
 	defer s.watchLog(ctx, c, params)()
 	res, err := c.session.CallTool(callCtx, params)
+	// What the server logged before its result reaches the caller before
+	// the result does (see heard).
+	c.heard.wait(ctx, c.done)
 	if err != nil {
 		return contract.Result{}, s.callError(ctx, callCtx, c, op, err)
 	}

@@ -42,6 +42,7 @@ func TestMain(m *testing.M) {
 // a client with opts.
 type gateway struct {
 	cs    *mcp.ClientSession
+	srv   *mcpserve.Server
 	audit *syncBuffer
 }
 
@@ -113,7 +114,7 @@ func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); cancel(); <-served })
-	return &gateway{cs: cs, audit: audit}
+	return &gateway{cs: cs, srv: srv, audit: audit}
 }
 
 var allowAll = approver.ApproverFunc(func(context.Context, approver.Request) (approver.Answer, error) {

@@ -189,7 +189,14 @@ func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 // differs. Calls in flight are not disturbed. A host calls it when its
 // roster changed in a way a [ChangingRoster]'s channel does not say,
 // such as a roster replaced whole.
-func (s *Server) Refresh() {
+func (s *Server) Refresh() { s.refresh(false) }
+
+// refresh is [Server.Refresh]; with announce, clients are sent
+// notifications/tools/list_changed even when the served list came out
+// the same: a [ChangingRoster] said its tools changed, as when an
+// upstream server announced its list changed, and a gateway passes that
+// on rather than judge it (a server may re-add a tool as it was).
+func (s *Server) refresh(announce bool) {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	if cr, ok := s.roster.(ChangingRoster); ok {
@@ -199,6 +206,8 @@ func (s *Server) Refresh() {
 	s.refreshed = make(chan struct{})
 	old := *s.served.Load()
 	next := make(map[string]servedTool)
+	differs := false
+	var some *mcp.Tool // a served tool, to announce the list by
 	for _, d := range s.roster.Tools() {
 		t, err := s.toolFor(d)
 		if err != nil {
@@ -211,8 +220,10 @@ func (s *Server) Refresh() {
 			continue
 		}
 		next[d.Name] = servedTool{wire: wire, parallel: d.Parallel}
+		some = t
 		if !bytes.Equal(old[d.Name].wire, wire) {
 			s.mcp.AddTool(t, s.callTool)
+			differs = true
 		}
 	}
 	var gone []string
@@ -223,6 +234,12 @@ func (s *Server) Refresh() {
 	}
 	if len(gone) > 0 {
 		s.mcp.RemoveTools(gone...)
+		differs = true
+	}
+	if announce && !differs && some != nil {
+		// The SDK sends list_changed when a tool is added, also as it
+		// was: adding one again announces the list unchanged.
+		s.mcp.AddTool(some, s.callTool)
 	}
 	s.served.Store(&next)
 }
@@ -248,7 +265,7 @@ func (s *Server) watch(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			s.Refresh()
+			s.refresh(true)
 		case <-refreshed:
 			// Someone else refreshed: wait on the channel it took.
 		}
@@ -361,7 +378,8 @@ func (s *Server) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 		// call may not ask its user anything: [Ask] says so and the
 		// approver denies.
 		pc := s.newPending(call, false)
-		return s.start(ctx, pc, call)
+		res, err := s.start(ctx, pc, call)
+		return completed(call.Session, res), err
 	}
 }
 

@@ -62,3 +62,45 @@ func sessionlessClient(req *mcp.CallToolRequest) string {
 	}
 	return label
 }
+
+// completed is res as a client of ss gets it from a handler of basis's
+// own that answers before the SDK's (an unlisted tool's refusal, a
+// resource read, a prompt get): on 2026-07-28 every such result says
+// "resultType": "complete", which the SDK writes only into the results
+// of its own handlers.
+func completed(ss *mcp.ServerSession, res mcp.Result) mcp.Result {
+	if res == nil || !newProtocol(ss) {
+		return res
+	}
+	return completeResult{res}
+}
+
+// completeResult is a result whose JSON carries "resultType": "complete"
+// unless it says otherwise already. It embeds the result, so the SDK
+// still reaches its _meta (to name the server in it).
+type completeResult struct{ mcp.Result }
+
+// MarshalJSON implements [json.Marshaler].
+func (r completeResult) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.Result)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
+	}
+	if fields == nil {
+		fields = map[string]json.RawMessage{}
+	}
+	if _, ok := fields["resultType"]; !ok {
+		fields["resultType"] = json.RawMessage(`"complete"`)
+	}
+	return json.Marshal(fields)
+}
+
+// listCache is the caching hint of the lists basis aggregates from its
+// servers (resources, templates, prompts): "private", since what a server
+// lists may be its user's own (their repositories, their files), and
+// stale at once, since a server may change it at any time.
+var listCache = mcp.Cacheable{TTLMs: 0, CacheScope: "private"}

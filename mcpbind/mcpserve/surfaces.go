@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -74,19 +75,19 @@ func (s *Server) surfaceMethods(next mcp.MethodHandler) mcp.MethodHandler {
 			if rs == nil {
 				rs = []*mcp.Resource{}
 			}
-			return &mcp.ListResourcesResult{Resources: rs}, listError(rs, err)
+			return &mcp.ListResourcesResult{Resources: rs, Cacheable: listCache}, listError(rs, err)
 		case "resources/templates/list":
 			ts, err := sf.ResourceTemplates(ctx)
 			if ts == nil {
 				ts = []*mcp.ResourceTemplate{}
 			}
-			return &mcp.ListResourceTemplatesResult{ResourceTemplates: ts}, listError(ts, err)
+			return &mcp.ListResourceTemplatesResult{ResourceTemplates: ts, Cacheable: listCache}, listError(ts, err)
 		case "prompts/list":
 			ps, err := sf.Prompts(ctx)
 			if ps == nil {
 				ps = []*mcp.Prompt{}
 			}
-			return &mcp.ListPromptsResult{Prompts: ps}, listError(ps, err)
+			return &mcp.ListPromptsResult{Prompts: ps, Cacheable: listCache}, listError(ps, err)
 		case "resources/read":
 			r, ok := req.(*mcp.ReadResourceRequest)
 			if !ok || r.Params == nil {
@@ -96,7 +97,7 @@ func (s *Server) surfaceMethods(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, wireError(err)
 			}
-			return res, nil
+			return completed(ss, res), nil
 		case "prompts/get":
 			r, ok := req.(*mcp.GetPromptRequest)
 			if !ok || r.Params == nil {
@@ -106,7 +107,7 @@ func (s *Server) surfaceMethods(next mcp.MethodHandler) mcp.MethodHandler {
 			if err != nil {
 				return nil, wireError(err)
 			}
-			return res, nil
+			return completed(ss, res), nil
 		}
 		return next(ctx, method, req)
 	}
@@ -134,7 +135,7 @@ func wireError(err error) error {
 	}
 	var wire *jsonrpc.Error
 	if errors.As(err, &wire) {
-		return &jsonrpc.Error{Code: wire.Code, Message: err.Error()}
+		return &jsonrpc.Error{Code: wire.Code, Message: err.Error(), Data: wire.Data}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 }
@@ -202,9 +203,15 @@ func (g *GatewaySurfaces) ReadResource(ctx context.Context, id, uri string) (*mc
 	}
 	sf, err := m.ReadResource(ctx, uri)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error(), Data: uriData(uri)}
 	}
 	if err := g.run(ctx, id, sf); err != nil {
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams {
+			// The resource is not there: say which, as SEP-2164 asks,
+			// in the client's own URI rather than the server's.
+			wire.Data = uriData(uri)
+		}
 		return nil, err
 	}
 	return sf.ReadResult(), nil
@@ -242,6 +249,12 @@ func (g *GatewaySurfaces) run(ctx context.Context, id string, sf *mcpbind.Surfac
 		code = wire.Code
 	}
 	return &jsonrpc.Error{Code: code, Message: out.Text}
+}
+
+// uriData is the data of an error about the resource uri: {"uri": uri}.
+func uriData(uri string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"uri": uri})
+	return b
 }
 
 // Complete asks the server that owns the prompt or template.
