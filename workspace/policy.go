@@ -70,6 +70,23 @@ func (w *Workspace) OperatorRules() *approver.RulesFile {
 	return &approver.RulesFile{Path: filepath.Join(w.configDir, approver.OperatorRulesFile)}
 }
 
+// AddRule adds r to [Workspace.OperatorRules] ([approver.RulesFile.Add]):
+// added is false when the file holds r already; rebound, that r took the
+// place, and the number, of an allow rule for the same calls that
+// recorded no definition.
+func (w *Workspace) AddRule(ctx context.Context, r approver.Rule) (added, rebound bool, err error) {
+	file := w.OperatorRules()
+	before, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
+	if err != nil {
+		return false, false, err
+	}
+	if added, err = file.Add(r); err != nil || !added {
+		return false, false, err
+	}
+	after, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
+	return true, err == nil && len(after.Rules) == len(before.Rules), nil
+}
+
 // WorkspaceRulesPath is the workspace's rules file, .basis/rules.json.
 func (w *Workspace) WorkspaceRulesPath() string {
 	return filepath.Join(w.root, approver.WorkspaceRulesFile)
