@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -399,25 +398,12 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	source := w.ws.RuleSource(f.source)
-	file := w.ws.OperatorRules()
-	if len(numbers) > 0 {
-		current, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
-		if err != nil {
-			return configErr(e, []error{err})
-		}
-		for _, n := range numbers {
-			if n > len(current.Rules) {
-				return usageErr(e, "rules remove: there is no rule %d (there are %d); see them with: basis rules list", n, len(current.Rules))
-			}
-		}
-	}
-	match := basisws.RuleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}.Match
-	if len(numbers) > 0 {
-		match = func(number int, _ approver.Rule) bool { return slices.Contains(numbers, number) }
-	}
-	gone, err := file.Remove(match)
-	if err != nil {
+	filter := basisws.RuleFilter{Tool: f.tool, Source: w.ws.RuleSource(f.source), Pattern: f.pattern, Command: words, Decision: decision}
+	gone, err := w.ws.RemoveRules(ctx, numbers, filter)
+	var none *basisws.NoRuleError
+	if errors.As(err, &none) {
+		return usageErr(e, "rules remove: %v; see them with: basis rules list", err)
+	} else if err != nil {
 		return configErr(e, []error{err})
 	}
 	if len(gone) == 0 {
