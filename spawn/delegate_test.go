@@ -136,3 +136,27 @@ func TestCommandDelegatorGetsNoneOfBasissOwnVariables(t *testing.T) {
 		t.Error("the delegate saw basis's serve token")
 	}
 }
+
+// TestDepthFrom: a delegate starts at the depth its parent gave it; a
+// value that is no depth is refused, and never quoted.
+func TestDepthFrom(t *testing.T) {
+	for _, tc := range []struct {
+		environ []string
+		want    int
+		err     bool
+	}{
+		{environ: nil, want: 0},
+		{environ: []string{spawn.DepthEnv + "="}, want: 0},
+		{environ: []string{"HOME=/h", spawn.DepthEnv + "=2"}, want: 2},
+		{environ: []string{spawn.DepthEnv + "=-1"}, err: true},
+		{environ: []string{spawn.DepthEnv + "=secret-value"}, err: true},
+	} {
+		got, err := spawn.DepthFrom(tc.environ)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("DepthFrom(%q) = %d, %v; want %d, error %v", tc.environ, got, err, tc.want, tc.err)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("the error quotes the value: %v", err)
+		}
+	}
+}

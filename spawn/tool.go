@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,21 @@ import (
 // [CommandDelegator] sets it, and basis reads it from its own environment
 // as its starting depth, so the bound holds across processes.
 const DepthEnv = "BASIS_SPAWN_DEPTH"
+
+// DepthFrom is the delegation depth a process starts at: [DepthEnv] in
+// environ, as [CommandDelegator] set it for a delegate, or 0 when it is
+// unset. A value that is no whole number, 0 or more, is an error.
+func DepthFrom(environ []string) (int, error) {
+	text, ok := subprocess.LookupEnv(environ, DepthEnv)
+	if !ok || text == "" {
+		return 0, nil
+	}
+	d, err := strconv.Atoi(text)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s must be a whole number, 0 or more; unset it to start at depth 0", DepthEnv)
+	}
+	return d, nil
+}
 
 // DefaultMaxDepth is the delegation depth bound when [Options.MaxDepth] is
 // 0: the top-level agent (depth 0) and its subagents (depth 1) may

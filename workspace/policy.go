@@ -5,6 +5,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,6 +69,54 @@ func (w *Workspace) Policy(ctx context.Context) (*Policy, error) {
 // directory: where "always" answers are saved.
 func (w *Workspace) OperatorRules() *approver.RulesFile {
 	return &approver.RulesFile{Path: filepath.Join(w.configDir, approver.OperatorRulesFile)}
+}
+
+// AddRule adds r to [Workspace.OperatorRules] ([approver.RulesFile.Add]):
+// added is false when the file holds r already; rebound, that r took the
+// place, and the number, of an allow rule for the same calls that
+// recorded no definition.
+func (w *Workspace) AddRule(ctx context.Context, r approver.Rule) (added, rebound bool, err error) {
+	file := w.OperatorRules()
+	before, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
+	if err != nil {
+		return false, false, err
+	}
+	if added, err = file.Add(r); err != nil || !added {
+		return false, false, err
+	}
+	after, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
+	return true, err == nil && len(after.Rules) == len(before.Rules), nil
+}
+
+// RemoveRules removes from [Workspace.OperatorRules] the rules of the
+// given numbers (as [Policy.Operator] numbers them) or, when there are
+// none, every rule filter selects, and returns them. A number the file
+// does not have removes nothing and is a *[NoRuleError].
+func (w *Workspace) RemoveRules(ctx context.Context, numbers []int, filter RuleFilter) ([]approver.Rule, error) {
+	file := w.OperatorRules()
+	match := filter.Match
+	if len(numbers) > 0 {
+		current, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range numbers {
+			if n < 1 || n > len(current.Rules) {
+				return nil, &NoRuleError{Number: n, Have: len(current.Rules)}
+			}
+		}
+		match = func(number int, _ approver.Rule) bool { return slices.Contains(numbers, number) }
+	}
+	return file.Remove(match)
+}
+
+// NoRuleError is [Workspace.RemoveRules]'s refusal of a rule number the
+// operator's rules file does not have: it has Have rules.
+type NoRuleError struct{ Number, Have int }
+
+// Error says how many rules there are.
+func (e *NoRuleError) Error() string {
+	return fmt.Sprintf("there is no rule %d (there are %d)", e.Number, e.Have)
 }
 
 // WorkspaceRulesPath is the workspace's rules file, .basis/rules.json.

@@ -8,16 +8,20 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/configfile"
+	"github.com/basis-go/basis/contract"
 )
 
 // RuleState is whether an allow rule matches its tool as a runtime holds
 // it now.
 type RuleState struct {
 	// Current is nil when it cannot be told: the rule is no allow rule,
-	// is bound to no source or to another one, or its tool is not there.
+	// or records a definition but is bound to no source or to another
+	// one, or its tool is not there.
 	Current *bool
 	// Changes says what changed in the tool since the rule approved it.
 	Changes []string
@@ -25,16 +29,26 @@ type RuleState struct {
 
 // RuleStates tells, for each of rules, whether an allow rule matches the
 // definition of its tool in rt now, and what changed if not (basis rules
-// list shows it): a changed tool is asked about again. The result is
-// parallel to rules.
+// list shows it): a changed tool is asked about again. An allow rule that
+// records no definition matches no tool that has one, and says so. A nil
+// rt is a workspace whose tools could not be loaded: nothing else can be
+// told. The result is parallel to rules.
 func RuleStates(ctx context.Context, rt *runtime.Runtime, rules []approver.Rule) []RuleState {
 	out := make([]RuleState, len(rules))
 	for i, r := range rules {
 		if r.Decision != approver.RuleAllow {
 			continue
 		}
-		here, ok := rt.RuleSource(r.Tool)
+		var here string
+		ok := rt != nil
+		if ok {
+			here, ok = rt.RuleSource(r.Tool)
+		}
 		if !ok || r.Source == "" || (r.Source != approver.AnySource && r.Source != here) {
+			if len(r.Definition) == 0 {
+				f := false
+				out[i] = RuleState{Current: &f, Changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
+			}
 			continue
 		}
 		def, err := rt.Definition(ctx, r.Tool)
@@ -129,4 +143,35 @@ func (q RuleFilter) Match(_ int, r approver.Rule) bool {
 		(q.Pattern == "" || q.Pattern == r.Pattern) &&
 		(len(q.Command) == 0 || slices.EqualFunc(q.Command, r.Command, func(x, y approver.CommandWord) bool { return slices.Equal(x, y) })) &&
 		(q.Decision == "" || q.Decision == r.Decision)
+}
+
+// UnknownToolRules warns about the operator's and the workspace's rules
+// that name a tool the roster (the runtime's Tools) does not have: a typo,
+// or a rule for another repository's tool, harmless but worth knowing
+// about. A system rule is the administrator's, for every workspace, and
+// is not judged; nor is a rule skip reports (nil: none), such as one for
+// an MCP server's tool when no server was started.
+func UnknownToolRules(roster []contract.Descriptor, rules []approver.Rule, skip func(approver.Rule) bool) []string {
+	var names []string
+	have := map[string]bool{}
+	for _, d := range roster {
+		have[d.Name] = true
+		names = append(names, d.Name)
+	}
+	var out []string
+	for _, r := range rules {
+		if have[r.Tool] || r.Scope == approver.ScopeSystem || (skip != nil && skip(r)) {
+			continue
+		}
+		where := r.File
+		if r.Number > 0 {
+			where += " rule " + strconv.Itoa(r.Number)
+		}
+		msg := where + ": " + r.String() + ": no tool named " + r.Tool + " here"
+		if close := configfile.Suggest(r.Tool, names, 1); len(close) > 0 {
+			msg += " (did you mean " + close[0] + "?)"
+		}
+		out = append(out, msg)
+	}
+	return out
 }

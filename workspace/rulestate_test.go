@@ -3,13 +3,16 @@
 package workspace
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
+	"github.com/basis-go/basis/contract"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -42,14 +45,17 @@ func TestRuleStates(t *testing.T) {
 		{Tool: "mark", Source: source, Decision: approver.RuleDeny},
 		{Tool: "mark", Source: "/elsewhere/tools.json", Decision: approver.RuleAllow, Definition: def},
 		{Tool: "absent", Source: approver.AnySource, Decision: approver.RuleAllow, Definition: def},
+		// An approval that records no definition matches no tool.
+		{Tool: "mark", Source: "/elsewhere/tools.json", Decision: approver.RuleAllow},
 	}
 	for _, tc := range []struct {
 		name string
 		got  []RuleState
 		want []string // "true", "false" or "nil", for each rule
 	}{
-		{"as approved", RuleStates(t.Context(), rt, rules), []string{"true", "nil", "nil", "nil"}},
-		{"edited", RuleStates(t.Context(), edited, rules), []string{"false", "nil", "nil", "nil"}},
+		{"as approved", RuleStates(t.Context(), rt, rules), []string{"true", "nil", "nil", "nil", "false"}},
+		{"edited", RuleStates(t.Context(), edited, rules), []string{"false", "nil", "nil", "nil", "false"}},
+		{"tools not loaded", RuleStates(t.Context(), nil, rules), []string{"nil", "nil", "nil", "nil", "false"}},
 	} {
 		for i, st := range tc.got {
 			got := "nil"
@@ -174,5 +180,57 @@ func TestRuleFilter(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
+	}
+}
+
+// TestUnknownToolRules: a rule for a tool the roster lacks is warned
+// about, with the closest name; a system rule and a skipped one are not.
+func TestUnknownToolRules(t *testing.T) {
+	roster := []contract.Descriptor{{Name: "spawn"}, {Name: "deploy"}}
+	rules := []approver.Rule{
+		{Tool: "deploy", Source: approver.AnySource, Decision: approver.RuleAllow, File: "/c/rules.json", Number: 1, Scope: approver.ScopeOperator},
+		{Tool: "deplyo", Source: approver.AnySource, Decision: approver.RuleAllow, File: "/c/rules.json", Number: 2, Scope: approver.ScopeOperator},
+		{Tool: "zzz", Source: approver.AnySource, Decision: approver.RuleDeny, File: ".basis/rules.json", Scope: approver.ScopeWorkspace},
+		{Tool: "elsewhere", Source: approver.AnySource, Decision: approver.RuleDeny, File: "/etc/basis/rules.json", Scope: approver.ScopeSystem},
+		{Tool: "mcp__srv__x", Source: approver.AnySource, Decision: approver.RuleDeny, File: "/c/rules.json", Number: 3, Scope: approver.ScopeOperator},
+	}
+	skipMCP := func(r approver.Rule) bool { return strings.HasPrefix(r.Tool, "mcp__") }
+	got := UnknownToolRules(roster, rules, skipMCP)
+	want := []string{
+		"/c/rules.json rule 2: " + rules[1].String() + ": no tool named deplyo here (did you mean deploy?)",
+		".basis/rules.json: " + rules[2].String() + ": no tool named zzz here",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if n := len(UnknownToolRules(roster, rules, nil)); n != 3 {
+		t.Errorf("without skip: %d warnings, want 3 (the MCP rule too)", n)
+	}
+}
+
+// TestAddRule: a new rule is added, the same one again is not, and an
+// allow rule that recorded no definition is rebound where it stands.
+func TestAddRule(t *testing.T) {
+	ws, home := markWorkspace(t), t.TempDir()
+	w := openIn(t, ws, home)
+	bare := approver.Rule{Tool: "mark", Source: "/elsewhere/tools.json", Decision: approver.RuleAllow, Scope: approver.ScopeOperator}
+	withDef := bare
+	withDef.Definition = json.RawMessage(`{"command":["true"]}`)
+	type result struct{ Added, Rebound bool }
+	var got []result
+	for _, r := range []approver.Rule{bare, bare, withDef} {
+		added, rebound, err := w.AddRule(t.Context(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, result{added, rebound})
+	}
+	want := []result{{true, false}, {false, false}, {true, true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	write(t, w.OperatorRules().Path, "{not json")
+	if _, _, err := w.AddRule(t.Context(), bare); err == nil {
+		t.Error("a broken rules file: no error")
 	}
 }

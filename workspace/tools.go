@@ -3,13 +3,67 @@
 package workspace
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 
 	"github.com/basis-go/basis/configfile"
+	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/basis-go/basis/sandbox"
 )
+
+// ToolInfo is one tool as a host lists it (basis tools, and each entry of
+// its --json).
+type ToolInfo struct {
+	Name        string              `json:"name"`
+	Description string              `json:"description"`
+	InputSchema json.RawMessage     `json:"input_schema"`
+	SideEffect  contract.SideEffect `json:"side_effect"`
+	Binding     string              `json:"binding"`
+	Source      string              `json:"source"`
+	// Status is "ok", or "unavailable: …" with the reason a call to the
+	// tool would be refused ([DeclaredStatus]).
+	Status string `json:"status"`
+	// Sandbox is how the tool's programs are confined; nil for a tool
+	// that starts no program the workspace confines (an MCP tool: its
+	// server's host confines it).
+	Sandbox *ToolSandbox `json:"sandbox,omitempty"`
+}
+
+// ToolInfos lists the tools of a roster (the runtime's Tools) as a host
+// shows them: spawn's and the declared tools' sandboxes, and the status
+// of each of tools, the declared tools the roster was built from.
+func (w *Workspace) ToolInfos(roster []contract.Descriptor, tools []*declared.Tool) []ToolInfo {
+	status := map[string]string{}
+	for _, t := range tools {
+		status[t.Descriptor().Name] = DeclaredStatus(t)
+	}
+	policies := w.ToolPolicies(tools)
+	out := make([]ToolInfo, len(roster))
+	for i, d := range roster {
+		out[i] = ToolInfo{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, SideEffect: d.SideEffect,
+			Binding: d.Binding, Source: d.Source, Status: "ok"}
+		if s, ok := status[d.Name]; ok {
+			out[i].Status = s
+		}
+		if p, ok := policies[d.Name]; ok {
+			sb := sandboxOf(p)
+			out[i].Sandbox = &sb
+		}
+	}
+	return out
+}
+
+// ToolPolicies is the sandbox policy of spawn's commands and of each of
+// tools' programs, by tool name: what [Workspace.SandboxProblems] checks.
+func (w *Workspace) ToolPolicies(tools []*declared.Tool) map[string]sandbox.Policy {
+	out := map[string]sandbox.Policy{contract.SpawnName: w.SandboxPolicy(sandbox.SpawnTool, false)}
+	for _, t := range tools {
+		out[t.Descriptor().Name] = w.SandboxPolicy(t.Descriptor().Name, t.Spec().Network)
+	}
+	return out
+}
 
 // ToolSandbox is how a tool's programs are confined, as a host lists its
 // tools (basis tools' SANDBOX column, and "sandbox" in its --json).
@@ -32,7 +86,10 @@ func (s ToolSandbox) String() string {
 
 // SandboxOf is what [Workspace.SandboxPolicy] gives tool, as a host lists it.
 func (w *Workspace) SandboxOf(tool string, network bool) ToolSandbox {
-	p := w.SandboxPolicy(tool, network)
+	return sandboxOf(w.SandboxPolicy(tool, network))
+}
+
+func sandboxOf(p sandbox.Policy) ToolSandbox {
 	s := ToolSandbox{Mode: p.Mode, Network: "none"}
 	if s.Mode == "" {
 		s.Mode = sandbox.WorkspaceWrite // the zero value is the default
@@ -65,4 +122,24 @@ func DeclaredStatus(t *declared.Tool) string {
 		reasons = append([]string{strings.Join(vars, ", ") + " not set"}, reasons...)
 	}
 	return "unavailable: " + strings.Join(reasons, "; ")
+}
+
+// CheckDeclared is what a checker (basis check) says of declared tools
+// beyond their manifests' syntax: each tool that cannot run here (an
+// unset ${VAR}, a program not found) is a problem; what a manifest says
+// that works but is unwise, a warning.
+func CheckDeclared(tools []*declared.Tool) (problems []error, warnings []string) {
+	for _, t := range tools {
+		if err := t.Unavailable(); err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		if err := t.CheckStart(); err != nil {
+			problems = append(problems, err)
+		}
+		for _, w := range t.Warnings() {
+			warnings = append(warnings, w.String())
+		}
+	}
+	return problems, warnings
 }

@@ -3,9 +3,13 @@
 package workspace
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/sandbox"
 	"github.com/google/go-cmp/cmp"
 )
@@ -82,5 +86,73 @@ func TestDeclaredStatus(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+}
+
+// TestToolInfos: a host lists spawn's and each declared tool's sandbox
+// and status, and no sandbox for a tool the workspace does not confine.
+func TestToolInfos(t *testing.T) {
+	ws, home := markWorkspace(t), t.TempDir()
+	write(t, filepath.Join(ws, ".basis", "tools.json"), `{"schema": 1, "tools": {
+		"mark": {"description": "Leaves a mark.", "input_schema": {"type": "object"}, "command": ["true"]},
+		"mark_net": {"description": "d", "input_schema": {"type": "object"}, "command": ["true"], "network": true, "side_effect": "external", "env": {"T": "${WS_TEST_UNSET_A}"}}}}`)
+	w := openIn(t, ws, home)
+	tools, err := w.Declared(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	roster := []contract.Descriptor{{Name: contract.SpawnName}, {Name: "mcp__srv__x", Binding: contract.BindingMCP}}
+	for _, tool := range tools {
+		roster = append(roster, tool.Descriptor())
+	}
+	got := map[string]string{}
+	for _, info := range w.ToolInfos(roster, tools) {
+		sb := "none"
+		if info.Sandbox != nil {
+			sb = info.Sandbox.String()
+		}
+		got[info.Name] = info.Status + " | " + sb
+	}
+	want := map[string]string{
+		contract.SpawnName: "ok | workspace-write, no network",
+		"mcp__srv__x":      "ok | none",
+		"mark":             "ok | workspace-write, no network",
+		"mark_net":         "unavailable: WS_TEST_UNSET_A not set | workspace-write, network",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tool infos (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"mark", "mark_net", contract.SpawnName}, slices.Sorted(maps.Keys(w.ToolPolicies(tools)))); diff != "" {
+		t.Errorf("policies (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckDeclared: a tool that cannot run here is a problem, named by
+// its variable, never by a value.
+func TestCheckDeclared(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, ".basis", "tools.json"), `{"schema": 1, "tools": {
+		"fine": {"description": "d", "input_schema": {"type": "object"}, "command": ["true"]},
+		"token": {"description": "d", "input_schema": {"type": "object"}, "command": ["true"], "env": {"T": "${WS_TEST_UNSET_A}"}},
+		"gone": {"description": "d", "input_schema": {"type": "object"}, "command": ["./no/such/program"]}}}`)
+	tools, err := openIn(t, ws, home).Declared(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, _ := CheckDeclared(tools)
+	var got []string
+	for _, p := range problems {
+		switch {
+		case strings.Contains(p.Error(), "WS_TEST_UNSET_A"):
+			got = append(got, "token")
+		case strings.Contains(p.Error(), "no/such/program"):
+			got = append(got, "gone")
+		default:
+			got = append(got, p.Error())
+		}
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"gone", "token"}, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }

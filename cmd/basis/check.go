@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 
-	"github.com/basis-go/basis/approver"
-	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/sandbox"
 	basisws "github.com/basis-go/basis/workspace"
 )
@@ -47,7 +45,7 @@ problem, 2 otherwise.
 	rt, buildErrs := w.build(ctx, nil)
 	errs = append(errs, buildErrs...)
 	if rt != nil {
-		if err := w.ws.SandboxProblems(w.toolPolicies()); err != nil {
+		if err := w.ws.SandboxProblems(w.ws.ToolPolicies(w.declared)); err != nil {
 			errs = append(errs, basisws.Problems(err)...)
 		}
 	}
@@ -55,23 +53,17 @@ problem, 2 otherwise.
 	for _, wn := range p.Warnings {
 		warnings = append(warnings, "warning: "+wn.String())
 	}
-	warnings = append(warnings, w.rulesForMissingTools(rt, rules)...)
-	for _, f := range w.ws.GitFindings(ctx) {
-		warnings = append(warnings, "warning: "+f)
+	var unknown []string
+	if rt != nil {
+		// check starts no MCP server: their tools are not known.
+		unknown = basisws.UnknownToolRules(rt.Tools(), rules, mcpRule)
 	}
 	mcpErrs, mcpLines, mcpFiles, mcpTools := w.mcpCheck(ctx, *start)
 	errs = append(errs, mcpErrs...)
-	for _, t := range w.declared {
-		if err := t.Unavailable(); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if err := t.CheckStart(); err != nil {
-			errs = append(errs, err)
-		}
-		for _, w := range t.Warnings() {
-			warnings = append(warnings, "warning: "+w.String())
-		}
+	declErrs, declWarnings := basisws.CheckDeclared(w.declared)
+	errs = append(errs, declErrs...)
+	for _, wn := range slices.Concat(unknown, w.ws.GitFindings(ctx), declWarnings) {
+		warnings = append(warnings, "warning: "+wn)
 	}
 	for _, err := range errs {
 		fmt.Fprintln(e.stdout, err)
@@ -114,33 +106,4 @@ func them(n int) string {
 		return "it"
 	}
 	return "them"
-}
-
-// rulesForMissingTools warns about operator and workspace rules that name
-// a tool this workspace does not have: a typo, or a rule for another
-// repository, which is harmless but worth knowing about. A rule for an MCP
-// tool is not judged: check starts no server, so their tools are not
-// known.
-func (w *workspace) rulesForMissingTools(rt *runtime.Runtime, rules []approver.Rule) []string {
-	if rt == nil {
-		return nil
-	}
-	var names []string
-	have := map[string]bool{}
-	for _, d := range rt.Tools() {
-		have[d.Name] = true
-		names = append(names, d.Name)
-	}
-	var out []string
-	for _, r := range rules {
-		if have[r.Tool] || r.Scope == approver.ScopeSystem || mcpRule(r) {
-			continue
-		}
-		where := r.File
-		if r.Number > 0 {
-			where += " rule " + strconv.Itoa(r.Number)
-		}
-		out = append(out, "warning: "+where+": "+r.String()+": no tool named "+r.Tool+" here"+didYouMean(r.Tool, names))
-	}
-	return out
 }

@@ -147,12 +147,12 @@ func (w *workspace) mcpNotes() []string {
 
 // mcpSandbox is what the SANDBOX column says of an MCP tool: its stdio
 // server's sandbox, or "-" for a server that is no program basis starts.
-func (w *workspace) mcpSandbox(d contract.Descriptor) string {
+func (w *workspace) mcpSandbox(source string) string {
 	if w.mcp == nil {
 		return "-"
 	}
 	for _, s := range w.mcp.Config().Servers {
-		if strings.HasSuffix(d.Source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
+		if strings.HasSuffix(source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
 			return w.ws.SandboxOf(mcpbind.SandboxName(s.Name), true).String()
 		}
 	}

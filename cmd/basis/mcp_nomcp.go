@@ -43,7 +43,7 @@ func (w *workspace) mcpStartError() (error, bool) { return nil, false }
 
 func (w *workspace) mcpServerRows() []mcpServerRow { return nil }
 
-func (w *workspace) mcpSandbox(contract.Descriptor) string { return "-" }
+func (w *workspace) mcpSandbox(string) string { return "-" }
 
 // mcpNotes says, for each MCP config file present, that this build does
 // not load it: its servers are not missing by mistake.

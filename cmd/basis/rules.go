@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -100,7 +99,7 @@ whose tool here has changed since says what changed.
 	if err != nil {
 		return configErr(e, basisws.Problems(err))
 	}
-	states := w.ruleCurrency(ctx, slices.Concat(p.System, p.Operator))
+	states := w.ruleCurrency(ctx, p.Rules()) // parallel to p.Rules(): system, operator, workspace
 	if *asJSON {
 		return writeRulesJSON(e, p, states)
 	}
@@ -110,9 +109,9 @@ whose tool here has changed since says what changed.
 			note = "; operator allow rules are switched off"
 		}
 		fmt.Fprintf(e.stdout, "system rules (%s, nobody below may loosen them%s):\n", w.ws.SystemRulesPath(), note)
-		for _, r := range p.System {
+		for i, r := range p.System {
 			fmt.Fprintf(e.stdout, "     %s\n", describeRule(r))
-			printStale(e, r, states[ruleKey(r)])
+			printStale(e, r, states[i])
 		}
 	}
 	file := w.ws.OperatorRules()
@@ -120,9 +119,9 @@ whose tool here has changed since says what changed.
 		fmt.Fprintf(e.stdout, "no operator rules in %s; add one with: basis rules add --tool NAME --allow\n", w.displayPath(file.Path))
 	} else {
 		fmt.Fprintf(e.stdout, "operator rules (%s):\n", w.displayPath(file.Path))
-		for _, r := range p.Operator {
+		for i, r := range p.Operator {
 			fmt.Fprintf(e.stdout, "%3d  %s\n", r.Number, describeRule(r))
-			printStale(e, r, states[ruleKey(r)])
+			printStale(e, r, states[len(p.System)+i])
 		}
 	}
 	if len(p.Workspace) > 0 {
@@ -137,20 +136,11 @@ whose tool here has changed since says what changed.
 	return exitOK
 }
 
-// ruleKey is where a loaded rule: its file and number.
-type ruleAt struct {
-	file   string
-	number int
-}
-
-func ruleKey(r approver.Rule) ruleAt { return ruleAt{r.File, r.Number} }
-
-// ruleCurrency tells, for each allow rule, whether it matches the
-// definition of its tool as this workspace loads it now, and what changed
-// if not. MCP servers are started only when an allow rule names an MCP
-// tool. A workspace whose tools cannot be loaded tells nothing.
-func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map[ruleAt]basisws.RuleState {
-	out := map[ruleAt]basisws.RuleState{}
+// ruleCurrency tells, for each of rules, whether an allow rule matches
+// the definition of its tool as this workspace loads it now, and what
+// changed if not (basisws.RuleStates). MCP servers are started only when
+// an allow rule names an MCP tool.
+func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) []basisws.RuleState {
 	w.mcpStart = mcpNone
 	for _, r := range rules {
 		if r.Decision == approver.RuleAllow && mcpRule(r) {
@@ -158,14 +148,8 @@ func (w *workspace) ruleCurrency(ctx context.Context, rules []approver.Rule) map
 		}
 	}
 	defer w.closeMCP()
-	rt, errs := w.build(ctx, nil)
-	if len(errs) > 0 {
-		return out
-	}
-	for i, st := range basisws.RuleStates(ctx, rt, rules) {
-		out[ruleKey(rules[i])] = st
-	}
-	return out
+	rt, _ := w.build(ctx, nil) // a workspace whose tools cannot be loaded tells less
+	return basisws.RuleStates(ctx, rt, rules)
 }
 
 // printStale says, under a rule, what changed in its tool since it
@@ -189,19 +173,13 @@ type ruleJSON struct {
 	Changes []string `json:"changes,omitempty"`
 }
 
-func writeRulesJSON(e *env, p *basisws.Policy, states map[ruleAt]basisws.RuleState) int {
+func writeRulesJSON(e *env, p *basisws.Policy, states []basisws.RuleState) int {
 	out := struct {
 		Rules    []ruleJSON `json:"rules"`
 		Warnings []string   `json:"warnings"`
 	}{Rules: []ruleJSON{}, Warnings: []string{}}
-	for _, r := range p.Rules() {
-		c := states[ruleKey(r)]
-		if r.Decision == approver.RuleAllow && len(r.Definition) == 0 && c.Current == nil {
-			// It records no definition: it matches no tool that has one.
-			f := false
-			c = basisws.RuleState{Current: &f, Changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
-		}
-		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: c.Current, Changes: c.Changes})
+	for i, r := range p.Rules() {
+		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: states[i].Current, Changes: states[i].Changes})
 	}
 	for _, wn := range p.Warnings {
 		out.Warnings = append(out.Warnings, wn.String())
@@ -322,12 +300,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 	if err := r.CheckExamples(); err != nil {
 		return usageErr(e, "rules add: %v; nothing was saved", err)
 	}
-	file := w.ws.OperatorRules()
-	before, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
-	if err != nil {
-		return configErr(e, []error{err})
-	}
-	added, err := file.Add(r)
+	added, rebound, err := w.ws.AddRule(ctx, r)
 	if err != nil {
 		return configErr(e, []error{err})
 	}
@@ -336,7 +309,7 @@ func cmdRulesAdd(ctx context.Context, g *globals, args []string, e *env) int {
 		return exitOK
 	}
 	verb := "added"
-	if after, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator); err == nil && len(after.Rules) == len(before.Rules) {
+	if rebound {
 		verb = "rebound"
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", verb, describeRule(r))
@@ -425,25 +398,12 @@ func cmdRulesRemove(ctx context.Context, g *globals, args []string, e *env) int 
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	source := w.ws.RuleSource(f.source)
-	file := w.ws.OperatorRules()
-	if len(numbers) > 0 {
-		current, err := approver.LoadRules(ctx, file.Path, approver.ScopeOperator)
-		if err != nil {
-			return configErr(e, []error{err})
-		}
-		for _, n := range numbers {
-			if n > len(current.Rules) {
-				return usageErr(e, "rules remove: there is no rule %d (there are %d); see them with: basis rules list", n, len(current.Rules))
-			}
-		}
-	}
-	match := basisws.RuleFilter{Tool: f.tool, Source: source, Pattern: f.pattern, Command: words, Decision: decision}.Match
-	if len(numbers) > 0 {
-		match = func(number int, _ approver.Rule) bool { return slices.Contains(numbers, number) }
-	}
-	gone, err := file.Remove(match)
-	if err != nil {
+	filter := basisws.RuleFilter{Tool: f.tool, Source: w.ws.RuleSource(f.source), Pattern: f.pattern, Command: words, Decision: decision}
+	gone, err := w.ws.RemoveRules(ctx, numbers, filter)
+	var none *basisws.NoRuleError
+	if errors.As(err, &none) {
+		return usageErr(e, "rules remove: %v; see them with: basis rules list", err)
+	} else if err != nil {
 		return configErr(e, []error{err})
 	}
 	if len(gone) == 0 {

@@ -108,7 +108,7 @@ func TestToolsShowEachToolsSandbox(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			var tools []toolJSON
+			var tools []basisws.ToolInfo
 			if err := json.Unmarshal([]byte(stdout), &tools); err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
 	"github.com/basis-go/basis/mcpbind/mcpserve"
+	"github.com/basis-go/basis/subprocess"
 	basisws "github.com/basis-go/basis/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -84,6 +86,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpserve.MinTokenLen)
 		}
 	}
+	serveGC(e.environ)
 	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
@@ -161,6 +164,17 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "serve: %v", err)
 	}
 	return exitOK
+}
+
+// serveGC raises the collector's target when the operator set no $GOGC:
+// go-sdk's JSON decoder makes a 32 KiB buffer for every message, so on
+// basis serve's small heap the default target collected every few calls,
+// a third of its CPU in the gateway benchmark (e2e/README, known gaps);
+// four times the target costs a few MiB of memory.
+func serveGC(environ []string) {
+	if _, set := subprocess.LookupEnv(environ, "GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
 }
 
 // stdioTransport speaks MCP over basis's own stdin and stdout.

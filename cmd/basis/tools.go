@@ -8,24 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/basis-go/basis/contract"
-	basisws "github.com/basis-go/basis/workspace"
 )
-
-// toolJSON is one entry of `basis tools --json`.
-type toolJSON struct {
-	Name        string              `json:"name"`
-	Description string              `json:"description"`
-	InputSchema json.RawMessage     `json:"input_schema"`
-	SideEffect  contract.SideEffect `json:"side_effect"`
-	Binding     string              `json:"binding"`
-	Source      string              `json:"source"`
-	// Status is "ok", or "unavailable: …" with the reason a call to the
-	// tool would be refused.
-	Status string `json:"status"`
-	// Sandbox is how the tool's programs are confined; absent for a tool
-	// that starts no program here.
-	Sandbox *basisws.ToolSandbox `json:"sandbox,omitempty"`
-}
 
 func cmdTools(ctx context.Context, g *globals, args []string, e *env) int {
 	c := newCommand("tools", "tools [--json]", `Lists every tool the model would see in this workspace: basis's own spawn
@@ -55,21 +38,12 @@ table of those servers and how each is doing.
 	for _, n := range w.mcpNotes() {
 		fmt.Fprintf(e.stderr, "basis: note: %s\n", n)
 	}
-	tools := rt.Tools()
-	status := w.toolStatus()
-	sandboxFor := w.toolSandboxes()
+	tools := w.ws.ToolInfos(rt.Tools(), w.declared)
 	if *asJSON {
-		out := make([]toolJSON, len(tools))
-		for i, d := range tools {
-			out[i] = toolJSON{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, SideEffect: d.SideEffect, Binding: d.Binding, Source: d.Source, Status: status(d.Name)}
-			if sb, ok := sandboxFor(d.Name); ok {
-				out[i].Sandbox = &sb
-			}
-		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil {
+		if err := enc.Encode(tools); err != nil {
 			return usageErr(e, "writing the list: %v", err)
 		}
 		return exitOK
@@ -90,12 +64,12 @@ table of those servers and how each is doing.
 			source = "basis"
 		}
 		sb := "-"
-		if o, ok := sandboxFor(d.Name); ok {
-			sb = o.String()
+		if d.Sandbox != nil {
+			sb = d.Sandbox.String()
 		} else if d.Binding == contract.BindingMCP {
-			sb = w.mcpSandbox(d)
+			sb = w.mcpSandbox(d.Source)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Binding, d.SideEffect, source, status(d.Name), sb, oneLine(d.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Binding, d.SideEffect, source, d.Status, sb, oneLine(d.Description))
 	}
 	if err := tw.Flush(); err != nil {
 		return usageErr(e, "writing the list: %v", err)
@@ -127,19 +101,4 @@ func cutLast(s, sep string) (before, after string, found bool) {
 		return s[:i], s[i+len(sep):], true
 	}
 	return s, "", false
-}
-
-// toolStatus returns, by tool name, "ok" or why a call to a declared
-// tool would be refused before it runs.
-func (w *workspace) toolStatus() func(name string) string {
-	status := map[string]string{}
-	for _, t := range w.declared {
-		status[t.Descriptor().Name] = basisws.DeclaredStatus(t)
-	}
-	return func(name string) string {
-		if s, ok := status[name]; ok {
-			return s
-		}
-		return "ok"
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/approver/terminal"
@@ -80,19 +79,13 @@ func openWorkspace(ctx context.Context, g *globals, e *env) (*workspace, error) 
 			return nil, fmt.Errorf("-C %s: not a directory; give the workspace's root directory", g.dir)
 		}
 	}
-	if g.configDir != "" {
-		opts.ConfigDir = absFrom(cwd, g.configDir)
-	}
+	opts.ConfigDir = g.configDir // taken from cwd when relative
 	if w.ws, w.openErr = basisws.Open(ctx, opts); w.ws == nil {
 		return nil, w.openErr
 	}
 	w.root, w.configDir = w.ws.Root(), w.ws.ConfigDir()
-	if text := e.getenv(spawn.DepthEnv); text != "" {
-		d, err := strconv.Atoi(text)
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("%s must be a whole number, 0 or more; unset it to start at depth 0", spawn.DepthEnv)
-		}
-		w.depth = d
+	if w.depth, err = spawn.DepthFrom(e.environ); err != nil {
+		return nil, err
 	}
 	delegate := g.delegate
 	if delegate == "" {
