@@ -96,8 +96,10 @@ standalone: ## build and test every module alone (GOWORK=off)
 	$(call each,GOWORK=off $(GO) build ./... && GOWORK=off $(GO) test -count=1 ./...)
 
 .PHONY: bench
-bench: ## every ratio benchmark against its baseline, one table (median of BENCHCOUNT runs), written to e2e/BENCHMARKS.md
-	cd e2e && $(GO) run ./cmd/benchtable -root .. -count $(BENCHCOUNT) -benchtime $(BENCHTIME) -out BENCHMARKS.md
+bench: e2e/peers/node_modules/.package-lock.json ## every ratio benchmark against its baseline and the MCP conformance table, written to e2e/BENCHMARKS.md
+	@conf=$$(mktemp) && trap 'rm -f "$$conf"' EXIT && \
+	(cd e2e && $(GO) run ./cmd/conformance -root .. > "$$conf") && \
+	cd e2e && $(GO) run ./cmd/benchtable -root .. -count $(BENCHCOUNT) -benchtime $(BENCHTIME) -conformance "$$conf" -out BENCHMARKS.md
 
 .PHONY: bench-all
 bench-all: ## every benchmark of every module, once

@@ -39,7 +39,7 @@ func serveGateway(ctx context.Context, ws *workspace.Workspace, logger *slog.Log
 	if err != nil {
 		return err // the first build's problems
 	}
-	defer gw.Close() // stops the servers
+	defer gw.Close()                            // stops the servers
 	return gw.Serve(ctx, &mcp.StdioTransport{}) // or gw.ListenAndServe
 }
 

@@ -29,6 +29,9 @@ type options struct {
 	out       string
 	strict    bool
 	only      string
+	// conformance is the output of the conformance run (e2e/cmd/conformance)
+	// whose table BENCHMARKS.md carries; "" for none.
+	conformance string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -41,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.out, "out", "", "also write the table as Markdown to this file")
 	fs.BoolVar(&o.strict, "strict", false, "exit 1 when a measured figure misses its target")
 	fs.StringVar(&o.only, "only", "", "run only the rows whose module matches this regular expression")
+	fs.StringVar(&o.conformance, "conformance", "", "the output of a conformance run (go run ./cmd/conformance) whose table the Markdown carries")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -74,7 +78,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	printTable(stdout, lines)
 	if o.out != "" {
+		var conf string
+		if o.conformance != "" {
+			data, err := os.ReadFile(o.conformance)
+			if err != nil {
+				fmt.Fprintf(stderr, "benchtable: -conformance: %v\n", err)
+				return 2
+			}
+			if conf = conformanceReport(string(data)); conf == "" {
+				fmt.Fprintf(stderr, "benchtable: -conformance: %s holds no conformance table; run go run ./cmd/conformance and keep what it prints\n", o.conformance)
+				return 2
+			}
+		}
 		md := markdown(lines, m, started, "go run ./cmd/benchtable "+strings.Join(args, " "))
+		md = append(md, conformanceSection(conf)...)
 		if err := os.WriteFile(o.out, md, 0o644); err != nil {
 			fmt.Fprintf(stderr, "benchtable: %v\n", err)
 			return 1
@@ -360,4 +377,28 @@ func markdown(lines []line, m machine, started time.Time, command string) []byte
 // cell makes s safe inside a Markdown table cell.
 func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// conformanceReport is a conformance run's report, from its table on
+// (the lines before say what is starting); "" when the output has none.
+func conformanceReport(output string) string {
+	i := strings.Index(output, "| server under test |")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(output[i:]) + "\n"
+}
+
+// conformanceSection is BENCHMARKS.md's section for the conformance table;
+// none without one.
+func conformanceSection(report string) []byte {
+	if report == "" {
+		return nil
+	}
+	return []byte("\n## MCP conformance\n\n" +
+		"The official MCP conformance suite, `@modelcontextprotocol/conformance@0.2.0-alpha.11` (the version\n" +
+		"go-sdk v1.8.0 pins), against go-sdk v1.8.0's `conformance/everything-server`, directly and through\n" +
+		"`basis serve`, in both modes. Command: `make conformance` (`go run ./cmd/conformance -root ..` in\n" +
+		"e2e/), run by `make bench` before the benchmarks; what each mode means and why basis differs where it\n" +
+		"does: [e2e/README.md](README.md) and [conformance/baseline.yml](conformance/baseline.yml).\n\n" + report)
 }

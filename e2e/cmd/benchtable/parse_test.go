@@ -194,3 +194,24 @@ func TestRowsOfOneBenchmarkShareItsRuns(t *testing.T) {
 		t.Errorf("figures (-want +got):\n%s", diff)
 	}
 }
+
+func TestConformanceSection(t *testing.T) {
+	output := "conformance: 2025-11-25, stateful: everything-server directly at 127.0.0.1:1\n" +
+		"| server under test | a | b |\n|---|---|---|\n| direct | 1 passed, 0 failed | 2 passed, 0 failed |\n\nall good.\n"
+	report := conformanceReport(output)
+	if strings.HasPrefix(report, "conformance:") || !strings.HasPrefix(report, "| server under test |") || !strings.HasSuffix(report, "all good.\n") {
+		t.Errorf("report = %q, want the output from its table on", report)
+	}
+	if got := conformanceReport("no table here\n"); got != "" {
+		t.Errorf("a run without a table gave %q", got)
+	}
+	section := string(conformanceSection(report))
+	for _, want := range []string{"## MCP conformance", "0.2.0-alpha.11", "`make conformance`", report} {
+		if !strings.Contains(section, want) {
+			t.Errorf("section lacks %q:\n%s", want, section)
+		}
+	}
+	if conformanceSection("") != nil {
+		t.Error("a section was made without a table")
+	}
+}
