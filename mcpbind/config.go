@@ -16,8 +16,8 @@ import (
 
 // Default timeouts, used when a server does not set its own.
 const (
-	DefaultStartupTimeout = 30 * time.Second
-	DefaultCallTimeout    = 60 * time.Second
+	defaultStartupTimeout = 30 * time.Second
+	defaultCallTimeout    = 60 * time.Second
 	// maxTimeout is the longest startup_timeout_ms or call_timeout_ms a
 	// config may ask for.
 	maxTimeout = 24 * time.Hour
@@ -71,8 +71,7 @@ type ServerConfig struct {
 	URL     string
 	Headers *Values
 	// StartupTimeout bounds starting the server and the MCP handshake;
-	// CallTimeout bounds each call. Zero means the defaults,
-	// [DefaultStartupTimeout] and [DefaultCallTimeout].
+	// CallTimeout bounds each call. Zero means 30 s and 60 s.
 	StartupTimeout time.Duration
 	CallTimeout    time.Duration
 	// TrustAnnotations lets a tool's readOnlyHint lower its side effect to

@@ -68,7 +68,7 @@ type ManagerOptions struct {
 	// sweeps orphaned processes passes subprocess.Track.
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
 	// MaxOutputTokens is every server's output budget in estimated
-	// tokens (0: Config.MaxOutputTokens, else [DefaultMaxOutputTokens];
+	// tokens (0: Config.MaxOutputTokens, else 25,000;
 	// negative: none). A longer text is cut; OutputDir keeps it whole.
 	MaxOutputTokens int
 	// OutputDir holds whole results (empty: <user cache dir>/basis/mcp-output).
@@ -228,12 +228,12 @@ func (m *Manager) Status() []Status {
 	return out
 }
 
-// ServerFor returns the server whose tools are named like toolName, so a
+// serverFor returns the server whose tools are named like toolName, so a
 // host that needs one tool starts only its server. A server with an
 // empty tool_prefix may offer a tool of any name: it is returned only
 // when no other server's prefix fits ([Manager.StartFor] starts them
 // all).
-func (m *Manager) ServerFor(toolName string) (string, bool) {
+func (m *Manager) serverFor(toolName string) (string, bool) {
 	servers := m.serversFor(toolName)
 	if len(servers) == 0 {
 		return "", false
@@ -492,11 +492,11 @@ func (s *server) currentTools() []contract.ExecutableTool {
 }
 
 func (s *server) startupTimeout() time.Duration {
-	return cmpOr(s.cfg.StartupTimeout, DefaultStartupTimeout)
+	return cmpOr(s.cfg.StartupTimeout, defaultStartupTimeout)
 }
 
 func (s *server) callTimeout() time.Duration {
-	return cmpOr(s.cfg.CallTimeout, DefaultCallTimeout)
+	return cmpOr(s.cfg.CallTimeout, defaultCallTimeout)
 }
 
 func cmpOr(d, def time.Duration) time.Duration {

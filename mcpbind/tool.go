@@ -15,8 +15,7 @@ import (
 )
 
 // Tool is one tool of an MCP server, bound to the contract. Its name is
-// the server's [ServerConfig.ExposedName] of the tool's ([ToolName] by
-// default); calling it calls the tool on the server, starting (or
+// [ToolName] of the tool's, or under the server's tool_prefix; calling it calls the tool on the server, starting (or
 // restarting) the server if needed.
 type Tool struct {
 	desc        contract.Descriptor
@@ -31,8 +30,8 @@ var _ contract.ExecutableTool = (*Tool)(nil)
 // the tool is offered under.
 func (t *Tool) Server() string { return t.srv.cfg.Name }
 
-// RemoteName returns the tool's name on its server.
-func (t *Tool) RemoteName() string { return t.remote }
+// remoteName returns the tool's name on its server.
+func (t *Tool) remoteName() string { return t.remote }
 
 // Descriptor describes the tool: the server's input schema as given,
 // binding "mcp", source "<config file>#<server>", side effect external
@@ -156,7 +155,7 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 	var errs []error
 	remote, hidden := s.filter(remote)
 	for _, rt := range remote {
-		name := s.cfg.ExposedName(rt.Name)
+		name := s.cfg.exposedName(rt.Name)
 		if why := s.cfg.reservedProblem(rt.Name, name); why != "" {
 			colliding[name] = true
 			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: errNameCollision, text: why}})
@@ -172,7 +171,7 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 	}
 	var tools []*Tool
 	for _, rt := range remote {
-		name := s.cfg.ExposedName(rt.Name)
+		name := s.cfg.exposedName(rt.Name)
 		if colliding[name] {
 			continue
 		}
