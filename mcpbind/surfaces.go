@@ -144,10 +144,8 @@ func (l *liveServer) listError(op string, err error) error {
 	return &ServerError{Server: l.srv.cfg.Name, Op: op, Err: &problem{kind: errProtocol, cause: err, text: l.conn.launch.redact(err.Error())}}
 }
 
-// Resources returns the resources every connected server lists, each
-// with the URI it is served under: its own when no other server lists
-// the same URI, a qualified URI when another does. A server whose list
-// fails is left out; the error names it.
+// Resources returns every connected server's resources, a URI several
+// servers list qualified by server.
 func (m *Manager) Resources(ctx context.Context) ([]*mcp.Resource, error) {
 	type owned struct {
 		srv string
@@ -181,9 +179,7 @@ func (m *Manager) Resources(ctx context.Context) ([]*mcp.Resource, error) {
 	return out, errors.Join(errs...)
 }
 
-// ResourceTemplates returns every connected server's resource templates,
-// each served as [Manager.Resources] serves URIs: as it is unless another
-// server has the same template, qualified then.
+// ResourceTemplates is [Manager.Resources] for resource templates.
 func (m *Manager) ResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
 	type owned struct {
 		srv string
@@ -426,14 +422,9 @@ func (m *Manager) Unsubscribe(ctx context.Context, uri string) error {
 	return nil
 }
 
-// Surface is one resource read or prompt get of a server, bound to the
-// contract so that it goes through a runtime's pipeline as a call does
-// (preview, gate, audit, execution) without being a tool anyone lists:
-// run it with the runtime's CallUnlisted and [Surface.Input], then take
-// [Surface.ReadResult] or [Surface.PromptResult]. Its name is
-// surfaceName of the server, its source the server's (so rules allow
-// it per server), its side effect external: the server is a program
-// that may do anything when asked. One Surface serves one request.
+// Surface is one resource read or prompt get of a server as a tool nobody
+// lists, so it runs through a runtime's pipeline (CallUnlisted with
+// [Surface.Input]) and is gated per server. One Surface serves one request.
 type Surface struct {
 	srv    *server
 	conn   *conn
@@ -524,10 +515,8 @@ func (s *Surface) parse(call contract.Call) (surfaceInput, error) {
 	return in, nil
 }
 
-// AuthorizationPreview describes the request: its Subject is the
-// canonical JSON of {"server", "method", "uri"} for a read and {"server",
-// "method", "name", "arguments"} for a prompt, server as a tool's preview
-// has it (never an env or header value).
+// AuthorizationPreview's Subject names the server, the method and the URI
+// or the prompt and its arguments.
 func (s *Surface) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
 	in, err := s.parse(call)
 	if err != nil {
@@ -559,10 +548,8 @@ func (s *Surface) AuthorizationPreview(_ context.Context, call contract.Call) (c
 	}, nil
 }
 
-// Definition is what an approval of the server's reads and prompt gets
-// covers: {"files", "server"}, as a tool's definition has them. It
-// leaves the method out, so one rule allows a server's reads and prompts
-// both; a pattern over the subject narrows it to one method.
+// Definition is the server's part of its tools' definitions: one rule
+// covers a server's reads and prompt gets.
 func (s *Surface) Definition(context.Context) (json.RawMessage, error) {
 	s.srv.mu.Lock()
 	files := s.srv.files
@@ -573,10 +560,8 @@ func (s *Surface) Definition(context.Context) (json.RawMessage, error) {
 	return contract.CanonicalJSON(map[string]any{"files": files, "server": s.srv.definition})
 }
 
-// Execute makes the request, with the input the gate judged, under the
-// server's call timeout, and keeps the server's result for
-// [Surface.ReadResult] or [Surface.PromptResult]; the text it returns
-// sums the result up for the audit.
+// Execute makes the request under the server's call timeout and keeps
+// the answer for [Surface.ReadResult] or [Surface.PromptResult].
 func (s *Surface) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
 	in, err := s.parse(call)
 	if err != nil {
