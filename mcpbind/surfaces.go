@@ -28,12 +28,6 @@ func qualifiedURI(server, uri string) string {
 	return qualifiedScheme + sanitize(server) + "/" + uri
 }
 
-// promptName returns the name a server's prompt is served under by default:
-// mcp__<server>__<prompt>, as [ToolName] spells tools, so two servers'
-// "summarize" prompts stay apart. A server with a tool_prefix serves its
-// prompts under it, as its tools (exposedName).
-func promptName(server, prompt string) string { return ToolName(server, prompt) }
-
 // surfaceName is the name a server's resource reads and prompt gets go by
 // for the gate and the audit: "mcp__<server>", which no tool of a server
 // is named (a tool's name goes on with "__"), so rules allow or deny them
@@ -214,7 +208,7 @@ func (m *Manager) ResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplat
 }
 
 // Prompts returns every connected server's prompts, each named
-// promptName of its server and its own name.
+// as its server names its tools.
 func (m *Manager) Prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	var out []*mcp.Prompt
 	var errs []error
