@@ -21,19 +21,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// DefaultMaxOutputTokens is the output budget when neither the host, the
+// defaultMaxOutputTokens is the output budget when neither the host, the
 // operator nor the server's entry sets one: what Claude Code allows an
 // MCP result.
-const DefaultMaxOutputTokens = 25_000
+const defaultMaxOutputTokens = 25_000
 
 // bytesPerToken is how many bytes of text count as one token. Tokenizers
 // differ by model and language; four bytes a token is the usual estimate
 // for English and code, and errs on the side of more text for others.
 const bytesPerToken = 4
 
-// EstimateTokens estimates how many tokens a model reads text as: its
+// estimateTokens estimates how many tokens a model reads text as: its
 // length in bytes divided by four, rounded up.
-func EstimateTokens(text string) int { return (len(text) + bytesPerToken - 1) / bytesPerToken }
+func estimateTokens(text string) int { return (len(text) + bytesPerToken - 1) / bytesPerToken }
 
 // outputKeep is how long a kept result stays in the output directory: a
 // Manager removes older ones the first time it keeps a result.
@@ -47,7 +47,7 @@ func (s *server) budget() int {
 	case mgr < 0:
 		mgr = 0
 	case mgr == 0:
-		mgr = DefaultMaxOutputTokens
+		mgr = defaultMaxOutputTokens
 		if s.m.cfg.MaxOutputTokens > 0 {
 			mgr = s.m.cfg.MaxOutputTokens
 		}
@@ -69,7 +69,7 @@ func (s *server) budget() int {
 // where the whole text was kept.
 func (s *server) fitBudget(text string) string {
 	budget := s.budget()
-	if budget <= 0 || EstimateTokens(text) <= budget {
+	if budget <= 0 || estimateTokens(text) <= budget {
 		return text
 	}
 	keep := budget * bytesPerToken
@@ -92,7 +92,7 @@ func (s *server) fitBudget(text string) string {
 		cut += "\n"
 	}
 	return cut + "\n[basis: this result of MCP server " + printableName(s.cfg.Name) + " was cut to about " +
-		strconv.Itoa(EstimateTokens(cut)) + " of its " + strconv.Itoa(EstimateTokens(text)) +
+		strconv.Itoa(estimateTokens(cut)) + " of its " + strconv.Itoa(estimateTokens(text)) +
 		" estimated tokens (1 token ≈ 4 bytes), its budget being " + strconv.Itoa(budget) + "; " + where + "]"
 }
 

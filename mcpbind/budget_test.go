@@ -48,7 +48,7 @@ func bigResult(t *testing.T, cfg *mcpbind.Config, opts *mcpbind.ManagerOptions, 
 		t.Fatal(err)
 	}
 	for _, tl := range tools {
-		if tl.(*mcpbind.Tool).RemoteName() == "big" {
+		if mcpbind.RemoteName(tl.(*mcpbind.Tool)) == "big" {
 			res, err := tl.Execute(context.Background(), contract.Call{Input: []byte(`{"text": ` + strconv.Quote(text) + `, "times": ` + strconv.Itoa(times) + `}`)})
 			if err != nil {
 				t.Fatal(err)

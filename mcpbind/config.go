@@ -16,8 +16,8 @@ import (
 
 // Default timeouts, used when a server does not set its own.
 const (
-	DefaultStartupTimeout = 30 * time.Second
-	DefaultCallTimeout    = 60 * time.Second
+	defaultStartupTimeout = 30 * time.Second
+	defaultCallTimeout    = 60 * time.Second
 	// maxTimeout is the longest startup_timeout_ms or call_timeout_ms a
 	// config may ask for.
 	maxTimeout = 24 * time.Hour
@@ -50,33 +50,27 @@ const (
 // every origin but the operator's and the host's, the zero one included.
 func (o Origin) workspace() bool { return o != OriginOperator && o != OriginHost }
 
-// ServerConfig is one configured MCP server, as written: strings hold their
-// ${VAR} placeholders unexpanded, and env and header values are kept in
-// [*Values], which never print their values.
+// ServerConfig is one configured MCP server as written (${VAR}s
+// unexpanded).
 type ServerConfig struct {
 	// Name is the server's name, the key under "mcpServers".
 	Name string
 	// Type is TypeStdio, TypeHTTP or TypeSSE.
 	Type string
-	// Command, Args, Env and Cwd start a stdio server. A relative Cwd is
-	// taken from the config file's directory; an empty one is that
-	// directory for a workspace server and basis's own directory
-	// otherwise.
+	// Command, Args, Env and Cwd start a stdio server; Cwd is relative to
+	// the config file's directory.
 	Command string
 	Args    []string
 	Env     *Values
 	Cwd     string
-	// URL and Headers reach an http or sse server; the headers go with
-	// every request.
+	// URL and Headers reach an http or sse server.
 	URL     string
 	Headers *Values
-	// StartupTimeout bounds starting the server and the MCP handshake;
-	// CallTimeout bounds each call. Zero means the defaults,
-	// [DefaultStartupTimeout] and [DefaultCallTimeout].
+	// StartupTimeout and CallTimeout default to 30 s and 60 s.
 	StartupTimeout time.Duration
 	CallTimeout    time.Duration
-	// TrustAnnotations lets a tool's readOnlyHint lower its side effect to
-	// none. Only the operator's file and a host may set it.
+	// TrustAnnotations lets readOnlyHint lower a tool's side effect (not
+	// in a workspace file).
 	TrustAnnotations bool
 	// File is the absolute path of the config file the server came from;
 	// empty for a host's server.
@@ -87,15 +81,12 @@ type ServerConfig struct {
 	// root its cwd must resolve inside ([ServerConfig.Check]); Load sets
 	// it to LoadOptions.Root. Empty means the directory of File.
 	Root string
-	// ToolPrefix, when set, replaces "mcp__<server>__" in the names of
-	// the server's tools and prompts; new("") keeps their own names.
+	// ToolPrefix replaces "mcp__<server>__" in tool and prompt names.
 	ToolPrefix *string
-	// EnabledTools, when not nil, are the only tools offered;
-	// DisabledTools never are. Names on the server, or * patterns.
+	// EnabledTools and DisabledTools filter tools by name or * pattern.
 	EnabledTools  []string
 	DisabledTools []string
-	// MaxOutputTokens is the server's output budget (0: the Manager's);
-	// a workspace server's only lowers it.
+	// MaxOutputTokens is the server's output budget (0: the Manager's).
 	MaxOutputTokens int
 }
 

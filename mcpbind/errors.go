@@ -66,10 +66,8 @@ func subjectOf(server string) string {
 	return "server " + server
 }
 
-// ServerError is a failure of one server: it could not start, it died, it
-// answered a call with an error. Its message names the server and, for a
-// stdio server that failed or died, quotes the end of its stderr (with any
-// configured env or header value cut out).
+// ServerError is a failure of one server. Its message names the server
+// and may quote the end of its stderr, configured values cut out.
 type ServerError struct {
 	// Server is the server's name.
 	Server string

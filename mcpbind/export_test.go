@@ -53,3 +53,10 @@ func (v *Values) Names() []string                  { return v.nameList() }
 func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) { return t.list(ctx) }
 
 func (m *Manager) Start(ctx context.Context, name string) error { return m.start(ctx, name) }
+
+// Unexported helpers the package's own external tests reach.
+var EstimateTokens = estimateTokens
+
+func RemoteName(t *Tool) string                        { return t.remoteName() }
+func ServerFor(m *Manager, name string) (string, bool) { return m.serverFor(name) }
+func ExposedName(c ServerConfig, name string) string   { return c.exposedName(name) }

@@ -133,12 +133,8 @@ func (s ServerConfig) checkVariables(lookup func(string) (string, bool)) error {
 	return err
 }
 
-// Check reports, without starting anything, whether the server can be
-// started here as configured: every ${VAR} it uses set or defaulted, and,
-// for a workspace's stdio server, a cwd that does not lead outside the
-// workspace (a cwd that does not exist yet is checked when the server
-// starts). lookup nil means os.LookupEnv. A [Manager] checks each server
-// this way when it is made, and the cwd again at every start.
+// Check reports, starting nothing, whether the server can start here: its
+// ${VAR}s set and a workspace server's cwd inside the workspace.
 func (s ServerConfig) Check(lookup func(string) (string, bool)) error {
 	if lookup == nil {
 		lookup = os.LookupEnv

@@ -59,7 +59,7 @@ func TestUntrustedOrBrokenWorkspaceFileShadowsNothing(t *testing.T) {
 			cfg, _ := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
 			m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{})
 			t.Cleanup(func() { m.Close() })
-			if server, ok := m.ServerFor("mcp__a__echo"); !ok || server != "a" {
+			if server, ok := mcpbind.ServerFor(m, "mcp__a__echo"); !ok || server != "a" {
 				t.Fatalf("ServerFor(mcp__a__echo) = %q, %v", server, ok)
 			}
 			if cfg.Trust("a") != mcpbind.Trusted {

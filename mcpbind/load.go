@@ -38,7 +38,7 @@ type LoadOptions struct {
 	Trust *TrustStore
 }
 
-// ConfigFile is one config file Load read.
+// ConfigFile is one config file [Load] read.
 type ConfigFile struct {
 	// Path is the file's absolute, symlink-resolved path.
 	Path string
@@ -47,19 +47,13 @@ type ConfigFile struct {
 	// Trust is the operator's trust in a workspace file; always Trusted
 	// for the operator's own.
 	Trust TrustState
-	// Changed, for a workspace file whose content is trusted but whose
-	// servers now run files that changed since it was trusted, lists
-	// those files; Trust is Changed then.
+	// Changed lists the files its servers run that changed since trust.
 	Changed []string
-	// Pinned, for a trusted workspace file, are the files its servers
-	// run, as the trust record pinned them: a server checks them again
-	// each time it starts.
+	// Pinned are the files its servers run, as trusted.
 	Pinned map[string]string
 }
 
-// Config is the layered set of servers: the workspace file's, then the
-// operator's, then the host's, a name in a more specific layer shadowing
-// the same name in a less specific one.
+// Config is the layered set of servers [Load] read.
 type Config struct {
 	// Servers are the effective servers, in name order.
 	Servers []ServerConfig
@@ -104,14 +98,9 @@ func (c *Config) fileOf(server string) *ConfigFile {
 	return nil
 }
 
-// Load reads <Root>/.mcp.json and <ConfigDir>/mcp.json (a missing file is
-// no error) and layers them over the host's servers. It starts nothing.
-//
-// It returns the Config with every server that is well formed, and every
-// problem found as an [errors.Join] of [*configfile.Error] values (and, when
-// the trust store is unusable, an error saying so; no workspace file
-// counts as trusted then). A problem in one server drops
-// that server only.
+// Load reads <Root>/.mcp.json and <ConfigDir>/mcp.json and layers them over
+// the host's servers, starting nothing. It returns every well-formed server
+// and every problem, joined, as *configfile.Error values.
 func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 	var opts LoadOptions
 	if o != nil {

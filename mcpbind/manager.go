@@ -30,23 +30,16 @@ import (
 
 // ManagerOptions configure a [Manager]; the zero value is every default.
 type ManagerOptions struct {
-	// Lookup finds a ${VAR}'s value when a server starts (nil:
-	// os.LookupEnv); naming a variable in a server's env is how it is
-	// handed a credential. A ${BASIS_...} placeholder is refused.
+	// Lookup finds ${VAR} values when a server starts (nil: os.LookupEnv).
 	Lookup func(name string) (string, bool)
-	// Env is the environment (nil: os.Environ()) a stdio server
-	// inherits childenv.Inherited(Env, PassEnv) of, before its own env:
-	// without BASIS_* variables and credential-looking names.
+	// Env (nil: os.Environ()) is what stdio servers inherit, without
+	// BASIS_* and credential-looking names but those PassEnv names.
 	Env []string
-	// PassEnv names (or patterns with *) the credential-looking
-	// variables of Env that stdio servers inherit all the same.
+	// PassEnv names (or * patterns) credential-looking variables to pass.
 	PassEnv []string
-	// OnToolsChanged is called, from a goroutine of its own, with every
-	// tool a server now has and their Source, after the server said its
-	// tools changed (tools/list_changed) or came back from a restart
-	// with other tools: a host replaces that source's tools with these
-	// (runtime.ReplaceMCPSource). Calls for one server are never
-	// concurrent.
+	// OnToolsChanged is called, never concurrently for one server, with a
+	// source's tools after they changed: a host replaces that source's
+	// tools (runtime.ReplaceMCPSource).
 	OnToolsChanged func(source string, tools []contract.ExecutableTool)
 	// HTTPClient reaches http and sse servers, with each server's
 	// headers added (nil: http.DefaultTransport).
@@ -56,26 +49,19 @@ type ManagerOptions struct {
 	CloseGrace time.Duration
 	// Logger receives what the SDK logs; nil discards it.
 	Logger *slog.Logger
-	// Sandbox, when set, confines every stdio server's program: it is
-	// asked for tool [SandboxName](server), with the network (a server
-	// talks to its service), in the server's working directory; a start
-	// it returns is how the program starts. An error fails the start:
-	// the program never runs unconfined.
+	// Sandbox confines every stdio server's program, as tool
+	// [SandboxName](server) with the network; an error fails the start.
 	Sandbox subprocess.Confiner
-	// Track, when set, starts every stdio server's program through
-	// start (confined already) and returns untrack, called once the
-	// program has been waited for and its group killed: a host that
-	// sweeps orphaned processes passes subprocess.Track.
+	// Track, when set, starts every stdio server's program (a host that
+	// sweeps orphans passes subprocess.Track).
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
-	// MaxOutputTokens is every server's output budget in estimated
-	// tokens (0: Config.MaxOutputTokens, else [DefaultMaxOutputTokens];
-	// negative: none). A longer text is cut; OutputDir keeps it whole.
+	// MaxOutputTokens is the output budget in estimated tokens (0: the
+	// operator's, else 25,000; negative: none); OutputDir keeps whole results.
 	MaxOutputTokens int
 	// OutputDir holds whole results (empty: <user cache dir>/basis/mcp-output).
 	OutputDir string
-	// ServerRequest, when set, answers what a server asks during a call
-	// (elicitation, sampling), and basis declares both capabilities to
-	// servers; nil: it declares neither.
+	// ServerRequest answers a server's elicitation and sampling requests;
+	// nil declares neither capability.
 	ServerRequest ServerRequestFunc
 }
 
@@ -111,12 +97,10 @@ type Status struct {
 	// State is its state; Reason says why it failed or is unavailable.
 	State  State
 	Reason string
-	// Tools is how many tools it has, when connected; Hidden how many
-	// more its enabled_tools and disabled_tools leave out.
+	// Tools counts its tools when connected; Hidden those filtered out.
 	Tools  int
 	Hidden int
-	// Refused says, a line each, which tools are left out for their
-	// names (two that sanitise alike, spawn's, another server's).
+	// Refused lists the tools left out for their names, a line each.
 	Refused string
 }
 
@@ -151,11 +135,8 @@ func (s Status) String() string {
 	return "not started"
 }
 
-// Manager runs the configured MCP servers and offers their tools. Servers
-// start when first needed ([Manager.Start], [Manager.ServerTools]) or all
-// at once ([Manager.StartAll]); a server that died is restarted for the
-// next call. A Manager is safe for concurrent use; Close stops every
-// server.
+// Manager runs the configured MCP servers and offers their tools. It is
+// safe for concurrent use; Close stops every server.
 type Manager struct {
 	opts ManagerOptions
 	cfg  *Config
@@ -228,12 +209,12 @@ func (m *Manager) Status() []Status {
 	return out
 }
 
-// ServerFor returns the server whose tools are named like toolName, so a
+// serverFor returns the server whose tools are named like toolName, so a
 // host that needs one tool starts only its server. A server with an
 // empty tool_prefix may offer a tool of any name: it is returned only
 // when no other server's prefix fits ([Manager.StartFor] starts them
 // all).
-func (m *Manager) ServerFor(toolName string) (string, bool) {
+func (m *Manager) serverFor(toolName string) (string, bool) {
 	servers := m.serversFor(toolName)
 	if len(servers) == 0 {
 		return "", false
@@ -288,9 +269,8 @@ func (m *Manager) start(ctx context.Context, name string) error {
 	return err
 }
 
-// StartAll starts every trusted, available server concurrently, each under
-// its own startup timeout; the error joins a [*ServerError] for each that
-// failed. [Manager.Status] says how each is doing.
+// StartAll starts every trusted, available server concurrently; the
+// error joins a [*ServerError] for each that failed.
 func (m *Manager) StartAll(ctx context.Context) error {
 	var g errgroup.Group
 	errs := make([]error, len(m.names))
@@ -320,9 +300,8 @@ func (m *Manager) Tools() []contract.ExecutableTool {
 	return out
 }
 
-// ServerTools starts the named server if needed and returns its tools.
-// Tools whose names collide are left out; the error reports them
-// (wrapping an error) alongside the tools that remain.
+// ServerTools starts the named server if needed and returns its tools;
+// the error reports tools left out for colliding names.
 func (m *Manager) ServerTools(ctx context.Context, name string) ([]contract.ExecutableTool, error) {
 	s, err := m.server(name)
 	if err != nil {
@@ -336,9 +315,8 @@ func (m *Manager) ServerTools(ctx context.Context, name string) ([]contract.Exec
 	return asExecutable(s.tools), s.toolsErr
 }
 
-// Close stops every server: a stdio server has the grace period to exit
-// after its stdin closes, then its whole process group is killed. Calls in
-// flight fail.
+// Close stops every server (a stdio server's whole process group, after
+// a grace period). Calls in flight fail.
 func (m *Manager) Close() error {
 	if m.closed.Swap(true) {
 		return nil
@@ -492,11 +470,11 @@ func (s *server) currentTools() []contract.ExecutableTool {
 }
 
 func (s *server) startupTimeout() time.Duration {
-	return cmpOr(s.cfg.StartupTimeout, DefaultStartupTimeout)
+	return cmpOr(s.cfg.StartupTimeout, defaultStartupTimeout)
 }
 
 func (s *server) callTimeout() time.Duration {
-	return cmpOr(s.cfg.CallTimeout, DefaultCallTimeout)
+	return cmpOr(s.cfg.CallTimeout, defaultCallTimeout)
 }
 
 func cmpOr(d, def time.Duration) time.Duration {

@@ -34,13 +34,9 @@ func serverPrefix(server string) string {
 // hashLen is how many hex digits of SHA-256 end a shortened name.
 const hashLen = 8
 
-// ToolName returns the basis name of tool on server:
-// "mcp__<server>__<tool>", each part with characters outside
-// [A-Za-z0-9_-] replaced by "_". A name longer than
-// [contract.MaxNameLen] keeps its first characters and ends in "_" and
-// eight hex digits of a hash of the server's and the tool's original
-// names, so the same tool always gets the same name and two long names
-// with a common beginning still differ.
+// ToolName returns the basis name of tool on server,
+// "mcp__<server>__<tool>", sanitised and shortened to
+// [contract.MaxNameLen] with a hash when too long.
 func ToolName(server, tool string) string {
 	return shorten(serverPrefix(server)+sanitize(tool), server, tool)
 }

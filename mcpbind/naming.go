@@ -16,11 +16,11 @@ import (
 // tool's own part and the hash a shortened name ends in.
 const maxPrefixLen = 32
 
-// ExposedName returns the name a tool or prompt of the server is offered
+// exposedName returns the name a tool or prompt of the server is offered
 // under: [ToolName] by default, or ToolPrefix followed by the name with
 // characters outside [A-Za-z0-9_-] replaced by "_", shortened like
 // [ToolName] when longer than [contract.MaxNameLen].
-func (c ServerConfig) ExposedName(name string) string {
+func (c ServerConfig) exposedName(name string) string {
 	if c.ToolPrefix == nil {
 		return ToolName(c.Name, name)
 	}

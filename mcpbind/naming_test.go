@@ -114,10 +114,10 @@ func TestExposedName(t *testing.T) {
 		{new(""), "echo", "echo"},
 		{new(""), "a.b", "a_b"},
 		{new("gh_"), "list issues", "gh_list_issues"},
-		{new(""), long, mcpbind.ServerConfig{Name: "srv", ToolPrefix: new("")}.ExposedName(long)},
+		{new(""), long, mcpbind.ExposedName(mcpbind.ServerConfig{Name: "srv", ToolPrefix: new("")}, long)},
 	}
 	for _, tt := range tests {
-		got := mcpbind.ServerConfig{Name: "srv", ToolPrefix: tt.prefix}.ExposedName(tt.tool)
+		got := mcpbind.ExposedName(mcpbind.ServerConfig{Name: "srv", ToolPrefix: tt.prefix}, tt.tool)
 		if got != tt.want {
 			t.Errorf("ExposedName(%q) under %v = %q, want %q", tt.tool, tt.prefix, got, tt.want)
 		}
@@ -125,7 +125,7 @@ func TestExposedName(t *testing.T) {
 			t.Errorf("ExposedName(%q) = %q: %v", tt.tool, got, err)
 		}
 	}
-	if got := (mcpbind.ServerConfig{Name: "srv", ToolPrefix: new("")}).ExposedName(long); len(got) != contract.MaxNameLen || !strings.HasPrefix(got, "ttt") {
+	if got := mcpbind.ExposedName(mcpbind.ServerConfig{Name: "srv", ToolPrefix: new("")}, long); len(got) != contract.MaxNameLen || !strings.HasPrefix(got, "ttt") {
 		t.Errorf("a long name under no prefix = %q, want it shortened to %d", got, contract.MaxNameLen)
 	}
 }
@@ -201,8 +201,8 @@ func TestOwnNamesKeepTheServerAsSource(t *testing.T) {
 		t.Fatalf("no tool echo in %v", toolNames(tools))
 	}
 	tl := tools[i].(*mcpbind.Tool)
-	if tl.Server() != "tickets" || tl.RemoteName() != "echo" || tl.Descriptor().Source != "host#tickets" || tl.Descriptor().Binding != contract.BindingMCP {
-		t.Errorf("echo: server %q remote %q source %q binding %q", tl.Server(), tl.RemoteName(), tl.Descriptor().Source, tl.Descriptor().Binding)
+	if tl.Server() != "tickets" || mcpbind.RemoteName(tl) != "echo" || tl.Descriptor().Source != "host#tickets" || tl.Descriptor().Binding != contract.BindingMCP {
+		t.Errorf("echo: server %q remote %q source %q binding %q", tl.Server(), mcpbind.RemoteName(tl), tl.Descriptor().Source, tl.Descriptor().Binding)
 	}
 	p, err := tl.AuthorizationPreview(context.Background(), contract.Call{Input: []byte(`{}`)})
 	if err != nil {
@@ -211,7 +211,7 @@ func TestOwnNamesKeepTheServerAsSource(t *testing.T) {
 	if !strings.Contains(string(p.Subject), `"name":"tickets"`) || !strings.Contains(p.Summary, `of MCP server "tickets"`) {
 		t.Errorf("preview %s / %q does not name the server", p.Subject, p.Summary)
 	}
-	if server, ok := m.ServerFor("echo"); !ok || server != "tickets" {
+	if server, ok := mcpbind.ServerFor(m, "echo"); !ok || server != "tickets" {
 		t.Errorf("ServerFor(echo) = %q, %v; want the server with no prefix", server, ok)
 	}
 }

@@ -9,10 +9,8 @@ import (
 )
 
 // Open reads the config files as [Load] does and returns the Manager of
-// their well-formed servers, starting nothing. The format is shared with
-// other agents, so a server the package cannot use is left out, not
-// fatal: each problem of the files (which left out the server, or the
-// file, it is about) is one error of [Manager.Problems].
+// their well-formed servers, starting nothing; each problem is one error
+// of [Manager.Problems].
 func Open(ctx context.Context, load *LoadOptions, opts *ManagerOptions) *Manager {
 	cfg, err := Load(ctx, load)
 	m := NewManager(cfg, opts)
@@ -43,11 +41,7 @@ func (m *Manager) Config() *Config { return m.cfg }
 // error (a [*configfile.Error], or a trust store problem) each.
 func (m *Manager) Problems() []error { return slices.Clone(m.problems) }
 
-// StartFor starts the server a tool named toolName would come from, if
-// any, and lists its tools: what a host does before a call of an MCP tool
-// whose server it has not started. Servers whose tool_prefix is empty
-// could offer any name, so they are started too. It returns the start
-// errors, or nil when no server's tools would be named so.
+// StartFor starts the servers a tool named toolName could come from.
 func (m *Manager) StartFor(ctx context.Context, toolName string) error {
 	var errs []error
 	for _, server := range m.serversFor(toolName) {

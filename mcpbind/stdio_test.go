@@ -259,7 +259,7 @@ func TestStdioLongAndCollidingNames(t *testing.T) {
 	if err != nil || res.Text != `echo {"x":1}` {
 		t.Errorf("calling the long-named tool: %q, %v", res.Text, err)
 	}
-	if s, ok := m.ServerFor(long); !ok || s != "ts" {
+	if s, ok := mcpbind.ServerFor(m, long); !ok || s != "ts" {
 		t.Errorf("ServerFor(%s) = %q, %v", long, s, ok)
 	}
 }
@@ -325,7 +325,7 @@ func TestLazyStartStartsOnlyTheServerNeeded(t *testing.T) {
 		stdioServer("a", "-stubborn", filepath.Join(dir, "a")),
 		stdioServer("b", "-stubborn", filepath.Join(dir, "b")),
 	)
-	server, ok := m.ServerFor("mcp__a__echo")
+	server, ok := mcpbind.ServerFor(m, "mcp__a__echo")
 	if !ok || server != "a" {
 		t.Fatalf("ServerFor = %q, %v", server, ok)
 	}

@@ -15,36 +15,30 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// QualifiedScheme begins the URI that names one server's resource
+// qualifiedScheme begins the URI that names one server's resource
 // whatever the other servers list: "basis-mcp://<server>/<uri>", where
 // <server> is the server's name as tool names spell it and <uri> the
 // server's own URI, as it is. A URI only one server lists is served as
 // it is; one that several list is served qualified (ADR 0016).
-const QualifiedScheme = "basis-mcp://"
+const qualifiedScheme = "basis-mcp://"
 
-// QualifiedURI returns the URI that names uri of server whatever other
+// qualifiedURI returns the URI that names uri of server whatever other
 // servers list.
-func QualifiedURI(server, uri string) string {
-	return QualifiedScheme + sanitize(server) + "/" + uri
+func qualifiedURI(server, uri string) string {
+	return qualifiedScheme + sanitize(server) + "/" + uri
 }
 
-// PromptName returns the name a server's prompt is served under by default:
-// mcp__<server>__<prompt>, as [ToolName] spells tools, so two servers'
-// "summarize" prompts stay apart. A server with a tool_prefix serves its
-// prompts under it, as its tools ([ServerConfig.ExposedName]).
-func PromptName(server, prompt string) string { return ToolName(server, prompt) }
-
-// SurfaceName is the name a server's resource reads and prompt gets go by
+// surfaceName is the name a server's resource reads and prompt gets go by
 // for the gate and the audit: "mcp__<server>", which no tool of a server
 // is named (a tool's name goes on with "__"), so rules allow or deny them
 // per server ([Surface]).
-func SurfaceName(server string) string { return contract.MCPPrefix + sanitize(server) }
+func surfaceName(server string) string { return contract.MCPPrefix + sanitize(server) }
 
 // Methods a [Surface] makes, spelt as MCP spells them; its preview's
 // subject says which.
 const (
-	MethodReadResource = "resources/read"
-	MethodGetPrompt    = "prompts/get"
+	methodReadResource = "resources/read"
+	methodGetPrompt    = "prompts/get"
 )
 
 // live returns the servers that are connected now, in name order, with
@@ -144,10 +138,8 @@ func (l *liveServer) listError(op string, err error) error {
 	return &ServerError{Server: l.srv.cfg.Name, Op: op, Err: &problem{kind: errProtocol, cause: err, text: l.conn.launch.redact(err.Error())}}
 }
 
-// Resources returns the resources every connected server lists, each
-// with the URI it is served under: its own when no other server lists
-// the same URI, [QualifiedURI] when another does. A server whose list
-// fails is left out; the error names it.
+// Resources returns every connected server's resources, a URI several
+// servers list qualified by server.
 func (m *Manager) Resources(ctx context.Context) ([]*mcp.Resource, error) {
 	type owned struct {
 		srv string
@@ -174,16 +166,14 @@ func (m *Manager) Resources(ctx context.Context) ([]*mcp.Resource, error) {
 	for _, o := range all {
 		r := *o.r
 		if count[r.URI] > 1 {
-			r.URI = QualifiedURI(o.srv, r.URI)
+			r.URI = qualifiedURI(o.srv, r.URI)
 		}
 		out = append(out, &r)
 	}
 	return out, errors.Join(errs...)
 }
 
-// ResourceTemplates returns every connected server's resource templates,
-// each served as [Manager.Resources] serves URIs: as it is unless another
-// server has the same template, qualified then.
+// ResourceTemplates is [Manager.Resources] for resource templates.
 func (m *Manager) ResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
 	type owned struct {
 		srv string
@@ -210,7 +200,7 @@ func (m *Manager) ResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplat
 	for _, o := range all {
 		t := *o.t
 		if count[t.URITemplate] > 1 {
-			t.URITemplate = QualifiedURI(o.srv, t.URITemplate)
+			t.URITemplate = qualifiedURI(o.srv, t.URITemplate)
 		}
 		out = append(out, &t)
 	}
@@ -218,7 +208,7 @@ func (m *Manager) ResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplat
 }
 
 // Prompts returns every connected server's prompts, each named
-// [PromptName] of its server and its own name.
+// as its server names its tools.
 func (m *Manager) Prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	var out []*mcp.Prompt
 	var errs []error
@@ -233,7 +223,7 @@ func (m *Manager) Prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 				continue
 			}
 			q := *p
-			q.Name = l.srv.cfg.ExposedName(p.Name)
+			q.Name = l.srv.cfg.exposedName(p.Name)
 			out = append(out, &q)
 		}
 	}
@@ -252,14 +242,14 @@ var errNoOwner = errors.New("no MCP server owns it")
 // name the server.
 func (m *Manager) ownerOfURI(ctx context.Context, uri string) (*liveServer, string, error) {
 	live := m.live()
-	if rest, ok := strings.CutPrefix(uri, QualifiedScheme); ok {
+	if rest, ok := strings.CutPrefix(uri, qualifiedScheme); ok {
 		name, own, _ := strings.Cut(rest, "/")
 		for _, l := range live {
 			if sanitize(l.srv.cfg.Name) == name {
 				return l, own, nil
 			}
 		}
-		return nil, "", newProblem(errNoOwner, "no connected MCP server is named "+strconv.Quote(name)+" (the server part of a "+QualifiedScheme+" URI)")
+		return nil, "", newProblem(errNoOwner, "no connected MCP server is named "+strconv.Quote(name)+" (the server part of a "+qualifiedScheme+" URI)")
 	}
 	var listing, matching, withResources []*liveServer
 	for _, l := range live {
@@ -292,7 +282,7 @@ func (m *Manager) ownerOfURI(ctx context.Context, uri string) (*liveServer, stri
 	}
 	names := make([]string, len(candidates))
 	for i, l := range candidates {
-		names[i] = QualifiedURI(l.srv.cfg.Name, uri)
+		names[i] = qualifiedURI(l.srv.cfg.Name, uri)
 	}
 	return nil, "", newProblem(errNoOwner, "more than one MCP server may have "+strconv.Quote(uri)+"; name one: "+strings.Join(names, " or "))
 }
@@ -309,7 +299,7 @@ func (m *Manager) ownerOfPrompt(ctx context.Context, name string) (*liveServer, 
 			continue
 		}
 		for _, p := range ps {
-			if p != nil && l.srv.cfg.ExposedName(p.Name) == name {
+			if p != nil && l.srv.cfg.exposedName(p.Name) == name {
 				return l, p.Name, nil
 			}
 		}
@@ -384,7 +374,7 @@ func (m *Manager) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.Com
 
 // ownerOfTemplate finds the server a served resource template belongs to.
 func (m *Manager) ownerOfTemplate(ctx context.Context, tmpl string) (*liveServer, string, error) {
-	if strings.HasPrefix(tmpl, QualifiedScheme) {
+	if strings.HasPrefix(tmpl, qualifiedScheme) {
 		return m.ownerOfURI(ctx, tmpl)
 	}
 	var found []*liveServer
@@ -426,14 +416,9 @@ func (m *Manager) Unsubscribe(ctx context.Context, uri string) error {
 	return nil
 }
 
-// Surface is one resource read or prompt get of a server, bound to the
-// contract so that it goes through a runtime's pipeline as a call does
-// (preview, gate, audit, execution) without being a tool anyone lists:
-// run it with the runtime's CallUnlisted and [Surface.Input], then take
-// [Surface.ReadResult] or [Surface.PromptResult]. Its name is
-// [SurfaceName] of the server, its source the server's (so rules allow
-// it per server), its side effect external: the server is a program
-// that may do anything when asked. One Surface serves one request.
+// Surface is one resource read or prompt get of a server as a tool nobody
+// lists, so it runs through a runtime's pipeline (CallUnlisted with
+// [Surface.Input]) and is gated per server. One Surface serves one request.
 type Surface struct {
 	srv    *server
 	conn   *conn
@@ -460,7 +445,7 @@ func (m *Manager) ReadResource(ctx context.Context, uri string) (*Surface, error
 	if err != nil {
 		return nil, err
 	}
-	return &Surface{srv: l.srv, conn: l.conn, method: MethodReadResource, served: uri, input: input}, nil
+	return &Surface{srv: l.srv, conn: l.conn, method: methodReadResource, served: uri, input: input}, nil
 }
 
 // GetPrompt returns the [Surface] that gets the served prompt name with
@@ -477,14 +462,11 @@ func (m *Manager) GetPrompt(ctx context.Context, name string, args map[string]st
 	if err != nil {
 		return nil, err
 	}
-	return &Surface{srv: l.srv, conn: l.conn, method: MethodGetPrompt, served: name, input: input}, nil
+	return &Surface{srv: l.srv, conn: l.conn, method: methodGetPrompt, served: name, input: input}, nil
 }
 
 // Server is the name of the server the request goes to.
 func (s *Surface) Server() string { return s.srv.cfg.Name }
-
-// Method is [MethodReadResource] or [MethodGetPrompt].
-func (s *Surface) Method() string { return s.method }
 
 // Input is the call's input: {"uri": URI} or {"name": NAME, "arguments":
 // {...}}, the URI and name as the server spells them.
@@ -497,7 +479,7 @@ func (s *Surface) Descriptor() contract.Descriptor {
 		capability = contract.CapabilityProcessExec
 	}
 	return contract.Descriptor{
-		Name:         SurfaceName(s.srv.cfg.Name),
+		Name:         surfaceName(s.srv.cfg.Name),
 		Description:  s.method + " of MCP server " + s.srv.cfg.Name,
 		InputSchema:  json.RawMessage(`{"type":"object"}`),
 		Capabilities: []contract.Capability{capability},
@@ -527,10 +509,8 @@ func (s *Surface) parse(call contract.Call) (surfaceInput, error) {
 	return in, nil
 }
 
-// AuthorizationPreview describes the request: its Subject is the
-// canonical JSON of {"server", "method", "uri"} for a read and {"server",
-// "method", "name", "arguments"} for a prompt, server as a tool's preview
-// has it (never an env or header value).
+// AuthorizationPreview's Subject names the server, the method and the URI
+// or the prompt and its arguments.
 func (s *Surface) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
 	in, err := s.parse(call)
 	if err != nil {
@@ -538,7 +518,7 @@ func (s *Surface) AuthorizationPreview(_ context.Context, call contract.Call) (c
 	}
 	subject := map[string]any{"server": s.srv.subject, "method": s.method}
 	summary := ""
-	if s.method == MethodReadResource {
+	if s.method == methodReadResource {
 		subject["uri"] = in.URI
 		summary = "read resource " + strconv.Quote(in.URI)
 	} else {
@@ -562,10 +542,8 @@ func (s *Surface) AuthorizationPreview(_ context.Context, call contract.Call) (c
 	}, nil
 }
 
-// Definition is what an approval of the server's reads and prompt gets
-// covers: {"files", "server"}, as a tool's definition has them. It
-// leaves the method out, so one rule allows a server's reads and prompts
-// both; a pattern over the subject narrows it to one method.
+// Definition is the server's part of its tools' definitions: one rule
+// covers a server's reads and prompt gets.
 func (s *Surface) Definition(context.Context) (json.RawMessage, error) {
 	s.srv.mu.Lock()
 	files := s.srv.files
@@ -576,10 +554,8 @@ func (s *Surface) Definition(context.Context) (json.RawMessage, error) {
 	return contract.CanonicalJSON(map[string]any{"files": files, "server": s.srv.definition})
 }
 
-// Execute makes the request, with the input the gate judged, under the
-// server's call timeout, and keeps the server's result for
-// [Surface.ReadResult] or [Surface.PromptResult]; the text it returns
-// sums the result up for the audit.
+// Execute makes the request under the server's call timeout and keeps
+// the answer for [Surface.ReadResult] or [Surface.PromptResult].
 func (s *Surface) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
 	in, err := s.parse(call)
 	if err != nil {
@@ -590,7 +566,7 @@ func (s *Surface) Execute(ctx context.Context, call contract.Call) (contract.Res
 	defer leave()
 	callCtx, cancel := context.WithTimeout(callCtx, s.srv.callTimeout())
 	defer cancel()
-	if s.method == MethodReadResource {
+	if s.method == methodReadResource {
 		res, err := s.conn.session.ReadResource(callCtx, &mcp.ReadResourceParams{URI: in.URI})
 		if err != nil {
 			return contract.Result{}, s.srv.callError(ctx, callCtx, s.conn, op, err)

@@ -15,8 +15,7 @@ import (
 )
 
 // Tool is one tool of an MCP server, bound to the contract. Its name is
-// the server's [ServerConfig.ExposedName] of the tool's ([ToolName] by
-// default); calling it calls the tool on the server, starting (or
+// [ToolName] of the tool's, or under the server's tool_prefix; calling it calls the tool on the server, starting (or
 // restarting) the server if needed.
 type Tool struct {
 	desc        contract.Descriptor
@@ -31,24 +30,21 @@ var _ contract.ExecutableTool = (*Tool)(nil)
 // the tool is offered under.
 func (t *Tool) Server() string { return t.srv.cfg.Name }
 
-// RemoteName returns the tool's name on its server.
-func (t *Tool) RemoteName() string { return t.remote }
+// remoteName returns the tool's name on its server.
+func (t *Tool) remoteName() string { return t.remote }
 
-// Descriptor describes the tool: the server's input schema as given,
-// binding "mcp", source "<config file>#<server>", side effect external
-// unless the operator trusts the server's annotations and the tool says
-// readOnlyHint.
+// Descriptor describes the tool: binding "mcp", source
+// "<config file>#<server>", side effect external unless the operator trusts
+// the server's readOnlyHint.
 func (t *Tool) Descriptor() contract.Descriptor {
 	d := t.desc
 	d.Capabilities = slices.Clone(d.Capabilities)
 	return d
 }
 
-// AuthorizationPreview describes the call: its Subject is the canonical
-// JSON of {"annotations", "arguments", "server", "tool"}, where server is
-// the server as configured (its command and args as written, or its URL
-// without query) — never an env or header value. It refuses input that is
-// not one JSON object, wrapping [contract.ErrInvalidInput].
+// AuthorizationPreview's Subject is the canonical JSON of the
+// annotations, arguments, server (as configured, never an env or header
+// value) and tool.
 func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
 	args, err := contract.CanonicalInput(call.Input)
 	if err != nil {
@@ -73,15 +69,9 @@ func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (cont
 
 var _ contract.Definer = (*Tool)(nil)
 
-// Definition returns what an approval of the tool covers
-// ([contract.Definer]), as canonical JSON:
-//
-//	{"annotations": {...}, "files": {"/abs/path": "sha256:..."},
-//	 "input_schema": {...}, "server": {...}, "tool": NAME}
-//
-// server is the config entry as written, without any env or header value
-// or URL query; files are the workspace files the running server was
-// started from, hashed when it started ([TrustRecord.Files]).
+// Definition is what an approval of the tool covers: its annotations,
+// input schema, name, server as configured and the workspace files the
+// server was started from.
 func (t *Tool) Definition(context.Context) (json.RawMessage, error) {
 	t.srv.mu.Lock()
 	files := t.srv.files
@@ -123,15 +113,9 @@ func namesOf(v *Values) []string {
 	return []string{}
 }
 
-// Execute calls the tool with the call's input as its arguments, under the
-// server's call timeout. The result's Text joins its text content,
-// summarises images, audio and resources, and shows structured content as
-// JSON when there is no text; its Content, Structured and Meta are the
-// server's result as sent, secrets cut out of their text, for a host that
-// passes them on. An isError result, a protocol error, a timeout and a
-// server that died during the call are errors ([*ServerError]) naming the
-// server; an isError result's error is a [*contract.ResultError] around
-// it, keeping the result. None is retried.
+// Execute calls the tool under the server's call timeout. Failures are
+// [*ServerError]s; an isError result's is a [*contract.ResultError] keeping
+// the result. Nothing is retried.
 func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
 	args, err := contract.CanonicalInput(call.Input)
 	if err != nil {
@@ -156,7 +140,7 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 	var errs []error
 	remote, hidden := s.filter(remote)
 	for _, rt := range remote {
-		name := s.cfg.ExposedName(rt.Name)
+		name := s.cfg.exposedName(rt.Name)
 		if why := s.cfg.reservedProblem(rt.Name, name); why != "" {
 			colliding[name] = true
 			errs = append(errs, &ServerError{Server: s.cfg.Name, Op: "list tools", Err: &problem{kind: errNameCollision, text: why}})
@@ -172,7 +156,7 @@ func (s *server) bind(remote []*mcp.Tool) ([]*Tool, error, error) {
 	}
 	var tools []*Tool
 	for _, rt := range remote {
-		name := s.cfg.ExposedName(rt.Name)
+		name := s.cfg.exposedName(rt.Name)
 		if colliding[name] {
 			continue
 		}

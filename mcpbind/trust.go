@@ -25,8 +25,7 @@ const TrustFileName = "mcp-trust.json"
 // writable by other users (then nobody's trust in it counts).
 var errTrustStore = errors.New("MCP trust store unusable")
 
-// TrustRecord says that the operator trusted one workspace config file
-// with exactly this content, and its servers running exactly these files.
+// TrustRecord is the operator's trust in one workspace config file.
 type TrustRecord struct {
 	// Path is the file's absolute, symlink-resolved path.
 	Path string `json:"path"`
@@ -61,9 +60,8 @@ func (s TrustState) String() string {
 	return string(Untrusted)
 }
 
-// TrustStore records which workspace .mcp.json files the operator trusted
-// (<config dir>/mcp-trust.json), by path and content hash: an edited
-// file needs trusting again.
+// TrustStore records which workspace .mcp.json files the operator
+// trusted, by path and content hash.
 type TrustStore struct {
 	path string
 }
@@ -144,10 +142,8 @@ func (t *TrustStore) record(ctx context.Context, path string, data []byte) (Trus
 	return TrustRecord{}, state, nil
 }
 
-// Trust records the workspace config file at file, with its present
-// content and the present content of every file its stdio servers run
-// from the workspace (see [TrustRecord.Files]), as trusted, replacing any
-// older record of the same file.
+// Trust records file, and the files its stdio servers run from the
+// workspace, as trusted with their present content.
 func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error) {
 	path, err := resolvePath(file)
 	if err != nil {

@@ -12,10 +12,8 @@ import (
 	"time"
 )
 
-// Values holds a server's env or headers as written (${VAR} unexpanded):
-// names with values that may be credentials. Only [Values.Lookup] gives
-// a value; every way of printing a Values (fmt, slog, JSON) shows
-// "[redacted]" in place of each.
+// Values holds a server's env or headers as written: only
+// [Values.Lookup] gives a value; every way of printing one redacts it.
 type Values struct {
 	names []string          // sorted
 	vals  map[string]string // by name
@@ -87,8 +85,7 @@ func (v *Values) String() string {
 // GoString is String, so %#v shows no value either.
 func (v *Values) GoString() string { return "mcpbind.Values" + v.String() }
 
-// Format implements [fmt.Formatter]: every verb prints String (or
-// GoString for %#v).
+// Format implements fmt.Formatter, redacted.
 func (v *Values) Format(f fmt.State, verb rune) {
 	if verb == 'v' && f.Flag('#') {
 		fmt.Fprint(f, v.GoString())
@@ -100,8 +97,7 @@ func (v *Values) Format(f fmt.State, verb rune) {
 // LogValue implements [slog.LogValuer]: the names with redacted values.
 func (v *Values) LogValue() slog.Value { return slog.StringValue(v.String()) }
 
-// MarshalJSON encodes the names with redacted values, so a config printed
-// as JSON ("basis tools --json") carries no credential.
+// MarshalJSON encodes the names with redacted values.
 func (v *Values) MarshalJSON() ([]byte, error) {
 	if v == nil {
 		return []byte("{}"), nil
@@ -173,8 +169,7 @@ func (s ServerConfig) String() string { return fmt.Sprintf("%+v", s.view()) }
 // GoString is like String, for %#v.
 func (s ServerConfig) GoString() string { return fmt.Sprintf("%#v", s.view()) }
 
-// Format implements [fmt.Formatter] with the same redaction: %v, %+v and
-// %#v print the fields, any other verb prints String.
+// Format implements fmt.Formatter, redacted.
 func (s ServerConfig) Format(f fmt.State, verb rune) {
 	if verb != 'v' {
 		fmt.Fprint(f, s.String())
@@ -186,6 +181,5 @@ func (s ServerConfig) Format(f fmt.State, verb rune) {
 // LogValue implements [slog.LogValuer] with the same redaction.
 func (s ServerConfig) LogValue() slog.Value { return slog.AnyValue(s.view()) }
 
-// MarshalJSON encodes the config with the same redaction, so a config
-// printed as JSON carries no credential.
+// MarshalJSON encodes the config redacted.
 func (s ServerConfig) MarshalJSON() ([]byte, error) { return json.Marshal(s.view()) }
