@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/basis-go/basis/approver"
-	"slices"
 	"strings"
 
 	"github.com/basis-go/basis/contract"
@@ -167,15 +166,13 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	if w.g.noMCP {
 		return nil, nil, 0, 0
 	}
-	cfg, errs := w.loadMCPConfig(ctx)
-	files = len(cfg.Files)
-	for _, s := range cfg.Servers {
-		// Variables, and a workspace server's cwd outside the workspace.
-		if err := s.Check(w.lookupEnv); err != nil {
-			errs = append(errs, err)
-		}
+	c := w.openMCP(ctx, nil)
+	defer c.Close()
+	problems, byServer := c.Check(ctx, start)
+	for _, err := range problems {
+		errs = append(errs, basisws.Problems(err)...)
 	}
-	for _, f := range cfg.Files {
+	for _, f := range c.Config().Files {
 		switch f.Trust {
 		case mcpbind.Untrusted:
 			lines = append(lines, fmt.Sprintf("warning: %s: untrusted: its servers do not start until you run basis mcp trust", w.displayPath(f.Path)))
@@ -187,33 +184,20 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 			lines = append(lines, fmt.Sprintf("warning: %s: changed since it was trusted (%s): its servers do not start until you run basis mcp trust again", w.displayPath(f.Path), what))
 		}
 	}
-	if !start || len(cfg.Servers) == 0 {
-		return errs, lines, files, 0
+	if !start {
+		return errs, lines, len(c.Config().Files), 0
 	}
-	c := w.openMCP(ctx, nil) // its problems are errs already
-	defer c.Close()
-	if err := c.StartAll(ctx); err != nil {
-		errs = append(errs, basisws.Problems(err)...)
-	}
-	byServer := map[string][]string{}
-	for _, t := range c.Tools() {
-		d := t.Descriptor()
-		server := d.Name
-		if mt, ok := t.(*mcpbind.Tool); ok {
-			server = mt.Server()
-		}
-		byServer[server] = append(byServer[server], d.Name)
-		tools++
+	for _, names := range byServer {
+		tools += len(names)
 	}
 	for _, s := range c.Status() {
 		line := fmt.Sprintf("mcp server %s: %s", s.Server, s)
 		if names := byServer[s.Server]; len(names) > 0 {
-			slices.Sort(names)
 			line += ": " + strings.Join(names, ", ")
 		}
 		lines = append(lines, line)
 	}
-	return errs, lines, files, tools
+	return errs, lines, len(c.Config().Files), tools
 }
 
 // mcpRule reports whether a rule may be about an MCP server's tool: one

@@ -154,12 +154,7 @@ func (w *workspace) mcpTrust(ctx context.Context) int {
 // mcpUntrust forgets the workspace's .mcp.json.
 func (w *workspace) mcpUntrust(ctx context.Context) int {
 	e := w.e
-	path := filepath.Join(w.root, mcpbind.WorkspaceFileName)
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		path = resolved
-	} else if dir, err := filepath.EvalSymlinks(w.root); err == nil {
-		path = filepath.Join(dir, mcpbind.WorkspaceFileName)
-	}
+	path := mcpbind.WorkspaceFile(w.root)
 	store := mcpbind.NewTrustStore(w.configDir)
 	removed, err := store.Untrust(ctx, path)
 	if err != nil {

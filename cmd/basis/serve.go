@@ -7,12 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/basis-go/basis/approver"
@@ -22,7 +19,6 @@ import (
 	"github.com/basis-go/basis/mcpbind/mcpserve"
 	"github.com/basis-go/basis/subprocess"
 	basisws "github.com/basis-go/basis/workspace"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // envServeToken is the bearer token basis serve --http requires; without
@@ -95,7 +91,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	if err != nil {
 		return usageErr(e, "serve: %v", err)
 	}
-	log := &lockedWriter{w: e.stderr}
+	log := mcpserve.LineLogger(e.stderr, "basis serve: ")
 	var audit io.Writer
 	if *auditPath != "" {
 		f, code := w.openAudit("serve", *auditPath)
@@ -115,7 +111,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		opts := &runtime.Options{Gate: gate}
 		if audit != nil {
 			opts.Audit = audit
-			opts.OnAuditError = func(err error) { fmt.Fprintf(log, "basis serve: writing the audit record failed: %v\n", err) }
+			opts.OnAuditError = func(err error) { log.Info(fmt.Sprintf("writing the audit record failed: %v", err)) }
 		}
 		w.mcpStart, w.mcpFrom = mcpAll, mcpTools
 		rt, errs := w.build(ctx, opts)
@@ -126,7 +122,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		ClientFiles: []string{filepath.Join(w.root, mcpbind.WorkspaceFileName), filepath.Join(w.configDir, mcpbind.OperatorFileName), filepath.Join(w.configDir, mcpbind.TrustFileName)},
 		Interval:    reloadInterval,
 		Depth:       w.depth,
-		Logger:      slog.New(lineHandler{log}),
+		Logger:      log,
 		DisplayPath: w.displayPath,
 	}
 	if !g.noMCP {
@@ -139,22 +135,22 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	defer gw.Close()
 
 	if *httpAddr == "" {
-		if err := gw.Serve(ctx, stdioTransport(e)); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(log, "basis serve: %v\n", err)
+		if err := gw.Serve(ctx, mcpserve.StdioTransport(e.stdin, e.stdout)); err != nil && ctx.Err() == nil {
+			log.Info(err.Error())
 			return exitFailed
 		}
 		return exitOK
 	}
 	if token == "" {
 		token = mcpserve.NewToken()
-		fmt.Fprintf(log, "basis serve: the bearer token for this run is %s (set $%s to choose one)\n", token, envServeToken)
+		log.Info(fmt.Sprintf("the bearer token for this run is %s (set $%s to choose one)", token, envServeToken))
 	}
 	err = gw.ListenAndServe(ctx, mcpserve.HTTPOptions{
 		Addr:        *httpAddr,
 		Token:       token,
 		AllowRemote: *allowRemote,
 		Listening: func(addr net.Addr) {
-			fmt.Fprintf(log, "basis serve: serving MCP at http://%s/ (streamable HTTP; send Authorization: Bearer TOKEN)\n", addr)
+			log.Info(fmt.Sprintf("serving MCP at http://%s/ (streamable HTTP; send Authorization: Bearer TOKEN)", addr))
 		},
 	})
 	switch {
@@ -175,42 +171,6 @@ func serveGC(environ []string) {
 	if _, set := subprocess.LookupEnv(environ, "GOGC"); !set {
 		debug.SetGCPercent(400)
 	}
-}
-
-// stdioTransport speaks MCP over basis's own stdin and stdout.
-func stdioTransport(e *env) mcp.Transport {
-	if e.stdin == os.Stdin && e.stdout == os.Stdout {
-		return &mcp.StdioTransport{}
-	}
-	return &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// lockedWriter serialises the log lines of concurrent calls.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// lineHandler prints each log record of the MCP server as a line of
-// basis serve's stderr.
-type lineHandler struct{ w io.Writer }
-
-func (h lineHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
-func (h lineHandler) WithGroup(string) slog.Handler            { return h }
-func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
-	_, err := fmt.Fprintf(h.w, "basis serve: %s\n", r.Message)
-	return err
 }
 
 // serveApprover maps serve's --approve to an approver: elicit asks the
