@@ -110,11 +110,7 @@ func absFrom(base, path string) string {
 
 // spawnTool builds the spawn tool this invocation offers.
 func (w *workspace) spawnTool() (*spawn.Tool, error) {
-	cfg := spawn.Options{Environ: w.e.environ, NoShell: w.g.noShell, Sandbox: w.ws.Sandbox()}
-	if len(w.delegate) > 0 {
-		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
-	}
-	return spawn.New(w.root, &cfg)
+	return spawn.New(w.root, &spawn.Options{Environ: w.e.environ, NoShell: w.g.noShell, Sandbox: w.ws.Sandbox(), DelegateArgv: w.delegate})
 }
 
 // build loads everything and builds the runtime: spawn, then the
