@@ -5,6 +5,7 @@ package spawn_test
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +26,28 @@ const agentScript = `task=$(cat)
 echo "thinking about it" >&2
 printf 'task=%s depth=%s key=%s\n\n' "$task" "$BASIS_SPAWN_DEPTH" "$AGENT_API_KEY"
 `
+
+// DelegateArgv makes the CommandDelegator a host would: the program runs
+// in the workspace root, with the Environ the tool was given.
+func TestDelegateArgvRunsTheProgramInTheRootWithEnviron(t *testing.T) {
+	dir := t.TempDir()
+	agent := writeScript(t, dir, "agent", `cat >/dev/null; printf 'dir=%s key=%s\n' "$(pwd -P)" "$AGENT_API_KEY"`)
+	tool := newTool(t, dir, &spawn.Options{
+		DelegateArgv: []string{agent},
+		Environ:      []string{"PATH=" + os.Getenv("PATH"), "AGENT_API_KEY=from-environ"},
+	})
+	res, err := tool.Execute(t.Context(), callOf("fix it"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "dir=" + real + " key=from-environ"; strings.TrimSpace(res.Text) != want {
+		t.Errorf("answer %q, want %q", res.Text, want)
+	}
+}
 
 func TestCommandDelegatorRunsTheAgentWithTheTaskOnStdin(t *testing.T) {
 	dir := t.TempDir()

@@ -307,6 +307,7 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 		{"negative depth", spawn.Options{MaxDepth: -1}, spawn.ErrInvalidOptions, "must not be negative"},
 		{"negative timeout", spawn.Options{CommandTimeout: -time.Second}, spawn.ErrInvalidOptions, "must not be negative"},
 		{"command env without =", spawn.Options{CommandEnv: []string{"A=1", "TOKEN-SECRET"}}, spawn.ErrInvalidOptions, "entry 1 is not NAME=value"},
+		{"delegator and delegate argv", spawn.Options{Delegator: &recordingDelegator{}, DelegateArgv: []string{"agent"}}, spawn.ErrInvalidOptions, "not both"},
 		{"command env with NUL", spawn.Options{CommandEnv: []string{"TOKEN=SECRET\x00"}}, spawn.ErrInvalidOptions, "entry 0 is not NAME=value"},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -70,6 +71,10 @@ type Options struct {
 	// Delegator takes tasks. Nil refuses agent mode at the preview, saying
 	// how to run a command instead.
 	Delegator Delegator
+	// DelegateArgv, when Delegator is nil, names the program that takes
+	// tasks: a [CommandDelegator] running it in root with Environ
+	// (os.Environ() when nil). Set at most one of the two.
+	DelegateArgv []string
 	// MaxDepth is the delegation depth bound: a task is refused when the
 	// context's depth is MaxDepth or more. 0 means [DefaultMaxDepth].
 	MaxDepth int
@@ -135,12 +140,23 @@ func New(root string, opts *Options) (*Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: the workspace root cannot be made absolute: %w", errInvalidOptions, err)
 	}
+	delegator := opts.Delegator
+	if len(opts.DelegateArgv) > 0 {
+		if delegator != nil {
+			return nil, fmt.Errorf("%w: set Delegator or DelegateArgv, not both", errInvalidOptions)
+		}
+		env := opts.Environ
+		if env == nil {
+			env = os.Environ()
+		}
+		delegator = CommandDelegator{Argv: slices.Clone(opts.DelegateArgv), Dir: root, Env: env}
+	}
 	t := &Tool{
 		root:       root,
 		commandEnv: slices.Clone(opts.CommandEnv),
 		environ:    slices.Clone(opts.Environ),
 		noShell:    opts.NoShell,
-		delegator:  opts.Delegator,
+		delegator:  delegator,
 		maxDepth:   cmp.Or(opts.MaxDepth, DefaultMaxDepth),
 		timeout:    cmp.Or(opts.CommandTimeout, DefaultCommandTimeout),
 		local:      localExecutor{},

@@ -76,6 +76,15 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// RootError is an [Options.Root] that is no directory, as given; a host
+// words it after its own flag (basis: "-C DIR: …").
+type RootError struct{ Root string }
+
+// Error says what to give instead.
+func (e *RootError) Error() string {
+	return e.Root + ": not a directory; give the workspace's root directory"
+}
+
 // Workspace is one opened workspace. It is safe for concurrent use.
 type Workspace struct {
 	root, configDir, dir string
@@ -135,7 +144,7 @@ func Open(ctx context.Context, opts *Options) (*Workspace, error) {
 	if opts.Root != "" {
 		w.root = absFrom(w.dir, opts.Root)
 		if info, err := os.Stat(w.root); err != nil || !info.IsDir() {
-			return nil, fmt.Errorf("%s: not a directory; give the workspace's root directory", opts.Root)
+			return nil, &RootError{Root: opts.Root}
 		}
 	} else {
 		root, err := findRoot(w.dir, w.getenv, statOwner{})

@@ -147,12 +147,9 @@ func (w *workspace) mcpNotes() []string {
 // mcpSandbox is what the SANDBOX column says of an MCP tool: its stdio
 // server's sandbox, or "-" for a server that is no program basis starts.
 func (w *workspace) mcpSandbox(source string) string {
-	if w.mcp == nil {
-		return "-"
-	}
-	for _, s := range w.mcp.Config().Servers {
-		if strings.HasSuffix(source, "#"+s.Name) && s.Type == mcpbind.TypeStdio {
-			return w.ws.SandboxOf(mcpbind.SandboxName(s.Name), true).String()
+	if w.mcp != nil {
+		if name, ok := w.mcp.Config().StdioServer(source); ok {
+			return w.ws.SandboxOf(mcpbind.SandboxName(name), true).String()
 		}
 	}
 	return "-"

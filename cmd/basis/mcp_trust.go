@@ -61,17 +61,14 @@ func (w *workspace) mcpList(ctx context.Context) int {
 			w.displayPath(filepath.Join(w.root, mcpbind.WorkspaceFileName)), w.displayPath(filepath.Join(w.configDir, mcpbind.OperatorFileName)))
 		return exitCode(errs)
 	}
-	servers := map[string][]string{}
-	for _, s := range cfg.Servers {
-		servers[s.File] = append(servers[s.File], s.Name)
-	}
-	for _, s := range cfg.Shadowed {
-		servers[s.File] = append(servers[s.File], s.Name+" (shadowed)")
-	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tORIGIN\tTRUST\tSERVERS")
 	for _, f := range cfg.Files {
-		names := strings.Join(servers[f.Path], ", ")
+		servers, shadowed := cfg.ServersIn(f.Path)
+		for _, name := range shadowed {
+			servers = append(servers, name+" (shadowed)")
+		}
+		names := strings.Join(servers, ", ")
 		if names == "" {
 			names = "-"
 		}
@@ -127,11 +124,7 @@ func (w *workspace) mcpTrust(ctx context.Context) int {
 	}
 	var names []string
 	if cfg, _ := w.loadMCPConfig(ctx); cfg != nil {
-		for _, s := range cfg.Servers {
-			if s.Origin == mcpbind.OriginWorkspace {
-				names = append(names, s.Name)
-			}
-		}
+		names, _ = cfg.ServersIn(rec.Path)
 	}
 	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s…), recorded in %s\n", w.displayPath(rec.Path), shortHash(rec.SHA256), w.displayPath(store.Path()))
 	if len(rec.Files) > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,13 +75,13 @@ func openWorkspace(ctx context.Context, g *globals, e *env) (*workspace, error) 
 	if g.dir != "" {
 		// -C names the root exactly: no walking up, and the operator's
 		// naming it is the trust a foreign owner would otherwise need.
-		opts.Root = absFrom(cwd, g.dir)
-		if info, err := os.Stat(opts.Root); err != nil || !info.IsDir() {
-			return nil, fmt.Errorf("-C %s: not a directory; give the workspace's root directory", g.dir)
-		}
+		opts.Root = g.dir // taken from cwd when relative
 	}
 	opts.ConfigDir = g.configDir // taken from cwd when relative
 	if w.ws, w.openErr = basisws.Open(ctx, opts); w.ws == nil {
+		if errors.As(w.openErr, new(*basisws.RootError)) {
+			return nil, fmt.Errorf("-C %w", w.openErr)
+		}
 		return nil, w.openErr
 	}
 	w.root, w.configDir = w.ws.Root(), w.ws.ConfigDir()
@@ -110,11 +111,7 @@ func absFrom(base, path string) string {
 
 // spawnTool builds the spawn tool this invocation offers.
 func (w *workspace) spawnTool() (*spawn.Tool, error) {
-	cfg := spawn.Options{Environ: w.e.environ, NoShell: w.g.noShell, Sandbox: w.ws.Sandbox()}
-	if len(w.delegate) > 0 {
-		cfg.Delegator = spawn.CommandDelegator{Argv: w.delegate, Dir: w.root, Env: w.e.environ}
-	}
-	return spawn.New(w.root, &cfg)
+	return spawn.New(w.root, &spawn.Options{Environ: w.e.environ, NoShell: w.g.noShell, Sandbox: w.ws.Sandbox(), DelegateArgv: w.delegate})
 }
 
 // build loads everything and builds the runtime: spawn, then the

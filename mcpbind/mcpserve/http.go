@@ -32,61 +32,41 @@ var (
 // MinTokenLen is the shortest bearer token the HTTP server accepts.
 const MinTokenLen = 16
 
-// Defaults of [HTTPLimits].
+// The defaults of [HTTPLimits].
 const (
-	// DefaultReadHeaderTimeout bounds reading a request's header, and how
-	// long a new connection may send nothing.
-	DefaultReadHeaderTimeout = 10 * time.Second
-	// DefaultReadBodyTimeout bounds reading a request's body.
-	DefaultReadBodyTimeout = 30 * time.Second
-	// DefaultIdleTimeout closes a kept-alive connection that sends no
-	// next request.
-	DefaultIdleTimeout = 60 * time.Second
-	// DefaultMaxHeaderBytes bounds a request's header.
-	DefaultMaxHeaderBytes = 64 << 10
-	// DefaultMaxBodyBytes bounds a request's body: a JSON-RPC message,
-	// whose largest part is a tool's arguments.
-	DefaultMaxBodyBytes = 4 << 20
-	// DefaultMaxSessions bounds the sessions open at once.
-	DefaultMaxSessions = 64
-	// DefaultSessionIdleTimeout closes a session nobody has used for this
-	// long, so abandoned sessions do not pile up in a long run.
-	DefaultSessionIdleTimeout = 30 * time.Minute
+	defaultReadHeaderTimeout  = 10 * time.Second
+	defaultReadBodyTimeout    = 30 * time.Second
+	defaultIdleTimeout        = 60 * time.Second
+	defaultMaxHeaderBytes     = 64 << 10
+	defaultMaxBodyBytes       = 4 << 20 // a JSON-RPC message: mostly a tool's arguments
+	defaultMaxSessions        = 64
+	defaultSessionIdleTimeout = 30 * time.Minute
 )
 
 // HTTPLimits bounds what HTTP clients can hold of the server: time,
 // memory, connections, sessions. A nil *HTTPLimits, and each field left
-// zero, means the default.
-//
-// The timeouts that apply to every request are the header's, the body's
-// and the idle connection's. No timeout covers a whole request or a whole
-// response: a tool call may run for minutes, and the stream a client opens
-// with GET for the server's notifications and questions lasts as long as
-// the session. Those end with the session (DELETE, SessionIdleTimeout, or
-// the server shutting down).
+// zero, means the default. No timeout covers a whole request: a call may
+// run for minutes, and a GET stream lasts as long as its session.
 type HTTPLimits struct {
-	// ReadHeaderTimeout bounds the time to read a request's header, from
-	// the moment the connection is ready for it: a client that opens a
-	// connection and sends half a header is disconnected.
+	// ReadHeaderTimeout bounds reading a request's header, from the
+	// moment the connection is ready for it (default 10 s).
 	ReadHeaderTimeout time.Duration
-	// ReadBodyTimeout bounds the time to read a request's body; past it
-	// the request gets 408 and the connection is closed.
+	// ReadBodyTimeout bounds reading a request's body; past it, 408
+	// (default 30 s).
 	ReadBodyTimeout time.Duration
 	// IdleTimeout closes a kept-alive connection on which no next request
-	// starts.
+	// starts (default 60 s).
 	IdleTimeout time.Duration
-	// MaxHeaderBytes bounds a request's header (Go's server allows 4 KiB
-	// of slack beyond it); a larger one gets 431.
+	// MaxHeaderBytes bounds a request's header, plus Go's 4 KiB of slack;
+	// past it, 431 (default 64 KiB).
 	MaxHeaderBytes int
-	// MaxBodyBytes bounds a request's body; a larger one gets 413.
+	// MaxBodyBytes bounds a request's body; past it, 413 (default 4 MiB).
 	MaxBodyBytes int64
-	// MaxSessions bounds the HTTP sessions the handler holds at once. A
-	// client that would open one more gets 503 with a JSON-RPC error
-	// saying so; once a session ends (DELETE, SessionIdleTimeout), a new
-	// one may open.
+	// MaxSessions bounds the sessions open at once; one more gets 503
+	// (default 64).
 	MaxSessions int
 	// SessionIdleTimeout closes a session that has had no request for
-	// that long.
+	// that long (default 30 min).
 	SessionIdleTimeout time.Duration
 }
 
@@ -102,18 +82,18 @@ func (l *HTTPLimits) withDefaults() HTTPLimits {
 			*v = d
 		}
 	}
-	def(&out.ReadHeaderTimeout, DefaultReadHeaderTimeout)
-	def(&out.ReadBodyTimeout, DefaultReadBodyTimeout)
-	def(&out.IdleTimeout, DefaultIdleTimeout)
-	def(&out.SessionIdleTimeout, DefaultSessionIdleTimeout)
+	def(&out.ReadHeaderTimeout, defaultReadHeaderTimeout)
+	def(&out.ReadBodyTimeout, defaultReadBodyTimeout)
+	def(&out.IdleTimeout, defaultIdleTimeout)
+	def(&out.SessionIdleTimeout, defaultSessionIdleTimeout)
 	if out.MaxHeaderBytes <= 0 {
-		out.MaxHeaderBytes = DefaultMaxHeaderBytes
+		out.MaxHeaderBytes = defaultMaxHeaderBytes
 	}
 	if out.MaxBodyBytes <= 0 {
-		out.MaxBodyBytes = DefaultMaxBodyBytes
+		out.MaxBodyBytes = defaultMaxBodyBytes
 	}
 	if out.MaxSessions <= 0 {
-		out.MaxSessions = DefaultMaxSessions
+		out.MaxSessions = defaultMaxSessions
 	}
 	return out
 }

@@ -75,11 +75,11 @@ type ChangingRoster interface {
 	Changed() <-chan struct{}
 }
 
-// DefaultAnswerTimeout is how long a call waits, between two round trips,
+// defaultAnswerTimeout is how long a call waits, between two round trips,
 // for the client to come back with its user's answer to an approval
 // question before the question counts as unanswered (and the call is
 // denied).
-const DefaultAnswerTimeout = 10 * time.Minute
+const defaultAnswerTimeout = 10 * time.Minute
 
 // ServerOptions configures a [Server]. The zero value is usable.
 type ServerOptions struct {
@@ -92,7 +92,8 @@ type ServerOptions struct {
 	// stdio its output must not be stdout, which carries the protocol.
 	Logger *slog.Logger
 	// AnswerTimeout bounds the wait for an answer to an approval question
-	// between round trips; zero means [DefaultAnswerTimeout].
+	// between round trips, after which the call is denied; zero means ten
+	// minutes.
 	AnswerTimeout time.Duration
 	// Surfaces, when set, serves resources, resource templates, prompts
 	// and completions beside the tools ([GatewaySurfaces] for a
@@ -156,7 +157,7 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if s.opts.AnswerTimeout <= 0 {
-		s.opts.AnswerTimeout = DefaultAnswerTimeout
+		s.opts.AnswerTimeout = defaultAnswerTimeout
 	}
 	s.base, s.stopAll = context.WithCancel(context.Background())
 	mcpOpts := &mcp.ServerOptions{
@@ -178,10 +179,6 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 	s.Refresh()
 	return s
 }
-
-// MCPServer returns the underlying SDK server, for hosts that connect
-// transports of their own.
-func (s *Server) MCPServer() *mcp.Server { return s.mcp }
 
 // Refresh reads the roster's tools again and brings the served list up to
 // date: tools gone are removed, new and changed ones are (re)added, and
@@ -336,7 +333,7 @@ func (s *Server) toolFor(d contract.Descriptor) (*mcp.Tool, error) {
 		Name:        d.Name,
 		Description: d.Description,
 		InputSchema: json.RawMessage(schema),
-		Annotations: Annotations(d.SideEffect),
+		Annotations: annotations(d.SideEffect),
 	}
 	if tr, ok := s.roster.(TitledRoster); ok {
 		if title := tr.Title(d.Name); title != "" {
@@ -347,12 +344,12 @@ func (s *Server) toolFor(d contract.Descriptor) (*mcp.Tool, error) {
 	return t, nil
 }
 
-// Annotations returns the MCP tool annotations for a tool whose strongest
+// annotations returns the MCP tool annotations for a tool whose strongest
 // side effect is se: readOnlyHint for none; destructiveHint for process and
 // external; openWorldHint for external. Every hint is stated, since MCP's
 // defaults (destructive, open world) would otherwise claim more than the
 // tool does.
-func Annotations(se contract.SideEffect) *mcp.ToolAnnotations {
+func annotations(se contract.SideEffect) *mcp.ToolAnnotations {
 	destructive := se == contract.SideEffectProcess || se == contract.SideEffectExternal
 	openWorld := se >= contract.SideEffectExternal
 	return &mcp.ToolAnnotations{

@@ -1,0 +1,29 @@
+package mcpbind
+
+// ServersIn names, in order, the servers file configures: those in use
+// and those another file's server of the same name shadows.
+func (c *Config) ServersIn(file string) (servers, shadowed []string) {
+	for _, s := range c.Servers {
+		if s.File == file {
+			servers = append(servers, s.Name)
+		}
+	}
+	for _, s := range c.Shadowed {
+		if s.File == file {
+			shadowed = append(shadowed, s.Name)
+		}
+	}
+	return servers, shadowed
+}
+
+// StdioServer is the stdio server a tool's source names
+// ("/repo/.mcp.json#github"), whose program a host confines as
+// [SandboxName]; false for a server that is no program, or none here.
+func (c *Config) StdioServer(source string) (string, bool) {
+	for _, s := range c.Servers {
+		if sourceOf(s) == source && s.Type == TypeStdio {
+			return s.Name, true
+		}
+	}
+	return "", false
+}
