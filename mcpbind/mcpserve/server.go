@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -383,7 +385,7 @@ func (s *Server) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 // callTool is the SDK handler of every served tool.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if req.Params.RequestState != "" {
-		return s.resume(ctx, req), nil
+		return s.resume(ctx, req)
 	}
 	return s.start(ctx, s.newPending(req, true), req)
 }
@@ -418,6 +420,11 @@ type pendingCall struct {
 	mu          sync.Mutex
 	att         *attachment // the request currently waiting on the call
 	outstanding *question   // a question sent to the client and not yet answered
+	// round is the part of the request state that names the question
+	// outstanding: each question gets a new one, so a retry answers the
+	// question it was sent for and no other (SEP-2322: a state changes
+	// with every round).
+	round string
 }
 
 // attachment is the request a pendingCall reports to: where progress
@@ -578,6 +585,8 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 			q.answer(answer{err: fmt.Errorf("%w within %s", errNoAnswer, s.opts.AnswerTimeout)})
 		})
 		pc.att, pc.outstanding = nil, q
+		pc.round = rand.Text()
+		state := pc.id + "." + pc.round
 		pc.mu.Unlock()
 		pc.asked.Add(1)
 		if !newProtocol(req.Session) {
@@ -589,34 +598,43 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 		}
 		return &mcp.CallToolResult{
 			InputRequests: mcp.InputRequestMap{q.key: q.params},
-			RequestState:  pc.id,
+			RequestState:  state,
 		}
 	}
 }
 
 // resume handles the retry of a call that asked a question: it hands the
-// client's answer to the waiting pipeline and waits again.
-func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
+// client's answer to the waiting pipeline and waits again. A request state
+// basis did not issue for the question now open (made up, altered, or of
+// a round already answered, timed out or cancelled) is refused with a
+// JSON-RPC invalid-params error, as SEP-2322 asks of a state that fails
+// its check: nothing in it reaches the call.
+func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	id, round, _ := strings.Cut(req.Params.RequestState, ".")
 	s.mu.Lock()
-	pc := s.pending[req.Params.RequestState]
+	pc := s.pending[id]
 	s.mu.Unlock()
-	if pc == nil {
-		return errorResult("basis: the approval question this retry answers is no longer open (it was answered already, it timed out, or the call was cancelled); call the tool again")
+	if pc == nil || round == "" {
+		return nil, errState
 	}
 	if pc.name != req.Params.Name || !sameJSON(pc.input, req.Params.Arguments) {
-		return errorResult("basis: this retry's tool or arguments differ from the call that asked the question; call the tool again")
+		return errorResult("basis: this retry's tool or arguments differ from the call that asked the question; call the tool again"), nil
 	}
 	pc.mu.Lock()
 	q := pc.outstanding
-	if q != nil && pc.att == nil {
-		pc.outstanding = nil
+	switch {
+	case subtle.ConstantTimeCompare([]byte(round), []byte(pc.round)) != 1:
+		pc.mu.Unlock()
+		return nil, errState
+	case q != nil && pc.att == nil:
+		pc.outstanding, pc.round = nil, ""
 		q.timer.Stop()
-	} else {
+	default:
 		q = nil
 	}
 	pc.mu.Unlock()
 	if q == nil {
-		return errorResult("basis: the approval question this retry answers is being answered by another request; call the tool again")
+		return errorResult("basis: the approval question this retry answers is being answered by another request; call the tool again"), nil
 	}
 	pc.attach(ctx, req)
 	raw := req.Params.InputResponses[q.key]
@@ -628,8 +646,12 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) *mcp.Call
 	} else {
 		q.answer(answer{raw: raw})
 	}
-	return s.wait(ctx, pc, req)
+	return s.wait(ctx, pc, req), nil
 }
+
+// errState refuses a retry whose request state names no open question.
+var errState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+	Message: "basis: the requestState of this retry names no question basis has open (it was answered already, timed out, was cancelled, or the state was altered); call the tool again without requestState"}
 
 func (pc *pendingCall) attach(ctx context.Context, req *mcp.CallToolRequest) {
 	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}

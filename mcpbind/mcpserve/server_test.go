@@ -20,6 +20,7 @@ import (
 	"github.com/basis-go/basis/contract/display"
 	"github.com/basis-go/basis/mcpbind/mcpserve"
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -591,21 +592,36 @@ func TestServeRetryIsBoundToTheCall(t *testing.T) {
 		t.Fatalf("first round: NeedsInput %v, state %q; want an input request", first.NeedsInput(), first.RequestState)
 	}
 	allow := mcp.InputResponseMap{"basis_approval": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_once"}}}
+	// A state basis did not issue for the open question is a protocol
+	// error (SEP-2322: a state that fails its check is refused); a genuine
+	// state with another call's tool or arguments is a tool error.
+	const badState = "basis: the requestState of this retry names no question basis has open (it was answered already, timed out, was cancelled, or the state was altered); call the tool again without requestState"
+	callID, _, _ := strings.Cut(first.RequestState, ".")
 	tests := []struct {
 		name     string
 		params   *mcp.CallToolParams
-		wantText string
+		wantText string // a tool error's text, or else
+		wantErr  string // a JSON-RPC error's message (invalid params)
 	}{
-		{"made-up state", &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: "AAAAAAAAAAAAAAAAAAAAAAAAAA"},
-			"basis: the approval question this retry answers is no longer open (it was answered already, it timed out, or the call was cancelled); call the tool again"},
+		{"made-up state", &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: "AAAAAAAAAAAAAAAAAAAAAAAAAA"}, "", badState},
+		{"tampered state", &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: first.RequestState + "-TAMPERED"}, "", badState},
+		{"the call's id without its round", &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: callID}, "", badState},
+		{"the call's id with another round", &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: callID + ".AAAAAAAAAAAAAAAAAAAAAAAAAA"}, "", badState},
 		{"other arguments", &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "staging"}, InputResponses: allow, RequestState: first.RequestState},
-			"basis: this retry's tool or arguments differ from the call that asked the question; call the tool again"},
+			"basis: this retry's tool or arguments differ from the call that asked the question; call the tool again", ""},
 		{"other tool", &mcp.CallToolParams{Name: "run_tests", Arguments: args, InputResponses: allow, RequestState: first.RequestState},
-			"basis: this retry's tool or arguments differ from the call that asked the question; call the tool again"},
+			"basis: this retry's tool or arguments differ from the call that asked the question; call the tool again", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := cs.CallTool(ctx, tt.params)
+			if tt.wantErr != "" {
+				var wire *jsonrpc.Error
+				if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || wire.Message != tt.wantErr {
+					t.Fatalf("CallTool = %v, %v; want JSON-RPC error %d %q", res, err, jsonrpc.CodeInvalidParams, tt.wantErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -629,11 +645,8 @@ func TestServeRetryIsBoundToTheCall(t *testing.T) {
 	}
 	// The same answer cannot be replayed.
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: first.RequestState})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.IsError {
-		t.Errorf("a replayed answer ran the call again: %q", textOf(t, res))
+	if wire := (*jsonrpc.Error)(nil); !errors.As(err, &wire) {
+		t.Errorf("a replayed answer: %v, %v; want a JSON-RPC error", res, err)
 	}
 	if got := h.roster.calls.Load(); got != 1 {
 		t.Errorf("the roster was called %d times, want 1", got)
