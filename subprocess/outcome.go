@@ -10,41 +10,32 @@ import (
 	"time"
 )
 
-// Kind says how a run ended.
-type Kind int
+// Kind says how a run ended, in the words audit records and messages use.
+type Kind string
 
 const (
 	// Exited: the program exited on its own; [Outcome.Code] holds the code.
-	Exited Kind = iota + 1
+	Exited Kind = "exited"
 	// Signaled: the program was killed by a signal nobody in this package
 	// sent (a crash, an outside kill, SIGPIPE after the stdout limit);
 	// [Outcome.Signal] holds it.
-	Signaled
+	Signaled Kind = "signaled"
 	// TimedOut: the deadline passed and the program was stopped.
-	TimedOut
+	TimedOut Kind = "timed out"
 	// Canceled: the caller's context was cancelled and the program was
 	// stopped.
-	Canceled
+	Canceled Kind = "canceled"
 	// StartFailed: the program never ran; [Outcome.Err] says why.
-	StartFailed
+	StartFailed Kind = "start failed"
 )
 
-// String returns the kind in words ("exited", "timed out"), or Kind(N)
-// for a value outside the constants.
+// String returns the kind in words ("exited", "timed out"); "unknown" for
+// the zero value.
 func (k Kind) String() string {
-	switch k {
-	case Exited:
-		return "exited"
-	case Signaled:
-		return "signaled"
-	case TimedOut:
-		return "timed out"
-	case Canceled:
-		return "canceled"
-	case StartFailed:
-		return "start failed"
+	if k == "" {
+		return "unknown"
 	}
-	return fmt.Sprintf("Kind(%d)", int(k))
+	return string(k)
 }
 
 // Outcome is how one run ended.

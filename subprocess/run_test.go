@@ -590,8 +590,8 @@ func TestOutcomeTextIsTotal(t *testing.T) {
 		{"start failed without a reason", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.StartFailed}}, "could not start"},
 		{"start failed with a reason", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.StartFailed, Err: &subprocess.StartError{Op: "start program", Err: syscall.ENOENT}}}, "could not start: start program: no such file or directory"},
 		{"start error without a reason", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.StartFailed, Err: &subprocess.StartError{Op: "look up program"}}}, "could not start: look up program failed"},
-		{"zero outcome", &subprocess.ExitError{}, "ended in an unknown way (Kind(0))"},
-		{"kind out of range", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: 99}}, "ended in an unknown way (Kind(99))"},
+		{"zero outcome", &subprocess.ExitError{}, "ended in an unknown way (unknown)"},
+		{"kind out of range", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: "vanished"}}, "ended in an unknown way (vanished)"},
 		{"unnamed signal", &subprocess.ExitError{Outcome: subprocess.Outcome{Kind: subprocess.Signaled, Signal: 77}}, "killed by signal 77"},
 	}
 	for _, tt := range tests {

@@ -391,7 +391,7 @@ func TestTimeoutsNameTheLimitThatFired(t *testing.T) {
 				return h
 			}, time.Hour,
 			"slow was stopped: context deadline exceeded",
-			"the tool's timeout of 50ms fired; its Descriptor.Timeout raises it", 50 * time.Millisecond, true, 0},
+			"the tool's timeout of 50ms fired; its Descriptor.Timeout raises it", 50 * time.Millisecond, true, ""},
 		{"host tool, the runtime's default",
 			func() contract.ExecutableTool {
 				h := newHostTool("slow", contract.SideEffectNone)
@@ -399,7 +399,7 @@ func TestTimeoutsNameTheLimitThatFired(t *testing.T) {
 				return h
 			}, 50 * time.Millisecond,
 			"slow was stopped: context deadline exceeded",
-			"the runtime's default of 50ms fired, since the tool states no timeout of its own; hosts set Options.DefaultTimeout", 50 * time.Millisecond, false, 0},
+			"the runtime's default of 50ms fired, since the tool states no timeout of its own; hosts set Options.DefaultTimeout", 50 * time.Millisecond, false, ""},
 		// The program's own deadline fires first and says so: the
 		// runtime's deadline does not pre-empt it.
 		{"program, its own timeout",
@@ -429,7 +429,7 @@ func TestTimeoutsNameTheLimitThatFired(t *testing.T) {
 			if te.Limit != tt.limit || te.ToolTimeout != tt.own || !errors.Is(out.Err, context.DeadlineExceeded) {
 				t.Errorf("TimeoutError limit %v own %v, Is(DeadlineExceeded) %v", te.Limit, te.ToolTimeout, errors.Is(out.Err, context.DeadlineExceeded))
 			}
-			if tt.exit != 0 && (out.Exit == nil || out.Exit.Kind != tt.exit) {
+			if tt.exit != "" && (out.Exit == nil || out.Exit.Kind != tt.exit) {
 				t.Errorf("exit %v, want %v", out.Exit, tt.exit)
 			}
 		})
