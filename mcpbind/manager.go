@@ -63,6 +63,13 @@ type ManagerOptions struct {
 	// ServerRequest answers a server's elicitation and sampling requests;
 	// nil declares neither capability.
 	ServerRequest ServerRequestFunc
+	// OnNotification is told, for a gateway to tell its clients, when a
+	// server says its prompts or resources changed (method
+	// notifications/prompts/list_changed or
+	// notifications/resources/list_changed, uri "") or that a resource
+	// subscribed to by [Manager.Subscribe] did
+	// (notifications/resources/updated, uri as subscribed).
+	OnNotification func(method, uri string)
 }
 
 // State is where a server is in its life, spelt as status lines and
@@ -148,6 +155,7 @@ type Manager struct {
 	names     []string // sorted
 	closed    atomic.Bool
 	pruneOnce sync.Once // old kept results are removed once per Manager
+	subs      subscriptions
 	// connectTo, when set (by tests), gives the transport for a server in
 	// place of the configured one.
 	connectTo func(ServerConfig) mcp.Transport
@@ -613,6 +621,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		},
 	}
 	s.forwarding(clientOpts)
+	s.noticing(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
 	s.forwardingMiddleware(client)
 	var transport mcp.Transport

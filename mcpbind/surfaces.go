@@ -392,7 +392,7 @@ func (m *Manager) ownerOfTemplate(ctx context.Context, tmpl string) (*liveServer
 }
 
 // Subscribe asks the server that owns the served URI to say when the
-// resource changes.
+// resource changes ([ManagerOptions.OnNotification] hears it by uri).
 func (m *Manager) Subscribe(ctx context.Context, uri string) error {
 	l, own, err := m.ownerOfURI(ctx, uri)
 	if err != nil {
@@ -401,14 +401,19 @@ func (m *Manager) Subscribe(ctx context.Context, uri string) error {
 	if err := l.conn.session.Subscribe(ctx, &mcp.SubscribeParams{URI: own}); err != nil {
 		return l.listError("subscribe", err)
 	}
+	m.subs.add(l.srv.cfg.Name, own, uri)
 	return nil
 }
 
-// Unsubscribe undoes [Manager.Subscribe].
+// Unsubscribe undoes [Manager.Subscribe]; the server is told once no
+// subscription to the resource is left.
 func (m *Manager) Unsubscribe(ctx context.Context, uri string) error {
 	l, own, err := m.ownerOfURI(ctx, uri)
 	if err != nil {
 		return err
+	}
+	if !m.subs.remove(l.srv.cfg.Name, own, uri) {
+		return nil
 	}
 	if err := l.conn.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: own}); err != nil {
 		return l.listError("unsubscribe", err)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
@@ -203,6 +204,73 @@ func TestSubscribeRoutesToTheOwner(t *testing.T) {
 	}
 	if got := <-testserver.Subscriptions(); got != "beta file:///README.md" {
 		t.Errorf("subscription reached %q, want beta file:///README.md", got)
+	}
+}
+
+// A server's resources/updated reaches OnNotification once for each
+// URI a client subscribed to the resource by, and for no other: one
+// form's unsubscription leaves the other's in place.
+func TestUpdatesReachTheURIsSubscribed(t *testing.T) {
+	ctx := context.Background()
+	notes := make(chan string, 16)
+	m := newManager(t, &mcpbind.ManagerOptions{OnNotification: func(method, uri string) { notes <- method + " " + uri }}, stdioServer("beta"))
+	srv := testserver.New(testserver.Options{Surfaces: "beta"})
+	mcpbind.SetConnectTo(m, func(mcpbind.ServerConfig) mcp.Transport {
+		client, server := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(ctx, server, nil); err != nil {
+			t.Errorf("server Connect: %v", err)
+		}
+		return client
+	})
+	if err := m.StartAll(ctx); err != nil {
+		t.Fatalf("StartAll: %v", err)
+	}
+	const plain, qualified, readme = "mem://beta/only", "basis-mcp://beta/mem://beta/only", "basis-mcp://beta/file:///README.md"
+	for _, uri := range []string{plain, qualified, readme} {
+		if err := m.Subscribe(ctx, uri); err != nil {
+			t.Fatalf("Subscribe %s: %v", uri, err)
+		}
+	}
+	// The server hears one subscription per resource; the others' tests
+	// read what they subscribe to.
+	for len(testserver.Subscriptions()) > 0 {
+		<-testserver.Subscriptions()
+	}
+	next := func() string {
+		t.Helper()
+		select {
+		case n := <-notes:
+			return n
+		case <-time.After(30 * time.Second): // a bound, not a wait
+			t.Fatal("no notification")
+			return ""
+		}
+	}
+	const updated = "notifications/resources/updated "
+	steps := []struct {
+		unsubscribe string
+		update      string
+		want        string // "": nothing, which the next step's notification shows
+	}{
+		{unsubscribe: plain, update: "mem://beta/only", want: updated + qualified},
+		{unsubscribe: qualified, update: "mem://beta/only"},
+		{update: "mem://nobody/asked"},
+		{update: "file:///README.md", want: updated + readme},
+	}
+	for _, st := range steps {
+		if st.unsubscribe != "" {
+			if err := m.Unsubscribe(ctx, st.unsubscribe); err != nil {
+				t.Fatalf("Unsubscribe %s: %v", st.unsubscribe, err)
+			}
+		}
+		if err := srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: st.update}); err != nil {
+			t.Fatal(err)
+		}
+		if st.want != "" {
+			if got := next(); got != st.want {
+				t.Errorf("after an update of %s: %q, want %q", st.update, got, st.want)
+			}
+		}
 	}
 }
 

@@ -83,8 +83,11 @@ func NewGateway(ctx context.Context, build func(ctx context.Context, mcpTools fu
 	}
 	g.roster.Store(rt)
 	g.logClient(client)
-	g.Server = NewServer(g.roster, &ServerOptions{Logger: g.opts.Logger,
+	srv := NewServer(g.roster, &ServerOptions{Logger: g.opts.Logger,
 		Surfaces: &GatewaySurfaces{Manager: g.manager, Runtime: g.roster.Load, Depth: g.opts.Depth}})
+	g.mu.Lock() // a server's notification may come any time
+	g.Server = srv
+	g.mu.Unlock()
 	wctx, stop := context.WithCancel(ctx)
 	g.stop = stop
 	go g.watch(wctx)
@@ -116,7 +119,8 @@ func (g *Gateway) mcpTools(ctx context.Context) ([]contract.ExecutableTool, erro
 	if g.client == nil {
 		var m *mcpbind.Manager
 		m = g.opts.Open(ctx, &mcpbind.ManagerOptions{ServerRequest: Forward,
-			OnToolsChanged: func(source string, tools []contract.ExecutableTool) { g.toolsChanged(m, source, tools) }})
+			OnToolsChanged: func(source string, tools []contract.ExecutableTool) { g.toolsChanged(m, source, tools) },
+			OnNotification: func(method, uri string) { g.notify(m, method, uri) }})
 		g.client = m
 		// Failures show in the servers' status.
 		_ = m.StartAll(ctx)
@@ -134,6 +138,17 @@ func (g *Gateway) toolsChanged(m *mcpbind.Manager, source string, tools []contra
 	}
 	if err := g.roster.Load().ReplaceMCPSource(source, tools); err != nil {
 		g.logf("the new tools of %s are not served: %v", source, err)
+	}
+}
+
+// notify passes on what a server of m said changed besides its tools.
+func (g *Gateway) notify(m *mcpbind.Manager, method, uri string) {
+	g.mu.Lock()
+	srv := g.Server
+	current := m == g.client
+	g.mu.Unlock()
+	if current && srv != nil {
+		srv.Notify(method, uri)
 	}
 }
 
@@ -222,6 +237,9 @@ func (g *Gateway) reloadIfChanged(ctx context.Context) {
 	g.logf("reloaded: %d tools", len(rt.Tools()))
 	if clientChanged {
 		g.logClient(g.client)
+		// Other servers, other prompts and resources.
+		g.Notify("notifications/prompts/list_changed", "")
+		g.Notify("notifications/resources/list_changed", "")
 	}
 	g.Refresh()
 }

@@ -9,9 +9,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
@@ -79,7 +82,13 @@ func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{ServerRequest: mcpserve.Forward})
+	// What the servers say changed goes to the server made below.
+	var current atomic.Pointer[mcpserve.Server]
+	m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{ServerRequest: mcpserve.Forward, OnNotification: func(method, uri string) {
+		if srv := current.Load(); srv != nil {
+			srv.Notify(method, uri)
+		}
+	}})
 	t.Cleanup(func() { m.Close() })
 	if err := m.StartAll(ctx); err != nil {
 		t.Fatal(err)
@@ -104,6 +113,7 @@ func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr
 	roster := mcpserve.NewRuntimeRoster(rt)
 	srv := mcpserve.NewServer(roster, &mcpserve.ServerOptions{Surfaces: &mcpserve.GatewaySurfaces{
 		Manager: func() *mcpbind.Manager { return m }, Runtime: roster.Load}})
+	current.Store(srv)
 	ct, st := mcp.NewInMemoryTransports()
 	sctx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
@@ -305,5 +315,69 @@ func TestServerQuestionDeclinedWhenTheClientCannotAnswer(t *testing.T) {
 	var got mcp.ElicitResult
 	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil || got.Action != "decline" {
 		t.Errorf("the server got %s, want a decline", res.Content[0].(*mcp.TextContent).Text)
+	}
+}
+
+// What an upstream server says changed besides its tools reaches the
+// client: its prompt and resource lists, and an update of a resource the
+// client subscribed to, by the URI the client subscribed to (qualified
+// when the URI was served qualified) and to no one else.
+func TestServerChangesReachTheClient(t *testing.T) {
+	notes := make(chan string, 16)
+	copts := &mcp.ClientOptions{
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { notes <- "prompts" },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { notes <- "resources" },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			notes <- "updated " + req.Params.URI
+		},
+	}
+	g := newGateway(t, nil, allowAll, copts, "alpha", "beta")
+	ctx := context.Background()
+	for _, uri := range []string{"basis-mcp://alpha/file:///README.md", "mem://beta/only"} {
+		if err := g.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+	}
+	next := func() string {
+		t.Helper()
+		select {
+		case n := <-notes:
+			return n
+		case <-time.After(30 * time.Second): // a bound, not a wait
+			t.Fatal("no notification reached the client")
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		server, what, uri string
+		want              string // "" for none
+	}{
+		{"alpha", "updated", "file:///README.md", "updated basis-mcp://alpha/file:///README.md"},
+		// beta's README is not subscribed to: nothing is said of it,
+		// which the next case's notification coming next shows.
+		{"beta", "updated", "file:///README.md", ""},
+		{"beta", "updated", "mem://nobody/asked", ""},
+		{"beta", "updated", "mem://beta/only", "updated mem://beta/only"},
+		{"alpha", "prompts", "", "prompts"},
+		{"beta", "resources", "", "resources"},
+	} {
+		res, err := g.cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__" + c.server + "__change", Arguments: map[string]string{"what": c.what, "uri": c.uri}})
+		if err != nil || res.IsError {
+			t.Fatalf("change %s of %s: %+v, %v", c.what, c.server, res, err)
+		}
+		if c.want == "" {
+			continue
+		}
+		if got := next(); got != c.want {
+			t.Errorf("after %s %s of %s the client heard %q, want %q", c.server, c.what, c.uri, got, c.want)
+		}
+	}
+	ps, err := g.cs.ListPrompts(ctx, nil)
+	if err != nil || !slices.ContainsFunc(ps.Prompts, func(p *mcp.Prompt) bool { return p.Name == "mcp__alpha__added" }) {
+		t.Errorf("prompts/list after the change: %+v, %v", ps, err)
+	}
+	rs, err := g.cs.ListResources(ctx, nil)
+	if err != nil || !slices.ContainsFunc(rs.Resources, func(r *mcp.Resource) bool { return r.URI == "mem://beta/added" }) {
+		t.Errorf("resources/list after the change: %+v, %v", rs, err)
 	}
 }

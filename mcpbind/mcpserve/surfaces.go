@@ -283,3 +283,29 @@ func (g *GatewaySurfaces) Unsubscribe(ctx context.Context, uri string) error {
 	}
 	return m.Unsubscribe(ctx, uri)
 }
+
+// listChangedName names the prompt and resource the server adds and
+// removes at once to have the SDK announce a list changed: the lists
+// themselves are answered from [Surfaces], so neither is ever served.
+const listChangedName = "basis-mcp://list-changed"
+
+// Notify tells clients what changed in the [Surfaces]: method is
+// notifications/prompts/list_changed or
+// notifications/resources/list_changed (uri unused), or
+// notifications/resources/updated, sent to the clients subscribed to
+// uri. It does nothing on a server without Surfaces.
+func (s *Server) Notify(method, uri string) {
+	if s.opts.Surfaces == nil {
+		return
+	}
+	switch method {
+	case "notifications/prompts/list_changed":
+		s.mcp.AddPrompt(&mcp.Prompt{Name: listChangedName}, nil)
+		s.mcp.RemovePrompts(listChangedName)
+	case "notifications/resources/list_changed":
+		s.mcp.AddResource(&mcp.Resource{URI: listChangedName, Name: listChangedName}, nil)
+		s.mcp.RemoveResources(listChangedName)
+	case "notifications/resources/updated":
+		_ = s.mcp.ResourceUpdated(s.base, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+	}
+}

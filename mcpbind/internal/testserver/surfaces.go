@@ -102,6 +102,28 @@ func addSurfaces(s *mcp.Server, label string) {
 		b, _ := json.Marshal(res)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	})
+	// change changes what the server serves, as "what" says: "prompts"
+	// adds the prompt added, "resources" the resource mem://LABEL/added;
+	// "updated" says the resource "uri" was updated.
+	s.AddTool(&mcp.Tool{Name: "change", Description: "Changes the server's prompts or resources.", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ What, URI string }
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		switch in.What {
+		case "prompts":
+			s.AddPrompt(&mcp.Prompt{Name: "added"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "added"}}}}, nil
+			})
+		case "resources":
+			s.AddResource(&mcp.Resource{URI: "mem://" + label + "/added", Name: "added"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return text(req.Params.URI, "added"), nil
+			})
+		case "updated":
+			if err := s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: in.URI}); err != nil {
+				return nil, err
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "changed " + in.What}}}, nil
+	})
 	s.AddTool(&mcp.Tool{Name: "sample", Description: "Asks the client's model through sampling.", InputSchema: object}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if r, ok := req.Params.InputResponses["m"].(*mcp.CreateMessageWithToolsResult); ok {
 			var t *mcp.TextContent

@@ -52,8 +52,9 @@ type Options struct {
 	Environ bool
 	// Surfaces, when not empty, adds resources, a resource template, a
 	// prompt and completions, each text saying Surfaces (so a test tells
-	// two servers apart), subscriptions, and the tools ask and sample,
-	// which ask the client during the call.
+	// two servers apart), subscriptions, the tools ask and sample,
+	// which ask the client during the call, and change, which changes
+	// the prompts or resources or says a resource was updated.
 	Surfaces string
 }
 
