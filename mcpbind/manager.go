@@ -670,6 +670,9 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	s.conn, s.tools, s.toolsErr = c, tools, toolsErr
 	s.state, s.reason = StateConnected, ""
 	s.mu.Unlock()
+	// Before the session serves a call, so an update the call brings
+	// about reaches the subscribers.
+	s.resubscribe(ctx, c)
 	// A Manager closed meanwhile closes this session too: its close waits
 	// for startMu, which the caller holds until this returns.
 	if restarted && !slices.Equal(before, toolNamesOf(tools)) {

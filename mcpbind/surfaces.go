@@ -393,6 +393,7 @@ func (m *Manager) ownerOfTemplate(ctx context.Context, tmpl string) (*liveServer
 
 // Subscribe asks the server that owns the served URI to say when the
 // resource changes ([ManagerOptions.OnNotification] hears it by uri).
+// The subscription outlasts the server's restarts.
 func (m *Manager) Subscribe(ctx context.Context, uri string) error {
 	l, own, err := m.ownerOfURI(ctx, uri)
 	if err != nil {

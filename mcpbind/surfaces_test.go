@@ -274,6 +274,47 @@ func TestUpdatesReachTheURIsSubscribed(t *testing.T) {
 	}
 }
 
+// A subscription outlives the server's death: the restarted server is
+// subscribed again, so its update reaches OnNotification. The server
+// announces an update and then a list change; the list change coming
+// first would show the update was lost.
+func TestSubscriptionsSurviveARestart(t *testing.T) {
+	ctx := context.Background()
+	notes := make(chan string, 16)
+	m := newManager(t, &mcpbind.ManagerOptions{OnNotification: func(method, uri string) { notes <- method + " " + uri }},
+		stdioServer("beta", "-surfaces", "beta"))
+	if err := m.StartAll(ctx); err != nil {
+		t.Fatalf("StartAll: %v", err)
+	}
+	const uri = "basis-mcp://beta/mem://beta/only"
+	if err := m.Subscribe(ctx, uri); err != nil {
+		t.Fatalf("Subscribe: %v", err)
+	}
+	if _, err := call(t, tool(t, m, "beta", "crash"), `{}`); !errors.Is(err, mcpbind.ErrServerDied) {
+		t.Fatalf("crash: %v, want ErrServerDied", err)
+	}
+	change := tool(t, m, "beta", "change")
+	for _, in := range []string{`{"what":"updated","uri":"mem://beta/only"}`, `{"what":"resources"}`} {
+		if res, err := call(t, change, in); err != nil {
+			t.Fatalf("change %s: %v, %q", in, err, res.Text)
+		}
+	}
+	const marker = "notifications/resources/list_changed "
+	var got []string
+	for !slices.Contains(got, marker) {
+		select {
+		case n := <-notes:
+			got = append(got, n)
+		case <-time.After(30 * time.Second): // a bound, not a wait
+			t.Fatalf("notifications after the restart: %q, then none", got)
+		}
+	}
+	want := []string{"notifications/resources/updated " + uri, marker}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("notifications after the restart (-want +got):\n%s", diff)
+	}
+}
+
 // ctxKey marks the context of the call a test makes.
 type ctxKey struct{}
 

@@ -72,6 +72,32 @@ func (s *subscriptions) served(server, own string) []string {
 	return out
 }
 
+// owned returns the server's own URIs somebody is subscribed to.
+func (s *subscriptions) owned(server string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for k := range s.m {
+		if k.server == server {
+			out = append(out, k.uri)
+		}
+	}
+	return out
+}
+
+// resubscribe subscribes a new session of the server to every resource
+// clients are still subscribed to through the Manager: a restarted
+// server has forgotten them, and its updates would otherwise stop
+// without a word. A refusal is logged, not fatal: the server's tools
+// work without it.
+func (s *server) resubscribe(ctx context.Context, c *conn) {
+	for _, own := range s.m.subs.owned(s.cfg.Name) {
+		if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: own}); err != nil {
+			s.m.opts.Logger.Warn("subscribing a restarted MCP server to a resource again failed", "server", s.cfg.Name, "uri", own, "error", c.launch.redact(err.Error()))
+		}
+	}
+}
+
 // noticing sets the handlers that pass a server's changed prompts,
 // resources and subscribed resources on to [ManagerOptions.OnNotification].
 // The SDK runs them off the session's reading goroutine, in order.
