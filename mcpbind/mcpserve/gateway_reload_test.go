@@ -32,7 +32,7 @@ type hostGateway struct {
 	gw        *mcpserve.Gateway
 	cs        *mcp.ClientSession
 	dir       string
-	log       *syncBuffer
+	log       *lockedBuffer
 	mu        sync.Mutex
 	opened    []*mcpbind.Manager // every client the gateway opened, in order
 	toolsSeen chan struct{}      // a tools/list_changed reached the client
@@ -107,7 +107,7 @@ func (h *hostGateway) clients() []*mcpbind.Manager {
 
 func newHostGateway(t *testing.T, tools []string, servers ...string) *hostGateway {
 	t.Helper()
-	h := &hostGateway{dir: t.TempDir(), log: &syncBuffer{}, toolsSeen: make(chan struct{}, 100)}
+	h := &hostGateway{dir: t.TempDir(), log: &lockedBuffer{}, toolsSeen: make(chan struct{}, 100)}
 	writeTools(t, h.dir, tools...)
 	writeServers(t, h.dir, servers...)
 	ctx := context.Background()

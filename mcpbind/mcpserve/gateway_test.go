@@ -5,7 +5,6 @@
 package mcpserve_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -46,24 +45,7 @@ func TestMain(m *testing.M) {
 type gateway struct {
 	cs    *mcp.ClientSession
 	srv   *mcpserve.Server
-	audit *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	audit *lockedBuffer
 }
 
 func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr approver.Approver, copts *mcp.ClientOptions, labels ...string) *gateway {
@@ -105,7 +87,7 @@ func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr
 	if err := b.AddMCP(m.Tools()...); err != nil {
 		t.Fatal(err)
 	}
-	audit := &syncBuffer{}
+	audit := &lockedBuffer{}
 	rt, err := b.Build(&runtime.Options{Gate: gate, Audit: audit})
 	if err != nil {
 		t.Fatal(err)

@@ -319,21 +319,5 @@ func TestHTTPSessionlessCancellationCancelsTheCall(t *testing.T) {
 	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Fatalf("negotiated %s, want 2026-07-28", v)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow"})
-	}()
-	<-h.roster.started
-	cancel()
-	select {
-	case err := <-h.roster.ended:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("the call ended with %v, want it cancelled", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the call was not cancelled")
-	}
-	<-done
+	cancelSlowCall(t, h, cs)
 }

@@ -14,13 +14,13 @@ import (
 // wireClient connects one more client of version to the gateway's server
 // and returns it with what the server sent it, one JSON-RPC message per
 // response id.
-func wireClient(t *testing.T, g *gateway, version string) (*mcp.ClientSession, *syncBuffer) {
+func wireClient(t *testing.T, g *gateway, version string) (*mcp.ClientSession, *lockedBuffer) {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- g.srv.Serve(ctx, st) }()
-	wire := &syncBuffer{}
+	wire := &lockedBuffer{}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "wire", Version: "v0"}, nil).Connect(ctx,
 		&mcp.LoggingTransport{Transport: ct, Writer: wire}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
@@ -33,7 +33,7 @@ func wireClient(t *testing.T, g *gateway, version string) (*mcp.ClientSession, *
 
 // received returns the messages the client read off the wire
 // (LoggingTransport's "read: " lines), decoded.
-func received(t *testing.T, wire *syncBuffer) []map[string]json.RawMessage {
+func received(t *testing.T, wire *lockedBuffer) []map[string]json.RawMessage {
 	t.Helper()
 	var out []map[string]json.RawMessage
 	for line := range strings.Lines(wire.String()) {
