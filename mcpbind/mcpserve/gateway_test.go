@@ -46,6 +46,10 @@ type gateway struct {
 	cs    *mcp.ClientSession
 	srv   *mcpserve.Server
 	audit *lockedBuffer
+	// acks hears notifications/subscriptions/acknowledged: from protocol
+	// 2026-07-28 on, Subscribe returns before the server has subscribed.
+	// It gets each resource URI an acknowledgement names.
+	acks chan string
 }
 
 func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr approver.Approver, copts *mcp.ClientOptions, labels ...string) *gateway {
@@ -100,13 +104,25 @@ func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr
 	sctx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, copts).Connect(ctx, ct, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, copts)
+	acks := make(chan string, 16)
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok {
+				for _, uri := range p.Notifications.ResourceSubscriptions {
+					acks <- uri
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); cancel(); <-served })
-	return &gateway{cs: cs, srv: srv, audit: audit}
+	return &gateway{cs: cs, srv: srv, audit: audit, acks: acks}
 }
 
 var allowAll = approver.ApproverFunc(func(context.Context, approver.Request) (approver.Answer, error) {
@@ -318,6 +334,16 @@ func TestServerChangesReachTheClient(t *testing.T) {
 	for _, uri := range []string{"basis-mcp://alpha/file:///README.md", "mem://beta/only"} {
 		if err := g.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+		if g.cs.InitializeResult().ProtocolVersion < "2026-07-28" {
+			continue // resources/subscribe answered once subscribed
+		}
+		for acked := ""; acked != uri; {
+			select {
+			case acked = <-g.acks:
+			case <-time.After(30 * time.Second): // a bound, not a wait
+				t.Fatalf("subscribing to %s was not acknowledged", uri)
+			}
 		}
 	}
 	next := func() string {
