@@ -121,6 +121,14 @@ soak: ## 5,000 declared calls, 16 at a time, through the runtime and basis serve
 build: ## build the basis command into bin/basis
 	cd cmd/basis && $(GO) build -o $(CURDIR)/bin/basis .
 
+.PHONY: install
+install: ## install the basis command into $(go env GOBIN), else $(go env GOPATH)/bin, and say whether that is on PATH
+	@dir="$$($(GO) env GOBIN)"; [ -n "$$dir" ] || dir="$$($(GO) env GOPATH)/bin"; \
+	cd cmd/basis && $(GO) install . && \
+	echo "installed $$dir/basis" && \
+	case ":$$PATH:" in *":$$dir:"*) echo "$$dir is on PATH: run basis";; \
+	*) echo "$$dir is not on PATH: add it (export PATH=\"$$dir:\$$PATH\") or run $$dir/basis";; esac
+
 .PHONY: demo
 demo: build ## build basis and run it on the example workspace
 	cd examples && $(GO) build -o $(CURDIR)/examples/workspace/.basis/bin/ ./tools/... ./mcpserver
