@@ -168,6 +168,11 @@ func TestCLI(t *testing.T) {
 		{name: "tools_broken_manifest", setup: brokenManifest, steps: one(exitUsage, "tools")},
 		{name: "tools_global_manifest", setup: globalManifest, steps: one(exitOK, "tools")},
 		// One tool whose ${VAR} is unset breaks only itself.
+		// A tool whose program is missing says so in tools, as check does.
+		{name: "tools_cannot_start", setup: missingProgramTool, steps: []step{
+			{args: []string{"tools"}, want: exitOK},
+			{args: []string{"check"}, want: exitUsage},
+		}},
 		{name: "unavailable_tool", setup: unsetVariableTool, steps: []step{
 			{args: []string{"tools"}, want: exitOK},
 			{args: []string{"call", "publish", `{}`, "--approve", "allow"}, want: exitRefused},
@@ -634,6 +639,20 @@ func unsetVariableTool(t *testing.T, ws, _ string) {
       "description": "Greet somebody by name.",
       "input_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
       "command": ["echo", "hello"]
+    }
+  }
+}`)
+}
+
+// missingProgramTool declares a tool whose program is not there.
+func missingProgramTool(t *testing.T, ws, _ string) {
+	write(t, filepath.Join(ws, ".basis/tools.json"), `{
+  "schema": 1,
+  "tools": {
+    "nope": {
+      "description": "Runs a program nobody built.",
+      "input_schema": {"type": "object"},
+      "command": ["./.basis/bin/nope"]
     }
   }
 }`)
