@@ -168,6 +168,11 @@ func TestCLI(t *testing.T) {
 		{name: "tools_broken_manifest", setup: brokenManifest, steps: one(exitUsage, "tools")},
 		{name: "tools_global_manifest", setup: globalManifest, steps: one(exitOK, "tools")},
 		// One tool whose ${VAR} is unset breaks only itself.
+		// Without a .basis/ basis says which directory it took, once.
+		{name: "no_basis_dir", setup: noBasisDir, steps: []step{
+			{args: []string{"check"}, want: exitOK},
+			{args: []string{"-C", ".", "call", "spawn", `{"input": "!echo here"}`, "--approve", "allow"}, want: exitOK},
+		}},
 		// A tool whose program is missing says so in tools, as check does.
 		{name: "tools_cannot_start", setup: missingProgramTool, steps: []step{
 			{args: []string{"tools"}, want: exitOK},
@@ -642,6 +647,13 @@ func unsetVariableTool(t *testing.T, ws, _ string) {
     }
   }
 }`)
+}
+
+// noBasisDir leaves the workspace without its .basis directory.
+func noBasisDir(t *testing.T, ws, _ string) {
+	if err := os.RemoveAll(filepath.Join(ws, ".basis")); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // missingProgramTool declares a tool whose program is not there.

@@ -85,6 +85,14 @@ func openWorkspace(ctx context.Context, g *globals, e *env) (*workspace, error) 
 		return nil, w.openErr
 	}
 	w.root, w.configDir = w.ws.Root(), w.ws.ConfigDir()
+	if !w.ws.HasBasis() {
+		// Said once, since the user may be in the wrong directory.
+		if g.dir != "" {
+			fmt.Fprintf(e.stderr, "basis: %s has no .basis/; it is the workspace, with no declared tools (basis init declares some)\n", w.root)
+		} else {
+			fmt.Fprintf(e.stderr, "basis: no .basis/ found from %s up; the workspace is %s, with no declared tools (basis init declares some, -C DIR names another workspace)\n", cwd, w.root)
+		}
+	}
 	if w.depth, err = spawn.DepthFrom(e.environ); err != nil {
 		return nil, err
 	}
