@@ -168,6 +168,12 @@ func TestCLI(t *testing.T) {
 		{name: "tools_broken_manifest", setup: brokenManifest, steps: one(exitUsage, "tools")},
 		{name: "tools_global_manifest", setup: globalManifest, steps: one(exitOK, "tools")},
 		// One tool whose ${VAR} is unset breaks only itself.
+		// One line each, saying what to do.
+		{name: "serve_http_not_loopback", steps: []step{
+			{args: []string{"serve", "--http", "0.0.0.0:8123"}, want: exitUsage},
+			{args: []string{"serve", "--http", "nonsense"}, want: exitUsage},
+		}},
+		{name: "call_hook_missing", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "hook:./no-such-hook --strict")},
 		// Without a .basis/ basis says which directory it took, once.
 		{name: "no_basis_dir", setup: noBasisDir, steps: []step{
 			{args: []string{"check"}, want: exitOK},
