@@ -31,10 +31,19 @@ help: ## list the targets
 	@awk -F':.*## ' '/^[a-z0-9-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: ci
-ci: fmt-check vet staticcheck tidy-check test standalone release-tool release-check release-dry-run ## everything CI checks
+# make test caches results, except e2e's: its tests build the basis
+# command, another module, which the cache does not see change.
+# The tests of ci run once, each module alone (GOWORK=off, as a stranger builds
+# it) and with the race detector; vet compiles every package and test in
+# the workspace too.
+ci: fmt-check vet staticcheck tidy-check standalone release-tool release-check release-dry-run ## everything CI checks
 
 .PHONY: test
-test: ## go test -race in every module
+test: ## the edit-test loop: go test in every module, in the workspace, results cached while nothing changed
+	$(call each,$(GO) test $$([ $$m = e2e ] && echo -count=1) ./...)
+
+.PHONY: test-race
+test-race: ## go test -race in every module, in the workspace, nothing cached
 	$(call each,$(GO) test -race -count=1 ./...)
 
 .PHONY: vet
@@ -92,8 +101,8 @@ tidy: ## go mod tidy in every module
 	$(call each,$(GO) mod tidy)
 
 .PHONY: standalone
-standalone: ## build and test every module alone (GOWORK=off)
-	$(call each,GOWORK=off $(GO) build ./... && GOWORK=off $(GO) test -count=1 ./...)
+standalone: ## build and test (-race) every module alone (GOWORK=off), nothing cached
+	$(call each,GOWORK=off $(GO) build ./... && GOWORK=off $(GO) test -race -count=1 ./...)
 
 .PHONY: bench
 bench: e2e/peers/node_modules/.package-lock.json ## every ratio benchmark against its baseline and the MCP conformance table, written to e2e/BENCHMARKS.md
