@@ -89,7 +89,11 @@ var gatewayModes = []gatewayMode{
 // stdio round trip a direct call does not make. It reports the median of
 // each, "ratio" (basis over direct: the issue's figure), "relay/direct"
 // (what the extra process hop costs any gateway) and "basis/relay" (what
-// basis itself costs over that hop).
+// basis itself costs over that hop). On a loaded machine the latencies
+// move with the load; the CPU time each gateway process spends per call
+// (its threads' run time, from /proc) moves less: "basis-cpu-µs/op",
+// "relay-cpu-µs/op" and their ratio "cpu-basis/relay" (the gateway
+// process alone, not the everything-server it starts).
 func BenchmarkGatewayOverDirect(b *testing.B) {
 	if !serveAvailable(b) {
 		b.Skip("the basis built here has no serve command (a -tags nomcp build?)")
@@ -100,8 +104,10 @@ func BenchmarkGatewayOverDirect(b *testing.B) {
 			token := newToken(b)
 			hc := &http.Client{Transport: bearerTransport{token: token, base: http.DefaultTransport.(*http.Transport).Clone()}}
 			direct := connectHTTP(b, startEverythingHTTP(b, server, m.stateless), hc, m.version)
-			viaBasis := connectHTTP(b, startGateway(b, server, token), hc, m.version)
-			viaRelay := connectHTTP(b, startRelay(b, server, m.stateless), hc, m.version)
+			basisURL, basisPID := startGateway(b, server, token)
+			relayURL, relayPID := startRelay(b, server, m.stateless)
+			viaBasis := connectHTTP(b, basisURL, hc, m.version)
+			viaRelay := connectHTTP(b, relayURL, hc, m.version)
 			params := &mcp.CallToolParams{Name: gatewayTool, Arguments: map[string]any{}}
 			call := func(cs *mcp.ClientSession, what string) time.Duration {
 				t0 := time.Now()
@@ -117,11 +123,13 @@ func BenchmarkGatewayOverDirect(b *testing.B) {
 			call(viaBasis, "through basis serve")
 			call(viaRelay, "through the relay")
 			var dd, bd, rd []time.Duration
+			basisCPU, relayCPU := cpuTime(b, basisPID), cpuTime(b, relayPID)
 			for b.Loop() {
 				dd = append(dd, call(direct, "directly"))
 				bd = append(bd, call(viaBasis, "through basis serve"))
 				rd = append(rd, call(viaRelay, "through the relay"))
 			}
+			basisCPU, relayCPU = cpuTime(b, basisPID)-basisCPU, cpuTime(b, relayPID)-relayCPU
 			md, mb, mr := median(dd), median(bd), median(rd)
 			b.ReportMetric(float64(md)/1e3, "direct-µs/op")
 			b.ReportMetric(float64(mb)/1e3, "basis-µs/op")
@@ -129,6 +137,9 @@ func BenchmarkGatewayOverDirect(b *testing.B) {
 			b.ReportMetric(float64(mb)/float64(md), "ratio")
 			b.ReportMetric(float64(mr)/float64(md), "relay/direct")
 			b.ReportMetric(float64(mb)/float64(mr), "basis/relay")
+			b.ReportMetric(float64(basisCPU)/1e3/float64(len(bd)), "basis-cpu-µs/op")
+			b.ReportMetric(float64(relayCPU)/1e3/float64(len(rd)), "relay-cpu-µs/op")
+			b.ReportMetric(float64(basisCPU)/float64(relayCPU), "cpu-basis/relay")
 		})
 	}
 }
@@ -192,8 +203,8 @@ var (
 
 // startRelay starts cmd/mcprelay on a free loopback port in the given
 // HTTP mode, with the everything-server as its one stdio MCP server, and
-// returns its endpoint.
-func startRelay(tb testing.TB, server string, stateless bool) string {
+// returns its endpoint and pid.
+func startRelay(tb testing.TB, server string, stateless bool) (string, int) {
 	tb.Helper()
 	relayOnce.Do(func() {
 		relayBin = filepath.Join(binDir, "mcprelay")
@@ -209,15 +220,15 @@ func startRelay(tb testing.TB, server string, stateless bool) string {
 	}
 	addr := freeAddr(tb)
 	cmd := exec.Command(relayBin, "-http="+addr, "-stateless="+strconv.FormatBool(stateless), server)
-	startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "mcprelay.log"))
-	return "http://" + addr + "/mcp"
+	pid := startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "mcprelay.log"))
+	return "http://" + addr + "/mcp", pid
 }
 
 // startGateway starts `basis serve --http` on a free loopback port with
 // the everything-server, copied into a fresh workspace, as its one
 // trusted stdio MCP server, serving the server's tools under their own
-// names, and returns its endpoint.
-func startGateway(tb testing.TB, server, token string) string {
+// names, and returns its endpoint and pid.
+func startGateway(tb testing.TB, server, token string) (string, int) {
 	tb.Helper()
 	ws, cfg := tb.TempDir(), tb.TempDir()
 	program, err := os.ReadFile(server)
@@ -239,15 +250,15 @@ func startGateway(tb testing.TB, server, token string) string {
 	addr := freeAddr(tb)
 	cmd := exec.Command(basisBinary, "-C", ws, "serve", "--http", addr, "--approve", "allow")
 	cmd.Env = basisEnv("BASIS_CONFIG_DIR="+cfg, "BASIS_SERVE_TOKEN="+token)
-	startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "basis-serve.log"))
-	return "http://" + addr + "/mcp"
+	pid := startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "basis-serve.log"))
+	return "http://" + addr + "/mcp", pid
 }
 
 // startListening starts cmd in a process group of its own, its output
-// in logPath, and waits until addr accepts connections (polling, within a
-// minute). When the benchmark ends it is asked to stop (SIGTERM: basis
+// in logPath, waits until addr accepts connections (polling, within a
+// minute) and returns its pid. When the benchmark ends it is asked to stop (SIGTERM: basis
 // then stops its servers), and its group is killed after that.
-func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) {
+func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) int {
 	tb.Helper()
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -278,7 +289,7 @@ func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) {
 	for {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
-			return
+			return cmd.Process.Pid
 		}
 		select {
 		case <-exited:
@@ -290,6 +301,29 @@ func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// cpuTime is the time the threads of process pid have run on a CPU so
+// far, in nanoseconds (the first field of each thread's schedstat).
+func cpuTime(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "schedstat"))
+	if err != nil || len(tasks) == 0 {
+		tb.Fatalf("reading the threads of process %d: %v", pid, err)
+	}
+	var total time.Duration
+	for _, path := range tasks {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // a thread that ended: Go's rarely do
+		}
+		ns, err := strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
+		if err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		total += time.Duration(ns)
+	}
+	return total
 }
 
 // freeAddr returns a loopback host:port nothing listens on now.
