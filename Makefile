@@ -184,8 +184,10 @@ e2e: $(PEERS) ## install the pinned MCP peers when missing or changed, run the e
 	@$(MAKE) --no-print-directory conformance
 
 # STRICT=1: fail when basis serve fails a check everything-server passes
-# directly that e2e/conformance/baseline.yml does not list.
+# directly that e2e/conformance/baseline.yml does not list, or basis as a
+# client one everything-client passes that conformance/client-baseline.yml
+# does not.
 STRICT ?=
 .PHONY: conformance
-conformance: $(PEERS) ## the MCP conformance suite against go-sdk's everything-server, directly and through basis serve: one table (STRICT=1 fails on a check basis loses)
+conformance: $(PEERS) ## the MCP conformance suite: basis serve against everything-server directly, then basis as a client against everything-client: two tables (STRICT=1 fails on a check basis loses)
 	cd e2e && $(GO) run ./cmd/conformance -root .. $(if $(filter 1,$(STRICT)),-strict)

@@ -42,6 +42,9 @@ type workspace struct {
 	// is the tool whose server mcpForTool starts.
 	mcpStart mcpStart
 	mcpTool  string
+	// elicit is how a server's questions during a call are answered
+	// (call --elicit); empty declines them.
+	elicit elicitMode
 	// mcpState is this invocation's MCP client; with -tags nomcp it is
 	// empty.
 	mcpState
