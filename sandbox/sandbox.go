@@ -190,7 +190,15 @@ func (s *Sandbox) readRoots(dir string) []string {
 	}
 	out = append(out, resolve(s.workspace), resolve(dir))
 	slices.Sort(out)
-	return slices.Compact(out)
+	// /bin is /usr/bin on most systems: what lies beneath another entry
+	// is said once.
+	var kept []string
+	for _, p := range out {
+		if len(kept) == 0 || !within(p, kept[len(kept)-1]) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // Summary is the description as one human line.
@@ -205,7 +213,7 @@ func (d Description) Summary() string {
 	if len(d.Read) > 0 {
 		b.WriteString("; reads only its program, the system directories")
 		for _, r := range d.Read {
-			if r != ProgramPlaceholder && !slices.Contains(SystemReadDirs, r) {
+			if r != ProgramPlaceholder && !slices.ContainsFunc(SystemReadDirs, func(sys string) bool { return within(r, sys) }) {
 				b.WriteString(", " + r)
 			}
 		}
