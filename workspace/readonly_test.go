@@ -55,7 +55,7 @@ func TestReadOnlyToolPassesUnasked(t *testing.T) {
 		{"the operator asks about reads", "look", map[string]string{"op/rules.json": `{"schema": 2, "ask_read_only": true, "rules": []}`}, true},
 		{"the system asks about reads", "look", map[string]string{"sys/rules.json": `{"schema": 2, "ask_read_only": true, "rules": []}`}, true},
 		{"the workspace cannot undo the operator's ask_read_only", "look", map[string]string{
-			"op/rules.json": `{"schema": 2, "ask_read_only": true, "rules": []}`,
+			"op/rules.json":        `{"schema": 2, "ask_read_only": true, "rules": []}`,
 			"ws/.basis/rules.json": `{"schema": 2, "ask_read_only": false, "rules": []}`}, true},
 		{"a workspace's read-only mode does not make a tool read-only", "mark", map[string]string{
 			"ws/.basis/sandbox.json": `{"schema": 1, "tools": {"mark": {"mode": "read-only"}}}`}, true},
