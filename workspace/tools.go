@@ -60,7 +60,11 @@ func (w *Workspace) ToolInfos(roster []contract.Descriptor, tools []*declared.To
 func (w *Workspace) ToolPolicies(tools []*declared.Tool) map[string]sandbox.Policy {
 	out := map[string]sandbox.Policy{contract.SpawnName: w.SandboxPolicy(sandbox.SpawnTool, false)}
 	for _, t := range tools {
-		out[t.Descriptor().Name] = w.SandboxPolicy(t.Descriptor().Name, t.Spec().Network)
+		name := t.Descriptor().Name
+		out[name] = w.SandboxPolicy(name, t.Spec().Network)
+		if t.Spec().ReadOnly {
+			out[name], _ = w.ReadOnlyPolicy(name)
+		}
 	}
 	return out
 }

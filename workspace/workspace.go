@@ -244,6 +244,9 @@ func (w *Workspace) declaredOptions() *declared.Options {
 		// spawn's name stays basis's, whether this host offers spawn or not.
 		Reserved: []string{contract.SpawnName},
 		Sandbox:  w.Sandbox(),
+		// Only declared tools may ask to be read-only: spawn's commands
+		// and MCP servers never get this hook.
+		ReadOnlySandbox: w.ReadOnlySandbox(),
 	}
 }
 
