@@ -665,14 +665,14 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		return nil, s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Stderr: c.stderr(500 * time.Millisecond),
 			Err: &problem{kind: ErrStart, cause: err, text: "listing its tools failed: " + l.redact(err.Error())}})
 	}
+	// Before the session is published and serves a call, so an update
+	// the first call brings about reaches the subscribers.
+	s.resubscribe(ctx, c)
 	s.mu.Lock()
 	restarted, before := s.conn != nil || s.tools != nil, toolNamesOf(s.tools)
 	s.conn, s.tools, s.toolsErr = c, tools, toolsErr
 	s.state, s.reason = StateConnected, ""
 	s.mu.Unlock()
-	// Before the session serves a call, so an update the call brings
-	// about reaches the subscribers.
-	s.resubscribe(ctx, c)
 	// A Manager closed meanwhile closes this session too: its close waits
 	// for startMu, which the caller holds until this returns.
 	if restarted && !slices.Equal(before, toolNamesOf(tools)) {
