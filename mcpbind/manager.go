@@ -425,6 +425,7 @@ type conn struct {
 	done  chan struct{} // closed when the session has ended, or never began
 	stop  func()        // ends the context the session was connected with
 	heard heard         // log and progress notifications read and handled
+	acks  acks          // resources the server acknowledged subscriptions to
 }
 
 // close ends the session and what it runs.
@@ -624,6 +625,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	s.noticing(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
 	s.forwardingMiddleware(client)
+	c.acks.hearing(client)
 	var transport mcp.Transport
 	switch s.cfg.Type {
 	case TypeStdio:

@@ -399,7 +399,7 @@ func (m *Manager) Subscribe(ctx context.Context, uri string) error {
 	if err != nil {
 		return err
 	}
-	if err := l.conn.session.Subscribe(ctx, &mcp.SubscribeParams{URI: own}); err != nil {
+	if err := l.conn.subscribe(ctx, own); err != nil {
 		return l.listError("subscribe", err)
 	}
 	m.subs.add(l.srv.cfg.Name, own, uri)
@@ -416,6 +416,7 @@ func (m *Manager) Unsubscribe(ctx context.Context, uri string) error {
 	if !m.subs.remove(l.srv.cfg.Name, own, uri) {
 		return nil
 	}
+	l.conn.acks.forget(own)
 	if err := l.conn.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: own}); err != nil {
 		return l.listError("unsubscribe", err)
 	}
