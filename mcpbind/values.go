@@ -136,6 +136,7 @@ type configView struct {
 	ToolPrefix                  any // the prefix, or nil for the default: never a pointer's address
 	EnabledTools, DisabledTools []string
 	MaxOutputTokens             int
+	OAuth                       *oauthView `json:",omitempty"`
 }
 
 func (s ServerConfig) view() configView {
@@ -146,6 +147,7 @@ func (s ServerConfig) view() configView {
 	if s.ToolPrefix != nil {
 		v.ToolPrefix = *s.ToolPrefix
 	}
+	v.OAuth = s.OAuth.view()
 	return v
 }
 

@@ -90,6 +90,10 @@ by signal N.
 			fmt.Fprintf(e.stderr, "basis: note: %s\n", n)
 		}
 		if err, failed := w.mcpStartError(); err != nil {
+			if line, ok := signInLine(err); ok {
+				fmt.Fprintln(e.stderr, line)
+				return exitFailed
+			}
 			fmt.Fprintf(e.stderr, "basis: %s: %v\n", name, err)
 			if failed {
 				return exitFailed
