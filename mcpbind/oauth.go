@@ -42,11 +42,8 @@ type oauthView struct {
 	Scopes       []string
 }
 
-func (o *OAuthConfig) view() *oauthView {
-	if o == nil {
-		return nil
-	}
-	v := &oauthView{ClientID: o.ClientID, Scopes: o.Scopes}
+func (o *OAuthConfig) view() oauthView {
+	v := oauthView{ClientID: o.ClientID, Scopes: o.Scopes}
 	if o.ClientSecret != "" {
 		v.ClientSecret = redacted
 	}

@@ -136,7 +136,7 @@ type configView struct {
 	ToolPrefix                  any // the prefix, or nil for the default: never a pointer's address
 	EnabledTools, DisabledTools []string
 	MaxOutputTokens             int
-	OAuth                       *oauthView `json:",omitempty"`
+	OAuth                       any `json:",omitempty"` // an oauthView, or nil: never a pointer's address
 }
 
 func (s ServerConfig) view() configView {
@@ -147,7 +147,9 @@ func (s ServerConfig) view() configView {
 	if s.ToolPrefix != nil {
 		v.ToolPrefix = *s.ToolPrefix
 	}
-	v.OAuth = s.OAuth.view()
+	if s.OAuth != nil {
+		v.OAuth = s.OAuth.view()
+	}
 	return v
 }
 
