@@ -3,11 +3,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -38,18 +40,18 @@ const (
 type authServer struct {
 	*httptest.Server
 	mu            sync.Mutex
-	codes         map[string]string // code -> PKCE challenge
-	valid         map[string]bool   // access tokens the MCP server accepts
+	codes         map[string][2]string // code -> PKCE challenge, scope
+	valid         map[string]string    // access tokens the MCP server accepts, and their scope
+	stepUp        bool                 // a tools/call needs scope "admin"
 	issued        int
 	refuseRefresh bool
 	refreshes     int
 	preClient     bool // token requests must carry client pre-client and its secret
-	seen          []string
 }
 
 func newAuthServer(t *testing.T) *authServer {
 	t.Helper()
-	a := &authServer{codes: map[string]string{}, valid: map[string]bool{}}
+	a := &authServer{codes: map[string][2]string{}, valid: map[string]string{}}
 	server := mcp.NewServer(&mcp.Implementation{Name: "guarded", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "hello", Description: "greets a signed-in caller"},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
@@ -60,9 +62,16 @@ func newAuthServer(t *testing.T) *authServer {
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		a.mu.Lock()
-		ok := a.valid[tok]
-		a.seen = append(a.seen, tok)
+		scope, ok := a.valid[tok]
+		stepUp := a.stepUp
 		a.mu.Unlock()
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if ok && stepUp && bytes.Contains(body, []byte(`"tools/call"`)) && !strings.Contains(scope, "admin") {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.URL+`/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="admin"`)
+			http.Error(w, "more scopes", http.StatusForbidden)
+			return
+		}
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+a.URL+`/.well-known/oauth-protected-resource/mcp", scope="tools"`)
 			http.Error(w, "sign in", http.StatusUnauthorized)
@@ -94,7 +103,7 @@ func newAuthServer(t *testing.T) *authServer {
 		a.mu.Lock()
 		a.issued++
 		code := fmt.Sprintf("code-%d", a.issued)
-		a.codes[code] = q.Get("code_challenge")
+		a.codes[code] = [2]string{q.Get("code_challenge"), q.Get("scope")}
 		a.mu.Unlock()
 		back, _ := url.Parse(q.Get("redirect_uri"))
 		bq := back.Query()
@@ -112,12 +121,14 @@ func newAuthServer(t *testing.T) *authServer {
 			writeJSON(w, map[string]string{"error": "invalid_client"})
 			return
 		}
+		scope := "tools offline_access"
 		switch r.Form.Get("grant_type") {
 		case "authorization_code":
-			challenge, ok := a.codes[r.Form.Get("code")]
+			c, ok := a.codes[r.Form.Get("code")]
 			delete(a.codes, r.Form.Get("code"))
+			scope = c[1]
 			sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
-			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != challenge {
+			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != c[0] {
 				w.WriteHeader(http.StatusBadRequest)
 				writeJSON(w, map[string]string{"error": "invalid_grant"})
 				return
@@ -136,9 +147,9 @@ func newAuthServer(t *testing.T) *authServer {
 		}
 		a.issued++
 		access := fmt.Sprintf("%s-%d", canaryAccess, a.issued)
-		a.valid = map[string]bool{access: true} // the older tokens stop working
+		a.valid = map[string]string{access: scope} // the older tokens stop working
 		writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600,
-			"refresh_token": canaryRefresh, "scope": "tools offline_access"})
+			"refresh_token": canaryRefresh, "scope": scope})
 	})
 	a.Server = httptest.NewServer(mux)
 	t.Cleanup(a.Close)
@@ -392,6 +403,25 @@ func TestOAuthWorkspaceClientSecretIsRefused(t *testing.T) {
 	out, errOut, code := s.run(t, "", "check")
 	if code == 0 || !strings.Contains(out+errOut, "may not name a client secret") {
 		t.Errorf("check: exit %d, output:\n%s%s", code, out, errOut)
+	}
+	s.noCanary(t)
+}
+
+// TestOAuthStepUpDuringACall: a call the server wants more scopes for
+// fails with the one line without a browser, and signs in again with one.
+func TestOAuthStepUpDuringACall(t *testing.T) {
+	s := newOAuthSetup(t, "{}")
+	if _, errOut, code := s.run(t, oauthBrowserBinary, "mcp", "login", "remote"); code != 0 {
+		t.Fatalf("login: %s", errOut)
+	}
+	s.a.mu.Lock()
+	s.a.stepUp = true
+	s.a.mu.Unlock()
+	if out, errOut, code := s.call(t, ""); code != exitFailed || errOut != "run: basis mcp login remote\n" || out != "" {
+		t.Errorf("step-up without a browser: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := s.call(t, oauthBrowserBinary); code != 0 || !strings.Contains(out, "hello, signed-in caller") {
+		t.Errorf("step-up with a browser: exit %d\n%s%s", code, out, errOut)
 	}
 	s.noCanary(t)
 }
