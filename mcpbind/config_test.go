@@ -200,9 +200,9 @@ func TestParseConfigErrors(t *testing.T) {
 		want:     []string{`/w/.mcp.json:1:22: server a: has both "command" and "url"; keep one, or set "type"`},
 		sentinel: mcpbind.ErrInvalidValue,
 	}, {
-		name: "a workspace names a client secret",
-		doc:  `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"client_id": "c", "client_secret": "sekrit-1"}}, "b": {"command": "b"}}}`,
-		want: []string{`/w/.mcp.json:1:92: server a: oauth.client_secret: a workspace's .mcp.json may not name a client secret: put the server, with its client_secret, in your own <config dir>/mcp.json`},
+		name:     "a workspace names a client secret",
+		doc:      `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"client_id": "c", "client_secret": "sekrit-1"}}, "b": {"command": "b"}}}`,
+		want:     []string{`/w/.mcp.json:1:92: server a: oauth.client_secret: a workspace's .mcp.json may not name a client secret: put the server, with its client_secret, in your own <config dir>/mcp.json`},
 		sentinel: mcpbind.ErrInvalidValue,
 		servers:  []string{"b"},
 	}, {
