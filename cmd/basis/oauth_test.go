@@ -299,8 +299,11 @@ func TestOAuthFlowEndToEnd(t *testing.T) {
 		t.Fatalf("call after expiry: exit %d\n%s%s", code, out, errOut)
 	}
 	after, _ := os.ReadFile(file)
-	if s.a.refreshes != 1 || string(after) == string(before) {
-		t.Errorf("after expiry: %d refreshes, token file changed: %v", s.a.refreshes, string(after) != string(before))
+	s.a.mu.Lock()
+	refreshes := s.a.refreshes
+	s.a.mu.Unlock()
+	if refreshes != 1 || string(after) == string(before) {
+		t.Errorf("after expiry: %d refreshes, token file changed: %v", refreshes, string(after) != string(before))
 	}
 
 	// A refused refresh without a browser: the one line.
@@ -382,7 +385,9 @@ func TestOAuthTokenStoreOthersCanReadIsRefused(t *testing.T) {
 // and its ${VAR} secret reach the token endpoint and nothing else.
 func TestOAuthPreregisteredClientSecretIsNeverShown(t *testing.T) {
 	s := newOAuthSetup(t, `{"client_id": "pre-client", "client_secret": "${OAUTH_SECRET}", "scopes": ["tools"]}`)
+	s.a.mu.Lock()
 	s.a.preClient = true
+	s.a.mu.Unlock()
 	if out, errOut, code := s.run(t, oauthBrowserBinary, "mcp", "login", "remote"); code != 0 {
 		t.Fatalf("login: exit %d\n%s%s", code, out, errOut)
 	}
