@@ -254,7 +254,7 @@ func (s *FileTokenStore) Save(_ context.Context, t *Token) error {
 		return storeProblem("the sign-in cannot be stored: "+err.Error(), err)
 	}
 	defer os.Remove(tmp.Name()) // once renamed, nothing
-	if _, err := tmp.Write(data); err == nil {
+	if _, err = tmp.Write(data); err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {

@@ -164,11 +164,10 @@ func writeJSON(w http.ResponseWriter, v any) {
 // oauthSetup is a workspace and an operator config dir naming the guarded
 // server "remote".
 type oauthSetup struct {
-	a         *authServer
-	ws, cfg   string
-	audit     string
-	outputs   []string // everything basis printed, for the canary check
-	entryJSON string
+	a       *authServer
+	ws, cfg string
+	audit   string
+	outputs []string // everything basis printed, for the canary check
 }
 
 func newOAuthSetup(t *testing.T, oauth string) *oauthSetup {
