@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -226,9 +227,19 @@ func ruleReason(r *Rule) string {
 		return "allowed by " + ruleOrigin(r)
 	}
 	if r.Reason != "" {
-		return r.Reason
+		return named(r.Tool, r.Reason)
 	}
 	return fmt.Sprintf("tool %s denied by %s (%s)", r.Tool, ruleOrigin(r), r)
+}
+
+// named puts the tool's name before a denial's reason that does not say
+// it ("tool deploy denied: deploys go through the release train"), so a
+// reader of the one line knows which call it was.
+func named(tool, reason string) string {
+	if strings.HasPrefix(reason, "tool "+tool+" ") || strings.HasPrefix(reason, tool+" ") {
+		return reason // it names the tool already
+	}
+	return fmt.Sprintf("tool %s denied: %s", tool, reason)
 }
 
 // ruleOrigin says which rule: "operator rule 3 in /home/u/.config/basis/rules.json",
@@ -323,17 +334,20 @@ func (g *Gate) verdict(req Request, subject string, res result, askRule *compile
 		}
 	}
 	reason := a.Reason
-	if reason == "" {
-		if a.Decision.Allows() {
-			reason = "allowed by the approver"
-		} else {
-			reason = fmt.Sprintf("tool %s denied by the approver", tool)
-		}
+	switch {
+	case reason == "" && a.Decision.Allows():
+		reason = "allowed by the approver"
+	case reason == "":
+		reason = fmt.Sprintf("tool %s denied by the approver", tool)
 	}
 	if !a.Decision.Allows() {
 		reason = g.withGap(reason, req, subject, askRule)
 	}
 	v := Verdict{Allow: a.Decision.Allows(), Reason: reason, Source: SourceApprover}
+	if !v.Allow {
+		// A rule saved from the answer keeps the approver's own words.
+		v.Reason = named(tool, reason)
+	}
 	if !a.Decision.ForSession() || !contract.ValidName(tool) {
 		return v
 	}

@@ -72,6 +72,25 @@ func (s *subscriptions) served(server, own string) []string {
 	return out
 }
 
+// all returns every served URI with its count of subscriptions.
+func (s *subscriptions) all() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, byServed := range s.m {
+		for u, n := range byServed {
+			out[u] += n
+		}
+	}
+	return out
+}
+
+// Subscriptions returns the URIs clients are subscribed to through
+// [Manager.Subscribe], as they subscribed, each with how many
+// subscriptions it has: what a host carries over to the Manager that
+// replaces this one, so clients keep hearing of their resources.
+func (m *Manager) Subscriptions() map[string]int { return m.subs.all() }
+
 // owned returns the server's own URIs somebody is subscribed to.
 func (s *subscriptions) owned(server string) []string {
 	s.mu.Lock()

@@ -100,12 +100,20 @@ func sandboxOf(p sandbox.Policy) ToolSandbox {
 	return s
 }
 
-// DeclaredStatus is "ok", or why a call to t would be refused before it
-// runs, as a host lists its tools: "unavailable: GITHUB_TOKEN not set"
-// for an unset ${VAR}, "unavailable: cwd outside the workspace".
+// DeclaredStatus is "ok", or why a call to t would be refused or fail
+// before its program runs, as a host lists its tools: "unavailable:
+// GITHUB_TOKEN not set" for an unset ${VAR}, "unavailable: cwd outside
+// the workspace", "cannot start: the program ./.basis/bin/x does not
+// exist" ([declared.Tool.CheckStart]).
 func DeclaredStatus(t *declared.Tool) string {
 	var ue *declared.UnavailableError
 	if !errors.As(t.Unavailable(), &ue) {
+		var ce *configfile.Error
+		if err := t.CheckStart(); errors.As(err, &ce) && ce.Err != nil {
+			return "cannot start: " + ce.Err.Error()
+		} else if err != nil {
+			return "cannot start"
+		}
 		return "ok"
 	}
 	var vars, reasons []string

@@ -168,6 +168,22 @@ func TestCLI(t *testing.T) {
 		{name: "tools_broken_manifest", setup: brokenManifest, steps: one(exitUsage, "tools")},
 		{name: "tools_global_manifest", setup: globalManifest, steps: one(exitOK, "tools")},
 		// One tool whose ${VAR} is unset breaks only itself.
+		// One line each, saying what to do.
+		{name: "serve_http_not_loopback", steps: []step{
+			{args: []string{"serve", "--http", "0.0.0.0:8123"}, want: exitUsage},
+			{args: []string{"serve", "--http", "nonsense"}, want: exitUsage},
+		}},
+		{name: "call_hook_missing", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "hook:./no-such-hook --strict")},
+		// Without a .basis/ basis says which directory it took, once.
+		{name: "no_basis_dir", setup: noBasisDir, steps: []step{
+			{args: []string{"check"}, want: exitOK},
+			{args: []string{"-C", ".", "call", "spawn", `{"input": "!echo here"}`, "--approve", "allow"}, want: exitOK},
+		}},
+		// A tool whose program is missing says so in tools, as check does.
+		{name: "tools_cannot_start", setup: missingProgramTool, steps: []step{
+			{args: []string{"tools"}, want: exitOK},
+			{args: []string{"check"}, want: exitUsage},
+		}},
 		{name: "unavailable_tool", setup: unsetVariableTool, steps: []step{
 			{args: []string{"tools"}, want: exitOK},
 			{args: []string{"call", "publish", `{}`, "--approve", "allow"}, want: exitRefused},
@@ -634,6 +650,27 @@ func unsetVariableTool(t *testing.T, ws, _ string) {
       "description": "Greet somebody by name.",
       "input_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
       "command": ["echo", "hello"]
+    }
+  }
+}`)
+}
+
+// noBasisDir leaves the workspace without its .basis directory.
+func noBasisDir(t *testing.T, ws, _ string) {
+	if err := os.RemoveAll(filepath.Join(ws, ".basis")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// missingProgramTool declares a tool whose program is not there.
+func missingProgramTool(t *testing.T, ws, _ string) {
+	write(t, filepath.Join(ws, ".basis/tools.json"), `{
+  "schema": 1,
+  "tools": {
+    "nope": {
+      "description": "Runs a program nobody built.",
+      "input_schema": {"type": "object"},
+      "command": ["./.basis/bin/nope"]
     }
   }
 }`)

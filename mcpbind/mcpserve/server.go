@@ -430,10 +430,12 @@ type pendingCall struct {
 // attachment is the request a pendingCall reports to: where progress
 // goes, and whether its client can be asked.
 type attachment struct {
-	ctx       context.Context
-	session   *mcp.ServerSession
-	token     any
-	canElicit bool
+	ctx     context.Context
+	session *mcp.ServerSession
+	token   any
+	// canElicit is read when the call asks, which few calls do: decoding
+	// the request's capabilities on every call cost a JSON decode each.
+	canElicit func() bool
 }
 
 type pendingKey struct{}
@@ -654,14 +656,17 @@ var errState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 	Message: "basis: the requestState of this retry names no question basis has open (it was answered already, timed out, was cancelled, or the state was altered); call the tool again without requestState"}
 
 func (pc *pendingCall) attach(ctx context.Context, req *mcp.CallToolRequest) {
-	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
+	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), canElicit: cannot}
 	if pc.canAsk {
-		a.canElicit = canElicit(req.ClientCapabilities())
+		a.canElicit = sync.OnceValue(func() bool { return canElicit(req.ClientCapabilities()) })
 	}
 	pc.mu.Lock()
 	pc.att = a
 	pc.mu.Unlock()
 }
+
+// cannot is the canElicit of a request whose call may not ask.
+func cannot() bool { return false }
 
 func (pc *pendingCall) detach() {
 	pc.mu.Lock()
