@@ -211,6 +211,11 @@ func TestParseConfigErrors(t *testing.T) {
 		want:     []string{`/w/.mcp.json:1:48: server a: oauth: only an http or sse server signs in; remove "oauth"`},
 		sentinel: mcpbind.ErrInvalidValue,
 	}, {
+		name:     "a client metadata document not at an https URL",
+		doc:      `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"client_metadata_url": "http://h/c.json"}}}}`,
+		want:     []string{`/w/.mcp.json:1:80: server a: oauth.client_metadata_url: must be an https URL with a path, such as https://example.com/basis-client.json`},
+		sentinel: mcpbind.ErrInvalidValue,
+	}, {
 		name:     "oauth not an object",
 		doc:      `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": true}}}`,
 		want:     []string{`/w/.mcp.json:1:56: server a: oauth: must be an object such as {"client_id": "..."} or {}, not a boolean`},
@@ -284,15 +289,15 @@ func TestConfigPrintsWithoutCredentials(t *testing.T) {
 	tests := []struct {
 		name, got, want string
 	}{
-		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator  <nil> [] [] 0 {cid [redacted] [read]}}`},
+		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator  <nil> [] [] 0 { cid [redacted] [read]}}`},
 		{"%s", fmt.Sprintf("%s", s), s.String()},
-		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:"operator", Root:"", ToolPrefix:interface {}(nil), EnabledTools:[]string(nil), DisabledTools:[]string(nil), MaxOutputTokens:0, OAuth:mcpbind.oauthView{ClientID:"cid", ClientSecret:"[redacted]", Scopes:[]string{"read"}}}`},
-		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator Root: ToolPrefix:<nil> EnabledTools:[] DisabledTools:[] MaxOutputTokens:0 OAuth:{ClientID:cid ClientSecret:[redacted] Scopes:[read]}}`},
+		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:"operator", Root:"", ToolPrefix:interface {}(nil), EnabledTools:[]string(nil), DisabledTools:[]string(nil), MaxOutputTokens:0, OAuth:mcpbind.oauthView{ClientMetadataURL:"", ClientID:"cid", ClientSecret:"[redacted]", Scopes:[]string{"read"}}}`},
+		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator Root: ToolPrefix:<nil> EnabledTools:[] DisabledTools:[] MaxOutputTokens:0 OAuth:{ClientMetadataURL: ClientID:cid ClientSecret:[redacted] Scopes:[read]}}`},
 		{"JSON", mustJSON(t, s), `{"Name":"api","Type":"http","Command":"","Args":null,"Env":null,"Cwd":"","URL":"https://h.example/mcp?[redacted]","Headers":{"Authorization":"[redacted]"},"StartupTimeout":0,"CallTimeout":0,"TrustAnnotations":false,"File":"","Origin":"operator","Root":"","ToolPrefix":null,"EnabledTools":null,"DisabledTools":null,"MaxOutputTokens":0,"OAuth":{"ClientID":"cid","ClientSecret":"[redacted]","Scopes":["read"]}}`},
 	}
 	// A prefix prints as the prefix, never as a pointer.
 	s.ToolPrefix = new("gh_")
-	tests = append(tests, struct{ name, got, want string }{"prefix", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator  gh_ [] [] 0 {cid [redacted] [read]}}`})
+	tests = append(tests, struct{ name, got, want string }{"prefix", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator  gh_ [] [] 0 { cid [redacted] [read]}}`})
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)

@@ -77,10 +77,6 @@ type ManagerOptions struct {
 	// means the Manager cannot sign in interactively, and such a server
 	// fails with a [*SignInError].
 	SignIn func(ctx context.Context, server string) (*SignIn, error)
-	// ClientMetadataURL is an https URL of basis's Client ID Metadata
-	// Document, used where the authorization server accepts one (empty:
-	// dynamic registration or the entry's client_id).
-	ClientMetadataURL string
 }
 
 // State is where a server is in its life, spelt as status lines and

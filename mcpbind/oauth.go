@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,10 +22,13 @@ import (
 
 // OAuthConfig is a server entry's "oauth": a pre-registered client, the
 // scopes to ask for, or ({}) only that the server needs sign-in. Without a
-// client ID basis uses a Client ID Metadata Document
-// ([ManagerOptions].ClientMetadataURL) or dynamic registration, as the
-// authorization server allows.
+// client ID basis uses a Client ID Metadata Document (ClientMetadataURL)
+// or dynamic registration, as the authorization server allows.
 type OAuthConfig struct {
+	// ClientMetadataURL is the https URL of a Client ID Metadata
+	// Document naming basis as a client, used where the authorization
+	// server accepts one.
+	ClientMetadataURL string
 	// ClientID is a client registered with the authorization server.
 	ClientID string
 	// ClientSecret is that client's secret as written (a ${VAR}); never
@@ -37,13 +41,14 @@ type OAuthConfig struct {
 
 // oauthView is an OAuthConfig fit to print.
 type oauthView struct {
-	ClientID     string
-	ClientSecret string `json:",omitempty"`
-	Scopes       []string
+	ClientMetadataURL string `json:",omitempty"`
+	ClientID          string
+	ClientSecret      string `json:",omitempty"`
+	Scopes            []string
 }
 
 func (o *OAuthConfig) view() oauthView {
-	v := oauthView{ClientID: o.ClientID, Scopes: o.Scopes}
+	v := oauthView{ClientMetadataURL: o.ClientMetadataURL, ClientID: o.ClientID, Scopes: o.Scopes}
 	if o.ClientSecret != "" {
 		v.ClientSecret = redacted
 	}
@@ -84,6 +89,14 @@ func (p *configParser) oauth(v configfile.Value, server string) *OAuthConfig {
 			}
 		case "scopes":
 			o.Scopes = p.patterns(m.Value, server, field)
+		case "client_metadata_url":
+			if s, ok := p.str(m.Value, server, field); ok {
+				if u, err := url.Parse(s); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" || u.User != nil {
+					p.report(m.Value.Off, server, field, newProblem(errInvalidValue, "must be an https URL with a path, such as https://example.com/basis-client.json"))
+					continue
+				}
+				o.ClientMetadataURL = s
+			}
 		}
 	}
 	if o.ClientSecret != "" && o.ClientID == "" {
@@ -349,8 +362,8 @@ func (a *signIn) Authorize(ctx context.Context, req *http.Request, resp *http.Re
 			return a.source(cfg, tok), nil
 		},
 	}
-	if u := a.m.opts.ClientMetadataURL; u != "" {
-		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: u}
+	if a.cfg != nil && a.cfg.ClientMetadataURL != "" {
+		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: a.cfg.ClientMetadataURL}
 	}
 	if a.clientID != "" {
 		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: a.clientID}

@@ -46,6 +46,8 @@ type guarded struct {
 	codes       map[string][2]string // code -> PKCE challenge, scopes
 	tokens      map[string][]string  // access token -> scopes
 	scopesAsked []string             // each authorize request's scope
+	clientIDs   []string             // each authorize request's client_id
+	cimd        bool                 // Client ID Metadata Documents are accepted
 	issued      int
 	echoSecret  bool // the token endpoint refuses, quoting the client's secret
 }
@@ -94,9 +96,12 @@ func newGuarded(t *testing.T) *guarded {
 		})
 	}
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		cimd := g.cimd
+		g.mu.Unlock()
 		writeJSONTo(w, &oauthex.AuthServerMeta{Issuer: g.URL, AuthorizationEndpoint: g.URL + "/authorize", TokenEndpoint: g.URL + "/token",
 			RegistrationEndpoint: g.URL + "/register", CodeChallengeMethodsSupported: []string{"S256"}, ResponseTypesSupported: []string{"code"},
-			TokenEndpointAuthMethodsSupported: []string{"client_secret_post", "none"}})
+			TokenEndpointAuthMethodsSupported: []string{"client_secret_post", "none"}, ClientIDMetadataDocumentSupported: cimd})
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
@@ -109,6 +114,7 @@ func newGuarded(t *testing.T) *guarded {
 		code := fmt.Sprint("code-", g.issued)
 		g.codes[code] = [2]string{q.Get("code_challenge"), q.Get("scope")}
 		g.scopesAsked = append(g.scopesAsked, q.Get("scope"))
+		g.clientIDs = append(g.clientIDs, q.Get("client_id"))
 		g.mu.Unlock()
 		back, _ := url.Parse(q.Get("redirect_uri"))
 		back.RawQuery = url.Values{"code": {code}, "state": {q.Get("state")}}.Encode()
@@ -204,6 +210,40 @@ func TestSignInOverBothTransports(t *testing.T) {
 			}
 			if tok, err := store.Load(context.Background(), g.URL+tc.path); tok != nil || err != nil {
 				t.Errorf("after Logout the store holds %v, %v", tok, err)
+			}
+		})
+	}
+}
+
+// TestSignInClientOfEachKind: the entry's Client ID Metadata Document
+// where the authorization server accepts one, its client_id, else dynamic
+// registration.
+func TestSignInClientOfEachKind(t *testing.T) {
+	const doc = "https://basis.example/client.json"
+	tests := []struct {
+		name  string
+		cimd  bool
+		oauth *mcpbind.OAuthConfig
+		want  string
+	}{
+		{"metadata document accepted", true, &mcpbind.OAuthConfig{ClientMetadataURL: doc}, doc},
+		{"metadata document not accepted", false, &mcpbind.OAuthConfig{ClientMetadataURL: doc}, "dyn"},
+		{"pre-registered", false, &mcpbind.OAuthConfig{ClientID: "pre"}, "pre"},
+		{"nothing configured", true, nil, "dyn"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newGuarded(t)
+			g.cimd = tt.cimd
+			m := newManager(t, &mcpbind.ManagerOptions{SignIn: approve},
+				mcpbind.ServerConfig{Name: "remote", Type: mcpbind.TypeHTTP, URL: g.URL + "/mcp", OAuth: tt.oauth})
+			if _, err := m.ServerTools(context.Background(), "remote"); err != nil {
+				t.Fatal(err)
+			}
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			if diff := cmp.Diff([]string{tt.want}, g.clientIDs); diff != "" {
+				t.Errorf("client_id (-want +got):\n%s", diff)
 			}
 		})
 	}
