@@ -37,7 +37,7 @@ var mcpTestServerBinary string
 var ttyProbeBinary string
 
 // oauthBrowserBinary follows an authorization URL's redirects
-// (internal/oauthbrowser): the tests' BROWSER.
+// (e2e/cmd/oauthbrowser): the tests' BROWSER.
 var oauthBrowserBinary string
 
 func TestMain(m *testing.M) {
@@ -67,7 +67,7 @@ func TestMain(m *testing.M) {
 			{&mcpServerBinary, "mcpserver", filepath.Join("..", "..", "examples"), "./mcpserver", "the example MCP server", nil},
 			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server", nil},
 			{&ttyProbeBinary, "ttyprobe", ".", "./testdata/ttyprobe", "the terminal probe", nil},
-			{&oauthBrowserBinary, "oauthbrowser", ".", "./internal/oauthbrowser", "the test browser", nil},
+			{&oauthBrowserBinary, "oauthbrowser", filepath.Join("..", "..", "e2e"), "./cmd/oauthbrowser", "the test browser", nil},
 		}
 		for _, b := range builds {
 			*b.out = filepath.Join(dir, b.name)
