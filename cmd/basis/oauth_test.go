@@ -175,8 +175,12 @@ func newOAuthSetup(t *testing.T, oauth string) *oauthSetup {
 	a := newAuthServer(t)
 	s := &oauthSetup{a: a, ws: t.TempDir(), cfg: filepath.Join(t.TempDir(), "config")}
 	s.audit = filepath.Join(t.TempDir(), "audit.jsonl")
-	if err := os.MkdirAll(s.cfg, 0o700); err != nil {
-		t.Fatal(err)
+	// A workspace of its own (.basis/), so basis says nothing of where
+	// it took one: the one line is the whole of stderr.
+	for _, d := range []string{s.cfg, filepath.Join(s.ws, ".basis")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 	write(t, filepath.Join(s.cfg, "mcp.json"), `{"mcpServers": {"remote": {"url": "`+a.URL+`/mcp", "oauth": `+oauth+`}}}`)
 	return s
