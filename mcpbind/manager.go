@@ -70,6 +70,13 @@ type ManagerOptions struct {
 	// subscribed to by [Manager.Subscribe] did
 	// (notifications/resources/updated, uri as subscribed).
 	OnNotification func(method, uri string)
+	// Tokens keeps http and sse servers' sign-ins (nil: they last as
+	// long as the Manager).
+	Tokens TokenStore
+	// SignIn runs the browser half of a sign-in a server asks for; nil
+	// means the Manager cannot sign in interactively, and such a server
+	// fails with a [*SignInError].
+	SignIn func(ctx context.Context, server string) (*SignIn, error)
 }
 
 // State is where a server is in its life, spelt as status lines and
@@ -392,6 +399,7 @@ type server struct {
 	pinned map[string]string
 
 	startMu   sync.Mutex // serialises starts and restarts
+	oauth     *signIn    // an http or sse server's sign-in; under startMu
 	refreshMu sync.Mutex // serialises re-reading the tools
 
 	mu       sync.Mutex // guards what follows
@@ -634,9 +642,11 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		c.stdio.sandbox, c.stdio.tool = s.m.opts.Sandbox, SandboxName(s.cfg.Name)
 		transport = c.stdio
 	case TypeSSE:
-		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}
+		hc := s.m.httpClient(l.headers)
+		hc.Transport = &authTransport{base: hc.Transport, handler: s.oauthFor(l)}
+		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: hc}
 	default:
-		transport = &mcp.StreamableClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}
+		transport = &mcp.StreamableClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers), OAuthHandler: s.oauthFor(l)}
 	}
 	if s.m.connectTo != nil {
 		transport = s.m.connectTo(s.cfg)

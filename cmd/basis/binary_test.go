@@ -36,6 +36,10 @@ var mcpTestServerBinary string
 // ttyProbeBinary tries to type into its terminal (testdata/ttyprobe).
 var ttyProbeBinary string
 
+// oauthBrowserBinary follows an authorization URL's redirects
+// (e2e/cmd/oauthbrowser): the tests' BROWSER.
+var oauthBrowserBinary string
+
 func TestMain(m *testing.M) {
 	// Tests run basis in this process too, and its sandbox may re-execute
 	// the running binary to confine a program: this one, then.
@@ -63,6 +67,7 @@ func TestMain(m *testing.M) {
 			{&mcpServerBinary, "mcpserver", filepath.Join("..", "..", "examples"), "./mcpserver", "the example MCP server", nil},
 			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server", nil},
 			{&ttyProbeBinary, "ttyprobe", ".", "./testdata/ttyprobe", "the terminal probe", nil},
+			{&oauthBrowserBinary, "oauthbrowser", filepath.Join("..", "..", "e2e"), "./cmd/oauthbrowser", "the test browser", nil},
 		}
 		for _, b := range builds {
 			*b.out = filepath.Join(dir, b.name)

@@ -108,6 +108,10 @@ by signal N.
 			fmt.Fprintf(e.stderr, "basis: note: %s\n", n)
 		}
 		if err, failed := w.mcpStartError(); err != nil {
+			if line, ok := signInLine(err); ok {
+				fmt.Fprintln(e.stderr, line)
+				return exitFailed
+			}
 			fmt.Fprintf(e.stderr, "basis: %s: %v\n", name, err)
 			if failed {
 				return exitFailed
@@ -137,6 +141,12 @@ by signal N.
 		status.clear()
 	}
 
+	if line, ok := signInLine(out.Err); ok && !*asJSON {
+		// A server asked for sign-in (a step-up, say) that basis could
+		// not run: the one thing to do is the whole message.
+		fmt.Fprintln(e.stderr, line)
+		return exitFailed
+	}
 	if *asJSON {
 		if err := writeOutcomeJSON(e.stdout, out); err != nil {
 			return usageErr(e, "call: writing the result: %v", err)

@@ -64,6 +64,12 @@ func (w *workspace) openMCP(ctx context.Context, opts *mcpbind.ManagerOptions) *
 	// basis sweeps what its programs leave behind (ReapOrphans): a live
 	// server is none of that.
 	opts.Track = subprocess.Track
+	// Sign-ins are the operator's, kept in the operator config dir; the
+	// browser half runs only where a browser can be opened.
+	opts.Tokens = mcpbind.NewFileTokenStore(w.configDir)
+	if opts.SignIn == nil {
+		opts.SignIn = w.signInHook(false)
+	}
 	return mcpbind.Open(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir}, opts)
 }
 

@@ -174,15 +174,17 @@ func newBasis(url string, confCtx map[string]any) (*basis, error) {
 		return nil, err
 	}
 	b := &basis{bin: bin, dir: dir}
-	entry := map[string]any{"type": "http", "url": url}
+	// The Client ID Metadata Document everything-client offers; a server
+	// that does not accept one gets dynamic registration.
+	oauth := map[string]any{"client_metadata_url": "https://conformance-test.local/client-metadata.json"}
+	entry := map[string]any{"type": "http", "url": url, "oauth": oauth}
 	if id, ok := confCtx["client_id"].(string); ok {
-		oauth := map[string]any{"client_id": id}
+		oauth["client_id"] = id
 		if secret, ok := confCtx["client_secret"].(string); ok {
 			// Through a variable, as an operator would keep it.
 			oauth["client_secret"] = "${CONFORMANCE_CLIENT_SECRET}"
 			os.Setenv("CONFORMANCE_CLIENT_SECRET", secret)
 		}
-		entry["oauth"] = oauth
 	}
 	cfg, err := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{server: entry}}, "", "  ")
 	if err != nil {
