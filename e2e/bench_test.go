@@ -7,9 +7,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,3 +188,61 @@ func BenchmarkServeStdioOverRuntime(b *testing.B) {
 	b.ReportMetric(float64(md.Microseconds()), "runtime-µs/op")
 	b.ReportMetric(float64(ms)/float64(md), "ratio")
 }
+
+// BenchmarkServeStdioOverSDK alternates, call by call, a tools/call to a
+// `basis serve` process over stdio (declared /bin/cat) with the same call
+// to cmd/catserver, a bare go-sdk stdio server whose one tool execs
+// /bin/cat, and reports the median of each and their ratio ("ratio"; issue
+// 25's target is ≤ 1.10): what basis adds to serving a program over MCP.
+func BenchmarkServeStdioOverSDK(b *testing.B) {
+	if !serveAvailable(b) {
+		b.Skip("the basis built here has no serve command (a -tags nomcp build?)")
+	}
+	catOnce.Do(func() {
+		catBin = filepath.Join(binDir, "catserver")
+		wd, err := os.Getwd()
+		if err != nil {
+			catErr = err
+			return
+		}
+		catErr = goBuild(wd, catBin, "./cmd/catserver")
+	})
+	if catErr != nil {
+		b.Fatal(catErr)
+	}
+	served, _ := connectServe(b, catWorkspace(b), "--approve", "allow")
+	client := mcp.NewClient(&mcp.Implementation{Name: "basis-e2e", Version: "v0"}, nil)
+	bare, err := client.Connect(b.Context(), &mcp.CommandTransport{Command: exec.Command(catBin)}, nil)
+	if err != nil {
+		b.Fatalf("connecting to catserver: %v", err)
+	}
+	b.Cleanup(func() { bare.Close() })
+	var args map[string]any
+	if err := json.Unmarshal([]byte(benchPayload), &args); err != nil {
+		b.Fatal(err)
+	}
+	call := func(s *mcp.ClientSession, want string) time.Duration {
+		began := time.Now()
+		res, err := s.CallTool(b.Context(), &mcp.CallToolParams{Name: "cat", Arguments: args})
+		d := time.Since(began)
+		if err != nil || res.IsError || toolText(res) != want {
+			b.Fatalf("tools/call: %v %v", err, res)
+		}
+		return d
+	}
+	var basis, sdk []time.Duration
+	for b.Loop() {
+		basis = append(basis, call(served, benchPayload))
+		sdk = append(sdk, call(bare, benchPayload))
+	}
+	mb, ms := median(basis), median(sdk)
+	b.ReportMetric(float64(mb.Microseconds()), "served-µs/op")
+	b.ReportMetric(float64(ms.Microseconds()), "sdk-µs/op")
+	b.ReportMetric(float64(mb)/float64(ms), "ratio")
+}
+
+var (
+	catOnce sync.Once
+	catBin  string
+	catErr  error
+)

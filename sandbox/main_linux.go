@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -260,7 +261,7 @@ func readable() []landlock.Rule {
 				readableRules = append(readableRules, readRule(path))
 			}
 		}
-		readableRules = append(readableRules, landlock.RODirs(deviceDirs...).IgnoreIfMissing())
+		readableRules = append(readableRules, deviceReadable()...)
 	})
 	return slices.Clone(readableRules)
 }
@@ -270,7 +271,7 @@ func readable() []landlock.Rule {
 // memory, but of /etc only the entries that hold no secret. No right on
 // "/" itself: listing it would list every directory beneath.
 func limitedReadable(paths []string) []landlock.Rule {
-	rules := []landlock.Rule{landlock.RODirs(deviceDirs...).IgnoreIfMissing()}
+	rules := deviceReadable()
 	for _, p := range paths {
 		if p == "/etc" {
 			for _, entry := range topLevel("/etc") {
@@ -301,6 +302,34 @@ var (
 // deviceDirs are the directories of /dev a program may read: POSIX
 // shared memory and message queues.
 var deviceDirs = []string{"/dev/shm", "/dev/mqueue"}
+
+// deviceReadable grants reading deviceDirs, except the other calls'
+// temporary directories where they live in one of them (see
+// [callTempBase]): that directory may be listed, and each entry read but
+// those. Like readable's, the list is made once per process: what appears
+// there later is not readable.
+func deviceReadable() []landlock.Rule {
+	deviceOnce.Do(func() {
+		for _, dir := range deviceDirs {
+			if dir != tmpfsBase {
+				deviceRules = append(deviceRules, landlock.RODirs(dir).IgnoreIfMissing())
+				continue
+			}
+			deviceRules = append(deviceRules, landlock.PathAccess(ll.AccessFSReadDir, dir).IgnoreIfMissing())
+			for _, entry := range topLevel(dir) {
+				if !strings.HasPrefix(filepath.Base(entry), callTempPrefix) {
+					deviceRules = append(deviceRules, readRule(entry))
+				}
+			}
+		}
+	})
+	return slices.Clone(deviceRules)
+}
+
+var (
+	deviceOnce  sync.Once
+	deviceRules []landlock.Rule
+)
 
 // topLevel lists dir's entries as paths.
 func topLevel(dir string) []string {
@@ -351,18 +380,15 @@ var keptCapabilities = map[int]bool{
 	unix.CAP_SETGID: true, unix.CAP_SETUID: true, unix.CAP_NET_BIND_SERVICE: true,
 }
 
+// dropCapabilities clears the ambient set and drops from the bounding set
+// every capability not kept. Which ones this process's bounding set holds
+// is read once ([toDrop]): a call's thread then makes one system call per
+// capability, not two.
 func dropCapabilities() error {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != syscall.EINVAL {
 		return err
 	}
-	for c := 0; ; c++ {
-		have, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
-		if err == syscall.EINVAL {
-			return nil // past the last capability this kernel knows
-		}
-		if err != nil || have == 0 || keptCapabilities[c] {
-			continue
-		}
+	for _, c := range toDrop() {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
 			// Without CAP_SETPCAP the bounding set cannot shrink; that
 			// matters only for a program that would run with capabilities,
@@ -374,7 +400,32 @@ func dropCapabilities() error {
 			return err
 		}
 	}
+	return nil
 }
+
+// toDrop lists the capabilities of this process's bounding set that
+// dropCapabilities drops, read once: every thread of a process starts with
+// the bounding set of the thread that made it, and basis never widens it
+// (no thread can).
+func toDrop() []int {
+	dropOnce.Do(func() {
+		for c := 0; ; c++ {
+			have, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
+			if err == syscall.EINVAL {
+				return // past the last capability this kernel knows
+			}
+			if err == nil && have != 0 && !keptCapabilities[c] {
+				dropList = append(dropList, c)
+			}
+		}
+	})
+	return dropList
+}
+
+var (
+	dropOnce sync.Once
+	dropList []int
+)
 
 // loopbackUp brings the new namespace's loopback interface up.
 func loopbackUp() error {

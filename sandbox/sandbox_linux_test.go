@@ -569,6 +569,64 @@ func sorted(paths ...string) []string {
 	return out
 }
 
+// A call's TMPDIR is on a tmpfs where /dev/shm is one this user may
+// write, 0700, and out of reach of every other call: a program that knows
+// another call's directory can neither read nor write a file in it (its
+// names can be listed, as everything's can). Run as root (which keeps
+// CAP_DAC_OVERRIDE) and as uid 65534.
+func TestPerCallTempDirsAreApart(t *testing.T) {
+	requireSandbox(t)
+	var st unix.Statfs_t
+	if err := unix.Statfs("/dev/shm", &st); err != nil || st.Type != unix.TMPFS_MAGIC || unix.Access("/dev/shm", unix.W_OK) != nil {
+		t.Skip("no writable tmpfs at /dev/shm here")
+	}
+	for _, p := range []sandbox.Policy{{}, {LimitReads: true}} {
+		ws := t.TempDir()
+		sb := newSandbox(t, p, ws)
+		first := exec.Command(helper, "tmpdir")
+		var buf strings.Builder
+		first.Stdout = &buf
+		start, release, err := sb.Prepare(first)
+		if err != nil {
+			t.Fatalf("Prepare: %v", err)
+		}
+		if err = start(); err == nil {
+			err = first.Wait()
+		}
+		if err != nil {
+			t.Fatalf("the first call failed: %v", err)
+		}
+		dir := strings.TrimSpace(buf.String())
+		if filepath.Dir(dir) != "/dev/shm" {
+			t.Errorf("TMPDIR is %s, want a directory in /dev/shm", dir)
+		}
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("TMPDIR %s: %v, want mode 0700", dir, fi.Mode())
+		}
+		scratch := filepath.Join(dir, "scratch")
+		tests := []struct {
+			name string
+			args []string
+		}{
+			{"read its file", []string{"read", scratch}},
+			{"write in it", []string{"write", filepath.Join(dir, "planted")}},
+			{"overwrite its file", []string{"write", scratch}},
+		}
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("limitreads=%v/%s", p.LimitReads, tt.name), func(t *testing.T) {
+				got := runHelper(t, sb, ws, tt.args...)
+				if got.ok {
+					t.Fatalf("a second call could %s in the first call's TMPDIR: %s", tt.name, got.output)
+				}
+			})
+		}
+		release()
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the per-call temp dir %s is still there after release (stat: %v)", dir, err)
+		}
+	}
+}
+
 // Run as root, these tests also run unprivileged (uid 65534), where the
 // network namespace needs a user namespace: the test binary and the helper
 // are copied where that user can run them, with a home directory it owns
@@ -641,7 +699,7 @@ func TestUnprivileged(t *testing.T) {
 var unprivilegedTests = []string{
 	"TestWrites", "TestNetwork", "TestNetworkCutByLandlockWithoutNamespaces",
 	"TestDangerousCapabilitiesAreDropped", "TestGrandchildInheritsTheRestrictions",
-	"TestPerCallTempDirIsPrivateAndRemoved", "TestTrampoline", "TestPrepareCommand", "TestProtectedPaths",
+	"TestPerCallTempDirIsPrivateAndRemoved", "TestPerCallTempDirsAreApart", "TestTrampoline", "TestPrepareCommand", "TestProtectedPaths",
 	"TestProtectedMountsDoNotLeak", "TestProtectedSymlinkRefused", "TestCache", "TestUnixSockets",
 	"TestUDPCutWithoutNamespaces", "TestOtherProcesses",
 	"TestNetworkNamespaceForEveryUser", "TestTerminalIoctlsAreDenied",

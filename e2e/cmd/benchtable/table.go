@@ -92,7 +92,12 @@ var rows = []row{
 	{
 		name: "8 stdio MCP servers started concurrently, as fast as the CPU allows", module: "mcpbind",
 		bench: "^BenchmarkStartup$/^nodelay$", match: "^BenchmarkStartup/nodelay$",
-		baseline: "the slowest of the 8 started alone", kind: ratioKind, target: 1.30, source: "issue 12",
+		baseline: "the slowest of the 8 started alone", kind: ratioKind, metric: "concurrent-ratio", target: 1.30, source: "issue 12",
+	},
+	{
+		name: "8 stdio MCP servers started concurrently, as fast as the CPU allows, against the cores' floor", module: "mcpbind",
+		bench: "^BenchmarkStartup$/^nodelay$", match: "^BenchmarkStartup/nodelay$",
+		baseline: "⌈8 / cores⌉ × the slowest of the 8 started alone", kind: ratioKind, metric: "floor-ratio", target: 1.20, source: "issue 25",
 	},
 	{
 		name: "basis serve round trip (in-memory transport, /bin/cat tool)", module: "mcpbind",
@@ -103,6 +108,16 @@ var rows = []row{
 		name: "basis serve round trip (a process over stdio, declared /bin/cat)", module: "e2e",
 		bench: "^BenchmarkServeStdioOverRuntime$", match: "^BenchmarkServeStdioOverRuntime$",
 		baseline: "the same declared call through the runtime in-process, alternated", kind: ratioKind, target: 1.25, source: "issue 13",
+	},
+	{
+		name: "basis serve round trip (a process over stdio, declared /bin/cat), against a bare go-sdk server", module: "e2e",
+		bench: "^BenchmarkServeStdioOverSDK$", match: "^BenchmarkServeStdioOverSDK$",
+		baseline: "the same call to e2e/cmd/catserver (go-sdk, one tool that execs /bin/cat), alternated", kind: ratioKind, target: 1.10, source: "issue 25",
+	},
+	{
+		name: "basis serve round trip (in-memory transport, /bin/cat tool), against a bare go-sdk pair", module: "mcpbind",
+		bench: "^BenchmarkServeCall$/^bin-cat$", match: "^BenchmarkServeCall/bin-cat$",
+		baseline: "the same call to a bare go-sdk in-memory server whose handler calls the same roster (not yet a bare exec of /bin/cat)", kind: ratioKind, metric: "served/bare-sdk", target: 1.10, source: "issue 25",
 	},
 	{
 		name: "MCP gateway: a tools/call through `basis serve --http` to go-sdk's everything-server (over stdio), 2026-07-28 stateless", module: "e2e",
@@ -137,12 +152,17 @@ var rows = []row{
 	{
 		name: "sandboxed /bin/cat, nothing to protect", module: "sandbox",
 		bench: "^BenchmarkSandboxedCat$/^empty$", match: "^BenchmarkSandboxedCat/empty$",
-		baseline: "the same run unsandboxed, alternated", kind: ratioKind, target: 1.15, source: "issue 14",
+		baseline: "the same run unsandboxed, alternated, medians", kind: ratioKind, metric: "ratio", target: 1.15, source: "issue 14",
 	},
 	{
 		name: "sandboxed /bin/cat in a repository (.git, .basis, .mcp.json read-only)", module: "sandbox",
 		bench: "^BenchmarkSandboxedCat$/^repository$", match: "^BenchmarkSandboxedCat/repository$",
-		baseline: "the same run unsandboxed, alternated", kind: ratioKind, target: 1.15, source: "issue 14",
+		baseline: "the same run unsandboxed, alternated, medians", kind: ratioKind, metric: "ratio", target: 1.15, source: "issue 14",
+	},
+	{
+		name: "sandboxed /bin/cat, nothing to protect, as uid 65534 (the trampoline's re-execution)", module: "sandbox",
+		bench: "^BenchmarkSandboxedCat$/^unprivileged$", match: "^BenchmarkSandboxedCat/unprivileged$",
+		baseline: "the same run unsandboxed, alternated, medians", kind: ratioKind, target: 1.15, source: "issue 25",
 	},
 	{
 		name: "`basis call` end to end (declared /bin/cat)", module: "e2e",
