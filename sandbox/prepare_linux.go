@@ -196,14 +196,24 @@ const callTempPrefix = "basis-call-"
 // deviceReadable).
 const tmpfsBase = "/dev/shm"
 
+// tmpfsMinSize is the smallest tmpfsBase used: a container's default
+// /dev/shm (64 MiB) would fail a build that a disk holds.
+const tmpfsMinSize = 1 << 30
+
 var tmpfsUsable = sync.OnceValue(func() bool {
+	// An operator who set $TMPDIR chose where temporary files go.
+	if os.Getenv("TMPDIR") != "" {
+		return false
+	}
 	var st unix.Statfs_t
 	return unix.Statfs(tmpfsBase, &st) == nil && st.Type == unix.TMPFS_MAGIC &&
+		uint64(st.Blocks)*uint64(st.Bsize) >= tmpfsMinSize &&
 		unix.Access(tmpfsBase, unix.W_OK|unix.X_OK) == nil
 })
 
 // callTempBase is the directory the per-call temporary directories are
-// made in: tmpfsBase where usable, else os.TempDir().
+// made in: tmpfsBase where usable (a tmpfs of at least tmpfsMinSize, and
+// $TMPDIR unset), else os.TempDir().
 func callTempBase() string {
 	if tmpfsUsable() {
 		return tmpfsBase
