@@ -323,16 +323,29 @@ func (p *parser) parseTool(m member) *Tool {
 	if f, ok := fields["input_schema"]; !ok {
 		missing("input_schema", `give the JSON Schema of the object the program reads, such as {"type": "object", "properties": {}}`)
 	} else {
-		var err error
-		schema, err = inputschema.Compile(f.Value.Raw)
-		var ce *inputschema.CompileError
-		if errors.As(err, &ce) {
+		off := f.Value.Off
+		// Where each problem is, as the load reports it: a schema found
+		// bad at its first use is reported in the same words.
+		problems := func(ce *inputschema.CompileError) []*configfile.Error {
+			var out []*configfile.Error
 			for _, sp := range ce.Problems {
 				kind := errInvalidSchema
 				if errors.Is(sp.Err, inputschema.ErrNotObject) {
 					kind = errWrongType
 				}
-				p.report(f.Value.Off, name, "input_schema"+sp.Pointer, &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()})
+				out = append(out, p.problemAt(off, name, "input_schema"+sp.Pointer, &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()}))
+			}
+			return out
+		}
+		schema = inputschema.Defer(f.Value.Raw, &inputschema.DeferOptions{Invalid: func(ce *inputschema.CompileError) error {
+			return invalidSchema(name, problems(ce))
+		}})
+		if !p.deferSchemas {
+			var ie *invalidSchemaError
+			if errors.As(schema.Err(), &ie) {
+				for _, e := range ie.problems {
+					p.report(off, name, e.Field, e.Err)
+				}
 			}
 		}
 		spec.InputSchema = compact(f.Value.Raw)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -40,6 +41,21 @@ type Schema struct {
 	// gives a check no state of its own), so concurrent checks take a
 	// copy each, compiling another when none is free.
 	spare chan *checker
+	// once compiles the first copy, whose problems are err: a schema is
+	// compiled when first used, once, and a bad one is refused for good.
+	once    sync.Once
+	err     error
+	invalid func(*CompileError) error
+}
+
+// DeferOptions says how a deferred schema reports that it does not
+// compile. A nil *DeferOptions means every default.
+type DeferOptions struct {
+	// Invalid turns the schema's *[CompileError] into the error
+	// [Schema.Err] and [Schema.Check] return (a host says where the schema
+	// is written, such as a manifest's line and column). Nil returns the
+	// *CompileError itself.
+	Invalid func(*CompileError) error
 }
 
 // Compile compiles raw under the rules every tool's input schema follows:
@@ -50,17 +66,51 @@ type Schema struct {
 // naming where in the schema it is and wrapping [ErrNotObject] or
 // an unexported error for any other problem; it quotes nothing from the schema.
 func Compile(raw json.RawMessage) (*Schema, error) {
-	if _, problems := compileSchema(raw, nil); len(problems) > 0 {
-		return nil, &CompileError{Problems: problems}
+	s := Defer(raw, nil)
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
-	// The metered copy a check needs is compiled at the first check, not
-	// here: a manifest of a thousand tools is loaded for a call to one.
-	return &Schema{raw: bytes.Clone(raw), spare: make(chan *checker, runtime.GOMAXPROCS(0))}, nil
+	return s, nil
+}
+
+// Defer returns the schema raw without compiling it: it is compiled, under
+// the rules of [Compile], at its first use ([Schema.Check] or
+// [Schema.Err]), once. A host that loads many schemas for a call that
+// uses one pays for that one. A schema that does not compile refuses
+// every input with the error [Schema.Err] returns; no input is ever
+// checked against less than the whole schema.
+func Defer(raw json.RawMessage, opts *DeferOptions) *Schema {
+	s := &Schema{raw: bytes.Clone(raw), spare: make(chan *checker, runtime.GOMAXPROCS(0))}
+	if opts != nil {
+		s.invalid = opts.Invalid
+	}
+	return s
+}
+
+// Err compiles the schema, if it has not been, and returns nil or why it
+// cannot be used: the *[CompileError] [Compile] returns, or what
+// [DeferOptions.Invalid] made of it. The copy it compiles is kept for the
+// first check.
+func (s *Schema) Err() error {
+	s.once.Do(func() {
+		c, err := newChecker(s.raw)
+		if err != nil {
+			ce, _ := err.(*CompileError)
+			if ce != nil && s.invalid != nil {
+				err = s.invalid(ce)
+			}
+			s.err = err
+			return
+		}
+		s.put(c)
+	})
+	return s.err
 }
 
 // Check checks one call's input against the schema: one JSON object that
 // matches it. An absent (empty or blank) input is the empty object. The
-// error is an *[InputError] naming tool.
+// error is an *[InputError] naming tool, or, for a schema that does not
+// compile, what [Schema.Err] returns.
 //
 // Checking is bounded: every evaluation of a subschema is a step (more
 // for a long string or a deeply nested input), and one input may take
@@ -75,6 +125,9 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 	}
 	if err := ctx.Err(); err != nil {
 		return stoppedError(tool, err)
+	}
+	if err := s.Err(); err != nil {
+		return err
 	}
 	c, err := s.take()
 	if err != nil {

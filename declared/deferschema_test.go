@@ -1,0 +1,74 @@
+//go:build unix
+
+package declared_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/basis-go/basis/configfile"
+	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/declared"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDeferSchemas: with DeferSchemas a tool's bad input_schema does not
+// stop the load — a call to another tool needs none of it — but every
+// call of that tool, preview and Execute, is refused with exactly the
+// problems, located in the manifest, that a load without it reports; a
+// good tool's schema still refuses bad input.
+func TestDeferSchemas(t *testing.T) {
+	root := workspace(t, `{"schema": 1, "tools": {
+  "good": {"description": "d", "input_schema": {"type": "object", "required": ["n"]}, "command": ["/bin/cat"]},
+  "bad": {"description": "d", "input_schema": {"type": "object", "properties": {"n": {"minimum": "SECRET"}, "m": {"type": 7}}}, "command": ["/bin/cat"]}
+}}`)
+	_, err := declared.Load(context.Background(), root, &declared.Options{Environ: pathEnv()})
+	want := problemsOf(t, err)
+	if len(want) != 2 {
+		t.Fatalf("a load that compiles every schema reports %d problems, want 2: %v", len(want), err)
+	}
+
+	tools := loadTools(t, root, &declared.Options{Environ: pathEnv(), DeferSchemas: true})
+	if diff := cmp.Diff([]string{"bad", "good"}, names(tools)); diff != "" {
+		t.Fatalf("tools (-want +got):\n%s", diff)
+	}
+	bad, good := tools[0], tools[1]
+	if _, err := good.AuthorizationPreview(context.Background(), callWith(`{"n": 1}`)); err != nil {
+		t.Errorf("good tool's preview: %v", err)
+	}
+	if _, err := good.AuthorizationPreview(context.Background(), callWith(`{}`)); !errors.Is(err, contract.ErrInvalidInput) {
+		t.Errorf("good tool's preview of input its schema refuses: %v; want ErrInvalidInput", err)
+	}
+	uses := []struct {
+		name string
+		use  func() error
+	}{
+		{"preview", func() error { _, err := bad.AuthorizationPreview(context.Background(), callWith(`{}`)); return err }},
+		{"execute", func() error { _, err := bad.Execute(context.Background(), callWith(`{}`)); return err }},
+		{"schema", func() error { return bad.InputSchema().Err() }},
+	}
+	for _, u := range uses {
+		err := u.use()
+		if !errors.Is(err, contract.ErrRefused) || !errors.Is(err, declared.ErrInvalidSchema) {
+			t.Errorf("%s: %v; want a refusal wrapping the invalid schema", u.name, err)
+		}
+		var got []*configfile.Error
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			if ce, ok := e.(*configfile.Error); ok {
+				got = append(got, ce)
+			}
+		}
+		if diff := cmp.Diff(errorStrings(want), errorStrings(got)); diff != "" {
+			t.Errorf("%s: problems differ from the load's (-load +deferred):\n%s", u.name, diff)
+		}
+	}
+}
+
+func errorStrings(errs []*configfile.Error) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
