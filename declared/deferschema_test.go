@@ -5,6 +5,7 @@ package declared_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/basis-go/basis/configfile"
@@ -71,4 +72,44 @@ func errorStrings(errs []*configfile.Error) []string {
 		out = append(out, e.Error())
 	}
 	return out
+}
+
+// A tool remembers the canonical input it made last, so the same bytes
+// coming back are not read again; what it shows and runs stays the
+// canonical form of each call's own input, and input that cannot be read
+// unambiguously is refused whatever came before it.
+func TestCheckInputAfterRemembered(t *testing.T) {
+	root := workspace(t, `{"schema": 1, "tools": {"cat": {"description": "d",
+  "input_schema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, "command": ["/bin/cat"]}}}`)
+	tool := loadTool(t, root, &declared.Options{Environ: pathEnv()}, "cat")
+	steps := []struct {
+		input, runs string // runs: what the program reads; "" for a refusal
+	}{
+		{`{"b": 1, "a": 2}`, `{"a":2,"b":1}`},
+		{`{"a":2,"b":1}`, `{"a":2,"b":1}`},
+		{`{"a":2,"b":1,"a":3}`, ""},
+		{`{"a":2,"b":1}`, `{"a":2,"b":1}`},
+		{`{"a":2,"b":"x"}`, ""},
+		{`{"a":2,"b":1}`, `{"a":2,"b":1}`},
+		{`{"b":1,"a":2} `, `{"a":2,"b":1}`},
+	}
+	for i, st := range steps {
+		p, perr := tool.AuthorizationPreview(context.Background(), callWith(st.input))
+		res, xerr := tool.Execute(context.Background(), callWith(st.input))
+		if st.runs == "" {
+			if perr == nil || xerr == nil {
+				t.Errorf("step %d, %s: preview %v, execute %v; want both refused", i, st.input, perr, xerr)
+			}
+			continue
+		}
+		if perr != nil || xerr != nil {
+			t.Fatalf("step %d, %s: preview %v, execute %v", i, st.input, perr, xerr)
+		}
+		if got := res.Text; got != st.runs {
+			t.Errorf("step %d, %s: the program read %s; want %s", i, st.input, got, st.runs)
+		}
+		if !strings.Contains(string(p.Subject), `"input":`+st.runs) {
+			t.Errorf("step %d, %s: the preview shows %s; want input %s", i, st.input, p.Subject, st.runs)
+		}
+	}
 }

@@ -98,3 +98,35 @@ func TestDeferInvalid(t *testing.T) {
 		t.Errorf("Invalid asked %d times; want once, for the bad schema", asked)
 	}
 }
+
+// TestCheckRemembersWhatPassed: the input that passed last passes again
+// without a walk of the schema (the runtime, the preview and the run each
+// check a call's input); any other input is checked, and what fails still
+// fails after a pass.
+func TestCheckRemembersWhatPassed(t *testing.T) {
+	s, err := inputschema.Compile(json.RawMessage(`{"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		input string
+		ok    bool
+		walks int64 // after the check
+	}{
+		{`{"n":1}`, true, 1},
+		{`{"n":1}`, true, 1},
+		{`{"n":"1"}`, false, 2},
+		{`{"n":1} `, true, 3},
+		{`{"n":1}`, true, 4},
+		{`{}`, false, 5},
+		{`{}`, false, 6},
+		{`{"n":1}`, true, 6},
+		{`{"n":1}`, true, 6},
+	}
+	for i, st := range steps {
+		err := s.Check(context.Background(), "t", json.RawMessage(st.input))
+		if (err == nil) != st.ok || inputschema.Walks(s) != st.walks {
+			t.Errorf("step %d, %s: %v after %d walks; want ok=%v after %d", i, st.input, err, inputschema.Walks(s), st.ok, st.walks)
+		}
+	}
+}

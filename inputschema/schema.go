@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -46,7 +47,17 @@ type Schema struct {
 	once    sync.Once
 	err     error
 	invalid func(*CompileError) error
+	// passed is the last input that matched, byte for byte: a call's
+	// input is checked by the runtime, its preview and its run, and a
+	// schema is a pure function of the input, so the same bytes pass
+	// again without a walk of the schema.
+	passed atomic.Pointer[[]byte]
+	// walks counts the checks that walked the schema, for the tests.
+	walks atomic.Int64
 }
+
+// maxRemembered bounds the input a Schema remembers as passed.
+const maxRemembered = 64 << 10
 
 // DeferOptions says how a deferred schema reports that it does not
 // compile. A nil *DeferOptions means every default.
@@ -129,11 +140,15 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 	if err := s.Err(); err != nil {
 		return err
 	}
+	if p := s.passed.Load(); p != nil && bytes.Equal(*p, input) {
+		return nil
+	}
 	c, err := s.take()
 	if err != nil {
 		return &InputError{Tool: tool, Problems: []Problem{{Rule: "could not be checked against the schema"}}}
 	}
 	defer s.put(c)
+	s.walks.Add(1)
 	problems, err := c.check(ctx, input, budgetFor(input))
 	switch {
 	case errors.Is(err, errBudget):
@@ -142,6 +157,10 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 		return stoppedError(tool, err)
 	case problems != nil:
 		return &InputError{Tool: tool, Problems: problems}
+	}
+	if len(input) <= maxRemembered {
+		remembered := bytes.Clone(input)
+		s.passed.Store(&remembered)
 	}
 	return nil
 }
