@@ -39,6 +39,6 @@ func BenchmarkJSONSchemaInit(b *testing.B) {
 	mw, mo := median(with), median(without)
 	b.ReportMetric(float64(mw.Microseconds()), "jsonschema-µs/op")
 	b.ReportMetric(float64(mo.Microseconds()), "empty-µs/op")
-	b.ReportMetric(float64((mw-mo).Microseconds()), "init-µs/op")
+	b.ReportMetric(float64((mw - mo).Microseconds()), "init-µs/op")
 	b.ReportMetric(float64(mw)/float64(mo), "ratio")
 }
