@@ -113,3 +113,21 @@ func TestCheckInputAfterRemembered(t *testing.T) {
 		}
 	}
 }
+
+// With DeferSchemas, a tool that cannot be loaded for another reason has
+// its schema's problems listed with the others, as without it.
+func TestDeferSchemasBrokenToolListsSchemaProblems(t *testing.T) {
+	root := workspace(t, `{"schema": 1, "tools": {
+  "lint": {"input_schema": {"type": "array"}, "command": []}
+}}`)
+	for _, deferred := range []bool{false, true} {
+		_, err := declared.Load(context.Background(), root, &declared.Options{Environ: pathEnv(), DeferSchemas: deferred})
+		var fields []string
+		for _, e := range problemsOf(t, err) {
+			fields = append(fields, e.Field)
+		}
+		if diff := cmp.Diff([]string{"description", "input_schema", "command"}, fields); diff != "" {
+			t.Errorf("DeferSchemas %v: problems (-want +got):\n%s", deferred, diff)
+		}
+	}
+}

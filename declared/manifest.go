@@ -341,12 +341,7 @@ func (p *parser) parseTool(m member) *Tool {
 			return invalidSchema(name, problems(ce))
 		}})
 		if !p.deferSchemas {
-			var ie *invalidSchemaError
-			if errors.As(schema.Err(), &ie) {
-				for _, e := range ie.problems {
-					p.report(off, name, e.Field, e.Err)
-				}
-			}
+			p.reportSchema(schema, off, name)
 		}
 		spec.InputSchema = compact(f.Value.Raw)
 	}
@@ -442,6 +437,11 @@ func (p *parser) parseTool(m member) *Tool {
 	}
 
 	if len(p.problems) > before {
+		if p.deferSchemas && schema != nil {
+			// The tool is not loaded anyway: its schema's problems are
+			// listed with the others, as without DeferSchemas.
+			p.reportSchema(schema, fields["input_schema"].Value.Off, name)
+		}
 		return nil
 	}
 	state.workspace = p.workspace
@@ -464,6 +464,17 @@ func (p *parser) parseTool(m member) *Tool {
 		t.desc.SideEffect = contract.SideEffectNone
 	}
 	return t
+}
+
+// reportSchema compiles schema, written at offset off for tool name, and
+// reports each of its problems.
+func (p *parser) reportSchema(schema *inputschema.Schema, off int, name string) {
+	var ie *invalidSchemaError
+	if errors.As(schema.Err(), &ie) {
+		for _, e := range ie.problems {
+			p.report(off, name, e.Field, e.Err)
+		}
+	}
 }
 
 // str decodes a string value, reporting any other kind.
