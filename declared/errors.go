@@ -243,3 +243,34 @@ func (e *RunError) Error() string { return e.msg }
 
 // Unwrap returns the *subprocess.ExitError.
 func (e *RunError) Unwrap() error { return e.Err }
+
+// invalidSchemaError refuses the calls of a tool whose input_schema,
+// compiled at its first use ([Options.DeferSchemas]), does not compile.
+// It wraps [contract.ErrRefused] and each problem, located in the
+// manifest as Load reports it without DeferSchemas.
+type invalidSchemaError struct {
+	tool     string
+	problems []*configfile.Error
+}
+
+func invalidSchema(tool string, problems []*configfile.Error) *invalidSchemaError {
+	return &invalidSchemaError{tool: tool, problems: problems}
+}
+
+// Error names the tool and every problem of its schema.
+func (e *invalidSchemaError) Error() string {
+	parts := make([]string, len(e.problems))
+	for i, p := range e.problems {
+		parts[i] = p.Error()
+	}
+	return e.tool + " cannot run: its input_schema does not compile: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns contract.ErrRefused and each problem.
+func (e *invalidSchemaError) Unwrap() []error {
+	out := []error{contract.ErrRefused}
+	for _, p := range e.problems {
+		out = append(out, p)
+	}
+	return out
+}

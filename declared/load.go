@@ -94,6 +94,14 @@ type Options struct {
 	// about like any other. Nil: such entries are confined by Sandbox and
 	// are never read-only — the manifest alone cannot make a call pass.
 	ReadOnlySandbox subprocess.Confiner
+	// DeferSchemas leaves each tool's input_schema uncompiled until its
+	// first call, or its [Tool.InputSchema] is first used: a host that
+	// loads a manifest of many tools for a call to one compiles one
+	// schema. A schema that does not compile is then not a load problem:
+	// the tool's calls are refused with the very problems, located in the
+	// manifest, that Load reports without it. A validator (basis check)
+	// leaves it false, so every bad schema is reported at load.
+	DeferSchemas bool
 }
 
 // loader is what loading works out once from root and Options.
@@ -107,6 +115,7 @@ type loader struct {
 	// readOnlySandbox is Options.ReadOnlySandbox.
 	readOnlySandbox subprocess.Confiner
 	realRoot        string // root after symlinks
+	deferSchemas    bool
 }
 
 // newLoader works out root (made absolute: tools keep working whatever the
@@ -134,6 +143,7 @@ func newLoader(root string, opts *Options) (*loader, error) {
 		sandbox:         opts.Sandbox,
 		readOnlySandbox: opts.ReadOnlySandbox,
 		realRoot:        realRoot(abs),
+		deferSchemas:    opts.DeferSchemas,
 	}
 	for i, entry := range l.baseEnv {
 		name, _, _ := strings.Cut(entry, "=")

@@ -323,17 +323,25 @@ func (p *parser) parseTool(m member) *Tool {
 	if f, ok := fields["input_schema"]; !ok {
 		missing("input_schema", `give the JSON Schema of the object the program reads, such as {"type": "object", "properties": {}}`)
 	} else {
-		var err error
-		schema, err = inputschema.Compile(f.Value.Raw)
-		var ce *inputschema.CompileError
-		if errors.As(err, &ce) {
+		off := f.Value.Off
+		// Where each problem is, as the load reports it: a schema found
+		// bad at its first use is reported in the same words.
+		problems := func(ce *inputschema.CompileError) []*configfile.Error {
+			var out []*configfile.Error
 			for _, sp := range ce.Problems {
 				kind := errInvalidSchema
 				if errors.Is(sp.Err, inputschema.ErrNotObject) {
 					kind = errWrongType
 				}
-				p.report(f.Value.Off, name, "input_schema"+sp.Pointer, &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()})
+				out = append(out, p.problemAt(off, name, "input_schema"+sp.Pointer, &problem{kind: kind, cause: sp.Err, text: sp.Err.Error()}))
 			}
+			return out
+		}
+		schema = inputschema.Defer(f.Value.Raw, &inputschema.DeferOptions{Invalid: func(ce *inputschema.CompileError) error {
+			return invalidSchema(name, problems(ce))
+		}})
+		if !p.deferSchemas {
+			p.reportSchema(schema, off, name)
 		}
 		spec.InputSchema = compact(f.Value.Raw)
 	}
@@ -429,6 +437,11 @@ func (p *parser) parseTool(m member) *Tool {
 	}
 
 	if len(p.problems) > before {
+		if p.deferSchemas && schema != nil {
+			// The tool is not loaded anyway: its schema's problems are
+			// listed with the others, as without DeferSchemas.
+			p.reportSchema(schema, fields["input_schema"].Value.Off, name)
+		}
 		return nil
 	}
 	state.workspace = p.workspace
@@ -451,6 +464,17 @@ func (p *parser) parseTool(m member) *Tool {
 		t.desc.SideEffect = contract.SideEffectNone
 	}
 	return t
+}
+
+// reportSchema compiles schema, written at offset off for tool name, and
+// reports each of its problems.
+func (p *parser) reportSchema(schema *inputschema.Schema, off int, name string) {
+	var ie *invalidSchemaError
+	if errors.As(schema.Err(), &ie) {
+		for _, e := range ie.problems {
+			p.report(off, name, e.Field, e.Err)
+		}
+	}
 }
 
 // str decodes a string value, reporting any other kind.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
@@ -52,6 +53,10 @@ type toolState struct {
 	// workspace says the tool is a workspace manifest's: its cwd must
 	// resolve inside the root, at every call.
 	workspace bool
+	// canonical is the canonical input this tool made last: the same
+	// bytes coming back (from the runtime, or the run after its preview)
+	// need not be read again.
+	canonical atomic.Pointer[[]byte]
 }
 
 // previewView is what every preview of a tool shares, worked out once.
@@ -292,15 +297,28 @@ func isJSONObject(raw json.RawMessage) bool {
 // result against the schema, which stops when ctx is done. An absent input
 // (empty or blank) is the empty object.
 func (t *Tool) checkInput(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-	canonical, err := contract.CanonicalInput(input)
-	if err != nil {
-		return nil, fmt.Errorf("the input for %s is refused: %w", t.spec.Name, err)
+	canonical := input
+	if last := t.state.canonical.Load(); last == nil || !bytes.Equal(*last, input) {
+		// Input that is byte for byte the canonical form this tool made
+		// last (what the runtime passes on, and the preview's for the
+		// run) is canonical already: read it again only otherwise.
+		var err error
+		if canonical, err = contract.CanonicalInput(input); err != nil {
+			return nil, fmt.Errorf("the input for %s is refused: %w", t.spec.Name, err)
+		}
 	}
 	if err := t.schema.Check(ctx, t.spec.Name, canonical); err != nil {
 		return nil, err
 	}
+	if len(canonical) <= maxRemembered {
+		remembered := bytes.Clone(canonical)
+		t.state.canonical.Store(&remembered)
+	}
 	return canonical, nil
 }
+
+// maxRemembered bounds the canonical input a tool remembers.
+const maxRemembered = 64 << 10
 
 // refusedError is a preview's refusal that is not about the input.
 type refusedError struct {

@@ -21,3 +21,6 @@ func Spares(s *Schema) int { return len(s.spare) }
 
 // BudgetFor is the budget of a check of input.
 func BudgetFor(input []byte) int { return budgetFor(input) }
+
+// Walks is how many checks walked s's schema.
+func Walks(s *Schema) int64 { return s.walks.Load() }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -40,6 +42,31 @@ type Schema struct {
 	// gives a check no state of its own), so concurrent checks take a
 	// copy each, compiling another when none is free.
 	spare chan *checker
+	// once compiles the first copy, whose problems are err: a schema is
+	// compiled when first used, once, and a bad one is refused for good.
+	once    sync.Once
+	err     error
+	invalid func(*CompileError) error
+	// passed is the last input that matched, byte for byte: a call's
+	// input is checked by the runtime, its preview and its run, and a
+	// schema is a pure function of the input, so the same bytes pass
+	// again without a walk of the schema.
+	passed atomic.Pointer[[]byte]
+	// walks counts the checks that walked the schema, for the tests.
+	walks atomic.Int64
+}
+
+// maxRemembered bounds the input a Schema remembers as passed.
+const maxRemembered = 64 << 10
+
+// DeferOptions says how a deferred schema reports that it does not
+// compile. A nil *DeferOptions means every default.
+type DeferOptions struct {
+	// Invalid turns the schema's *[CompileError] into the error
+	// [Schema.Err] and [Schema.Check] return (a host says where the schema
+	// is written, such as a manifest's line and column). Nil returns the
+	// *CompileError itself.
+	Invalid func(*CompileError) error
 }
 
 // Compile compiles raw under the rules every tool's input schema follows:
@@ -50,17 +77,51 @@ type Schema struct {
 // naming where in the schema it is and wrapping [ErrNotObject] or
 // an unexported error for any other problem; it quotes nothing from the schema.
 func Compile(raw json.RawMessage) (*Schema, error) {
-	if _, problems := compileSchema(raw, nil); len(problems) > 0 {
-		return nil, &CompileError{Problems: problems}
+	s := Defer(raw, nil)
+	if err := s.Err(); err != nil {
+		return nil, err
 	}
-	// The metered copy a check needs is compiled at the first check, not
-	// here: a manifest of a thousand tools is loaded for a call to one.
-	return &Schema{raw: bytes.Clone(raw), spare: make(chan *checker, runtime.GOMAXPROCS(0))}, nil
+	return s, nil
+}
+
+// Defer returns the schema raw without compiling it: it is compiled, under
+// the rules of [Compile], at its first use ([Schema.Check] or
+// [Schema.Err]), once. A host that loads many schemas for a call that
+// uses one pays for that one. A schema that does not compile refuses
+// every input with the error [Schema.Err] returns; no input is ever
+// checked against less than the whole schema.
+func Defer(raw json.RawMessage, opts *DeferOptions) *Schema {
+	s := &Schema{raw: bytes.Clone(raw), spare: make(chan *checker, runtime.GOMAXPROCS(0))}
+	if opts != nil {
+		s.invalid = opts.Invalid
+	}
+	return s
+}
+
+// Err compiles the schema, if it has not been, and returns nil or why it
+// cannot be used: the *[CompileError] [Compile] returns, or what
+// [DeferOptions.Invalid] made of it. The copy it compiles is kept for the
+// first check.
+func (s *Schema) Err() error {
+	s.once.Do(func() {
+		c, err := newChecker(s.raw)
+		if err != nil {
+			ce, _ := err.(*CompileError)
+			if ce != nil && s.invalid != nil {
+				err = s.invalid(ce)
+			}
+			s.err = err
+			return
+		}
+		s.put(c)
+	})
+	return s.err
 }
 
 // Check checks one call's input against the schema: one JSON object that
 // matches it. An absent (empty or blank) input is the empty object. The
-// error is an *[InputError] naming tool.
+// error is an *[InputError] naming tool, or, for a schema that does not
+// compile, what [Schema.Err] returns.
 //
 // Checking is bounded: every evaluation of a subschema is a step (more
 // for a long string or a deeply nested input), and one input may take
@@ -76,11 +137,18 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 	if err := ctx.Err(); err != nil {
 		return stoppedError(tool, err)
 	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	if p := s.passed.Load(); p != nil && bytes.Equal(*p, input) {
+		return nil
+	}
 	c, err := s.take()
 	if err != nil {
 		return &InputError{Tool: tool, Problems: []Problem{{Rule: "could not be checked against the schema"}}}
 	}
 	defer s.put(c)
+	s.walks.Add(1)
 	problems, err := c.check(ctx, input, budgetFor(input))
 	switch {
 	case errors.Is(err, errBudget):
@@ -89,6 +157,10 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 		return stoppedError(tool, err)
 	case problems != nil:
 		return &InputError{Tool: tool, Problems: problems}
+	}
+	if len(input) <= maxRemembered {
+		remembered := bytes.Clone(input)
+		s.passed.Store(&remembered)
 	}
 	return nil
 }

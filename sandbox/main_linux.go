@@ -32,27 +32,42 @@ const (
 
 var mainCalled atomic.Bool
 
+// init dispatches the trampoline: a process that is the sandbox's
+// re-execution confines itself and executes the program here, before the
+// package initialisers that do not run before this one (the basis binary's
+// JSON Schema library compiles every draft's metaschema in its init, about
+// 5 ms) and before main. Go initialises packages in the order of their
+// import paths as far as their imports allow, and this package's imports
+// are few, so a basis binary, and every host that links this package, pays
+// little more than the runtime's start per confined program.
 func init() {
 	if len(os.Args) > 1 && os.Args[0] == trampolineName {
 		// The trampoline executes the program from the main thread: the
 		// parent-death signal set at its clone belongs to that thread, and
 		// an exec from any other thread would make that thread the leader
-		// and lose it. Locked during init, main runs on the main thread.
+		// and lose it. Init runs on the main thread, locked to it.
 		runtime.LockOSThread()
+		runTrampoline()
 	}
 }
 
 // Main must be called first thing in main() by every program that
 // confines the programs it starts (the basis command, a host that embeds
-// the library, a test binary's TestMain). When this process is the
-// sandbox's re-execution of that binary, Main restricts itself and
-// executes the confined program — it never returns. Otherwise it returns
-// at once and enables [Sandbox.Prepare].
+// the library, a test binary's TestMain): it enables [Sandbox.Prepare].
+// The sandbox's re-execution of that binary never gets this far: this
+// package's initialisation restricts it and executes the confined program.
 func Main() {
 	if len(os.Args) < 2 || os.Args[0] != trampolineName {
 		mainCalled.Store(true)
 		return
 	}
+	runTrampoline() // not reached: init ran it
+}
+
+// runTrampoline runs the trampoline of this process's arguments and exits
+// with its status: 0 after a probe; otherwise it executes the program or
+// exits with a status that says why it could not.
+func runTrampoline() {
 	err := trampoline(os.Args[1], os.Args[2:])
 	if err == nil {
 		os.Exit(0) // a probe: the namespaces work

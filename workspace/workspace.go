@@ -74,6 +74,11 @@ type Options struct {
 	Environ []string
 	// Logger, when set, is told where the workspace was found.
 	Logger *slog.Logger
+	// DeferSchemas compiles a declared tool's input schema at its first
+	// call, not at load (declared.Options.DeferSchemas): a host that runs
+	// one call compiles one schema. A validator leaves it false, so every
+	// bad schema is a load problem.
+	DeferSchemas bool
 }
 
 // RootError is an [Options.Root] that is no directory, as given; a host
@@ -89,10 +94,11 @@ func (e *RootError) Error() string {
 type Workspace struct {
 	root, configDir, dir string
 	// hasBasis: the root holds a .basis directory ([Workspace.HasBasis]).
-	hasBasis  bool
-	environ   []string
-	logger    *slog.Logger
-	sandboxes *sandboxes
+	hasBasis     bool
+	deferSchemas bool
+	environ      []string
+	logger       *slog.Logger
+	sandboxes    *sandboxes
 	// sandboxErr is what is wrong with the sandbox configs: every program
 	// is refused then.
 	sandboxErr error
@@ -125,7 +131,7 @@ func Open(ctx context.Context, opts *Options) (*Workspace, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	w := &Workspace{environ: opts.Environ, logger: opts.Logger}
+	w := &Workspace{environ: opts.Environ, logger: opts.Logger, deferSchemas: opts.DeferSchemas}
 	if w.environ == nil {
 		w.environ = os.Environ()
 	}
@@ -247,6 +253,7 @@ func (w *Workspace) declaredOptions() *declared.Options {
 		// Only declared tools may ask to be read-only: spawn's commands
 		// and MCP servers never get this hook.
 		ReadOnlySandbox: w.ReadOnlySandbox(),
+		DeferSchemas:    w.deferSchemas,
 	}
 }
 

@@ -32,6 +32,7 @@ problem, 2 otherwise.
 	if code >= 0 {
 		return code
 	}
+	g.allSchemas = true // every bad schema is a problem to report
 	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})

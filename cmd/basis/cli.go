@@ -52,6 +52,9 @@ type globals struct {
 	noShell   bool
 	noMCP     bool
 	delegate  string
+	// allSchemas: every declared tool's input schema is compiled at load
+	// (basis check); other commands compile a schema at its first call.
+	allSchemas bool
 }
 
 const usage = `basis — the tool runtime for LLM agents

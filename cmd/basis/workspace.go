@@ -74,7 +74,7 @@ func openWorkspace(ctx context.Context, g *globals, e *env) (*workspace, error) 
 		return nil, fmt.Errorf("cannot tell the current directory (%v); pass the workspace with -C DIR", err)
 	}
 	w := &workspace{g: g, e: e, cwd: cwd}
-	opts := &basisws.Options{Dir: cwd, Environ: e.environ}
+	opts := &basisws.Options{Dir: cwd, Environ: e.environ, DeferSchemas: !g.allSchemas}
 	if g.dir != "" {
 		// -C names the root exactly: no walking up, and the operator's
 		// naming it is the trust a foreign owner would otherwise need.
