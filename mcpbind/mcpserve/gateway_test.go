@@ -54,6 +54,13 @@ type gateway struct {
 
 func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr approver.Approver, copts *mcp.ClientOptions, labels ...string) *gateway {
 	t.Helper()
+	return newGatewayOn(t, "", rules, appr, copts, labels...)
+}
+
+// newGatewayOn is newGateway with a client that speaks protocol version
+// ("": the newest).
+func newGatewayOn(t *testing.T, version string, rules func(*mcpbind.Manager) []approver.Rule, appr approver.Approver, copts *mcp.ClientOptions, labels ...string) *gateway {
+	t.Helper()
 	ctx := context.Background()
 	self, err := os.Executable()
 	if err != nil {
@@ -116,7 +123,11 @@ func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr
 			return next(ctx, method, req)
 		}
 	})
-	cs, err := client.Connect(ctx, ct, nil)
+	var sopts *mcp.ClientSessionOptions
+	if version != "" {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := client.Connect(ctx, ct, sopts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

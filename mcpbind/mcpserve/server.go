@@ -490,7 +490,7 @@ func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall 
 	ctx = contract.WithProgress(ctx, pc.progress)
 	ctx = contract.WithProgressSteps(ctx, pc.step)
 	ctx = contract.WithLog(ctx, s.logLevel(req), pc.log)
-	pc.ctx = ctx
+	pc.ctx = pc.withPass(ctx, req)
 	return pc
 }
 
@@ -596,10 +596,12 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 			// is over.
 			context.AfterFunc(ctx, func() { q.answer(answer{err: fmt.Errorf("%w: the request that asked it ended", errNoAnswer)}) })
 		}
-		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{q.key: q.params},
-			RequestState:  state,
+		asks := mcp.InputRequestMap{q.key: q.params}
+		if q.many != nil {
+			asks = q.many
+			s.logf("call %d %s: MCP server %q asks the client for %s (round %d)", pc.seq, printableToolName(pc.name), q.server, strings.Join(q.keys, ", "), pc.asked.Load())
 		}
+		return &mcp.CallToolResult{InputRequests: asks, RequestState: state}
 	}
 }
 
@@ -617,8 +619,10 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if pc == nil || round == "" {
 		return nil, errState
 	}
-	if pc.name != req.Params.Name || !sameJSON(pc.input, req.Params.Arguments) {
-		return errorResult("basis: this retry's tool or arguments differ from the call that asked the question; call the tool again"), nil
+	if !pc.sameClient(req) || pc.name != req.Params.Name || !sameJSON(pc.input, req.Params.Arguments) {
+		// Nothing of the retry reaches the call: a state is good for
+		// its client, tool and exact arguments only.
+		return nil, errRetryDiffers
 	}
 	pc.mu.Lock()
 	q := pc.outstanding
@@ -638,7 +642,9 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	pc.attach(ctx, req)
 	raw := req.Params.InputResponses[q.key]
-	if q.key == questionID {
+	if q.many != nil {
+		q.answer(answer{raws: answersFor(q, req.Params.InputResponses)})
+	} else if q.key == questionID {
 		// Only basis's own question is read as an approval: the answer
 		// to a server's question never is.
 		res, _ := raw.(*mcp.ElicitResult)
@@ -652,6 +658,11 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 // errState refuses a retry whose request state names no open question.
 var errState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 	Message: "basis: the requestState of this retry names no question basis has open (it was answered already, timed out, was cancelled, or the state was altered); call the tool again without requestState"}
+
+// errRetryDiffers refuses a retry whose state is of a call of another
+// client, another tool or other arguments.
+var errRetryDiffers = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+	Message: "basis: this retry's client, tool or arguments differ from the call its requestState belongs to; nothing was run. Call the tool again without requestState"}
 
 func (pc *pendingCall) attach(ctx context.Context, req *mcp.CallToolRequest) {
 	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
