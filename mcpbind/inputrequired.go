@@ -31,6 +31,11 @@ type InputPass struct {
 	// Responses are answers the client sent with its first request, for
 	// the server's first round (a client may answer before it is asked).
 	Responses mcp.InputResponseMap
+	// State is the server's requestState a retry continues from, for a
+	// read or get ([Surface]): each of its rounds is a request (gated
+	// and audited) of its own, so the host keeps the server's state
+	// between them and the request ends with [Surface.InputRequired].
+	State string
 	// Ask hands the input requests of the server named server to the
 	// client, under the server's keys, and returns the client's answers
 	// to those keys. An error ends the call with it.
@@ -46,9 +51,6 @@ func WithInputPass(ctx context.Context, p *InputPass) context.Context {
 
 func inputPassOf(ctx context.Context) *InputPass {
 	p, _ := ctx.Value(inputPassKey{}).(*InputPass)
-	if p == nil || p.Ask == nil {
-		return nil
-	}
 	return p
 }
 
@@ -176,3 +178,37 @@ type passRefused struct{ err error }
 
 func (e *passRefused) Error() string { return e.err.Error() }
 func (e *passRefused) Unwrap() error { return e.err }
+
+// passSurface makes a read or get carrying p on the server's 2026-07-28
+// session: one round, with p's answers and state. It reports whether it
+// went there (false: the server does not speak 2026-07-28).
+func (s *Surface) passSurface(ctx, callCtx context.Context, p *InputPass, op string, in surfaceInput) (bool, error) {
+	mc, err := s.srv.modern(ctx, s.conn)
+	if err != nil || mc == nil {
+		return false, err
+	}
+	caps := p.Capabilities
+	if len(caps) == 0 || !json.Valid(caps) {
+		caps = json.RawMessage(`{}`)
+	}
+	meta := mcp.Meta{mcp.MetaKeyClientCapabilities: caps}
+	if s.method == methodReadResource {
+		res, err := mc.session.ReadResource(callCtx, &mcp.ReadResourceParams{Meta: meta, URI: in.URI, InputResponses: p.Responses, RequestState: p.State})
+		if err != nil {
+			return true, s.srv.callError(ctx, callCtx, mc, op, err)
+		}
+		s.asks, s.askState, s.read = res.InputRequests, res.RequestState, res
+		return true, nil
+	}
+	res, err := mc.session.GetPrompt(callCtx, &mcp.GetPromptParams{Meta: meta, Name: in.Name, Arguments: in.Arguments, InputResponses: p.Responses, RequestState: p.State})
+	if err != nil {
+		return true, s.srv.callError(ctx, callCtx, mc, op, err)
+	}
+	s.asks, s.askState, s.prompt = res.InputRequests, res.RequestState, res
+	return true, nil
+}
+
+// InputRequired is what the server asked instead of answering a read or
+// get made with an [InputPass], and its requestState for the retry; nil
+// when it answered (or the request has not run).
+func (s *Surface) InputRequired() (mcp.InputRequestMap, string) { return s.asks, s.askState }

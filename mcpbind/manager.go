@@ -869,6 +869,9 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		return contract.Result{}, err
 	}
 	pass := inputPassOf(ctx)
+	if pass != nil && pass.Ask == nil {
+		pass = nil
+	}
 	if pass != nil {
 		mc, err := s.modern(ctx, c)
 		if err != nil {

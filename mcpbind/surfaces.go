@@ -433,6 +433,10 @@ type Surface struct {
 	input  json.RawMessage
 	read   *mcp.ReadResourceResult
 	prompt *mcp.GetPromptResult
+	// asks and askState are what the server asked instead of answering
+	// ([Surface.InputRequired]).
+	asks     mcp.InputRequestMap
+	askState string
 }
 
 var (
@@ -572,28 +576,45 @@ func (s *Surface) Execute(ctx context.Context, call contract.Call) (contract.Res
 	defer leave()
 	callCtx, cancel := context.WithTimeout(callCtx, s.srv.callTimeout())
 	defer cancel()
+	if p := inputPassOf(ctx); p != nil {
+		if went, err := s.passSurface(ctx, callCtx, p, op, in); err != nil {
+			return contract.Result{}, err
+		} else if went && s.asks != nil {
+			return contract.Result{Text: "the server asked for input (" + strconv.Itoa(len(s.asks)) + " request(s)) before " + op}, nil
+		} else if went {
+			return s.done(in)
+		}
+	}
 	if s.method == methodReadResource {
 		res, err := s.conn.session.ReadResource(callCtx, &mcp.ReadResourceParams{URI: in.URI})
 		if err != nil {
 			return contract.Result{}, s.srv.callError(ctx, callCtx, s.conn, op, err)
 		}
-		if s.served != in.URI {
-			// Contents name the resource as the client does.
-			for _, c := range res.Contents {
-				if c != nil && c.URI == in.URI {
-					c.URI = s.served
-				}
-			}
-		}
 		s.read = res
-		return contract.Result{Text: strconv.Itoa(len(res.Contents)) + " content(s) of " + in.URI}, nil
+		return s.done(in)
 	}
 	res, err := s.conn.session.GetPrompt(callCtx, &mcp.GetPromptParams{Name: in.Name, Arguments: in.Arguments})
 	if err != nil {
 		return contract.Result{}, s.srv.callError(ctx, callCtx, s.conn, op, err)
 	}
 	s.prompt = res
-	return contract.Result{Text: strconv.Itoa(len(res.Messages)) + " message(s) of prompt " + in.Name}, nil
+	return s.done(in)
+}
+
+// done finishes a read or get the server answered.
+func (s *Surface) done(in surfaceInput) (contract.Result, error) {
+	if s.method == methodReadResource {
+		if s.served != in.URI {
+			// Contents name the resource as the client does.
+			for _, c := range s.read.Contents {
+				if c != nil && c.URI == in.URI {
+					c.URI = s.served
+				}
+			}
+		}
+		return contract.Result{Text: strconv.Itoa(len(s.read.Contents)) + " content(s) of " + in.URI}, nil
+	}
+	return contract.Result{Text: strconv.Itoa(len(s.prompt.Messages)) + " message(s) of prompt " + in.Name}, nil
 }
 
 // ReadResult is the server's answer to the read, once it ran; nil before.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/mcpbind/mcpserve"
@@ -256,3 +257,67 @@ func TestServerInputToOlderClient(t *testing.T) {
 }
 
 var _ approver.Approver = mcpserve.ElicitApprover(nil)
+
+// prompts/get passes the server's input requests through too: each round
+// is a get of its own, gated and audited; the server's state waits in
+// basis under a state of basis's that is good once, for this client and
+// prompt.
+func TestPromptInputPassThrough(t *testing.T) {
+	g := newGateway(t, nil, allowAll, passClient(), "s")
+	ctx := context.Background()
+	r1, err := g.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "mcp__s__askprompt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"topic"}, keysOf(r1.InputRequests)); diff != "" {
+		t.Fatalf("keys (-want +got):\n%s", diff)
+	}
+	if r1.RequestState == "" || r1.RequestState == "p" {
+		t.Errorf("state %q: want basis's own", r1.RequestState)
+	}
+	answer := mcp.InputResponseMap{"topic": accept("tides")}
+	for _, tc := range []struct {
+		name   string
+		params *mcp.GetPromptParams
+	}{
+		{"tampered", &mcp.GetPromptParams{Name: "mcp__s__askprompt", RequestState: r1.RequestState + "x"}},
+		{"other prompt", &mcp.GetPromptParams{Name: "mcp__s__summarize", Arguments: map[string]string{"topic": "x"}, RequestState: r1.RequestState}},
+		{"other arguments", &mcp.GetPromptParams{Name: "mcp__s__askprompt", Arguments: map[string]string{"a": "b"}, RequestState: r1.RequestState}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.params.InputResponses = answer
+			if res, err := g.cs.GetPrompt(ctx, tc.params); !invalidParams(err) {
+				t.Errorf("got %+v, %v; want -32602", res, err)
+			}
+		})
+	}
+	r2, err := g.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "mcp__s__askprompt", InputResponses: answer, RequestState: r1.RequestState})
+	if err != nil || r2.InputRequests != nil || len(r2.Messages) != 1 || r2.Messages[0].Content.(*mcp.TextContent).Text != "about tides" {
+		t.Fatalf("round 2: %+v, %v", r2, err)
+	}
+	if _, err := g.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "mcp__s__askprompt", InputResponses: answer, RequestState: r1.RequestState}); !invalidParams(err) {
+		t.Errorf("a used state: %v, want -32602", err)
+	}
+	t.Log(g.audit.String())
+	if n := strings.Count(g.audit.String(), "askprompt"); n < 2 {
+		t.Errorf("the audit names the prompt %d times; want each round:\n%s", n, g.audit.String())
+	}
+}
+
+// A call waiting for its client's answers to a server's question holds
+// up none of that client's other calls: the server's round is over, so
+// nothing of the call runs meanwhile. (A client may abandon a round.)
+func TestAbandonedRoundHoldsNothingUp(t *testing.T) {
+	g := newGateway(t, nil, allowAll, passClient(), "s")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // an overall bound only
+	defer cancel()
+	r1, err := g.cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__s__rounds", Arguments: map[string]any{}})
+	if err != nil || r1.InputRequests == nil {
+		t.Fatalf("round 1: %+v, %v", r1, err)
+	}
+	// Another call of a tool that is not Parallel, while round 1 waits.
+	res, err := g.cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__s__askas", Arguments: map[string]any{"key": "k"}})
+	if err != nil || keysOf(res.InputRequests)[0] != "k" {
+		t.Fatalf("a second call while the first waits: %+v, %v", res, err)
+	}
+}

@@ -131,6 +131,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall // by request state, while a call is in flight
+	conts   continuations           // reads and gets waiting for their client's answers
 	closing bool                    // no new call starts; guards calls.Add against calls.Wait
 	seq     atomic.Uint64
 	// runID tells this server's call ids from those of every other run
@@ -416,6 +417,11 @@ type pendingCall struct {
 	asked       atomic.Int32
 	progN       atomic.Int64
 	askMu       sync.Mutex // one question at a time
+	// slot is the client's slot the call holds (a tool that is not
+	// Parallel), which it lets go while a server's question waits for
+	// the client; only the call's pipeline goroutine touches it.
+	slot *heldSlot
+	srv  *Server
 
 	mu          sync.Mutex
 	att         *attachment // the request currently waiting on the call
@@ -480,6 +486,7 @@ func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall 
 		name:        req.Params.Name,
 		input:       bytes.Clone(req.Params.Arguments),
 		origin:      req.Session,
+		srv:         s,
 		sessionless: sessionlessClient(req),
 		canAsk:      canAsk,
 		cancel:      cancel,
@@ -534,7 +541,8 @@ func (s *Server) run(pc *pendingCall) {
 				pc.text, pc.isError = fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call of its client to finish", printableToolName(pc.name)), true
 				return
 			}
-			defer release()
+			pc.slot = &heldSlot{release: release, take: func() (func(), error) { return s.slots.take(pc.ctx, pc.client()) }}
+			defer pc.slot.leave()
 		}
 		c := contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in}
 		if rr, ok := s.roster.(ResultRoster); ok {

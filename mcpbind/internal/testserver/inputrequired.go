@@ -24,6 +24,8 @@ var roundsSeen atomic.Int64
 //     the state and the answer it gets each round, and ends saying the
 //     answers and how many requests it has had;
 //   - askas asks one question under the key its argument "key" names;
+//   - the prompt askprompt asks "topic" (state "p") and ends with a
+//     message naming the answer;
 //   - caps asks for what the request's client capabilities declare
 //     (elicitation under "e", sampling under "s", roots under "r") and
 //     ends naming the keys answered, or "none" when it asked nothing.
@@ -60,6 +62,13 @@ func addInputRequired(s *mcp.Server) {
 			}
 		}
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("bad round: state %q", req.Params.RequestState)}}}, nil
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "askprompt"}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if r, ok := req.Params.InputResponses["topic"].(*mcp.ElicitResult); ok && req.Params.RequestState == "p" {
+			v, _ := r.Content["v"].(string)
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "about " + v}}}}, nil
+		}
+		return &mcp.GetPromptResult{InputRequests: mcp.InputRequestMap{"topic": form("topic?")}, RequestState: "p"}, nil
 	})
 	s.AddTool(&mcp.Tool{Name: "askas", Description: "Asks under a key of the caller's.", InputSchema: object}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct{ Key string }
