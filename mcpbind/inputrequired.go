@@ -89,6 +89,10 @@ func (s *server) modern(ctx context.Context, main *conn) (*conn, error) {
 		Logger:         s.m.opts.Logger,
 		Capabilities:   &mcp.ClientCapabilities{},
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		// A stdio server runs a second process for this session, whose
+		// state may differ from the first's: when a call here changes
+		// its tools, they are read from here.
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { go s.refresh(c) },
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			defer c.heard.handledOne()
 			s.progressStep(c, req.Params)
@@ -99,6 +103,7 @@ func (s *server) modern(ctx context.Context, main *conn) (*conn, error) {
 			s.logMessage(c, req.Params)
 		},
 	}
+	s.noticing(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
 	session, err := connect(ctx, c, client, s.transport(c, main.launch), &mcp.ClientSessionOptions{ProtocolVersion: modernVersion})
 	if err != nil {

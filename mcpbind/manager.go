@@ -836,7 +836,7 @@ func (s *server) refresh(c *conn) {
 		return
 	}
 	s.mu.Lock()
-	if s.conn != c {
+	if s.conn != c && s.modernConn != c {
 		s.mu.Unlock()
 		return // a restart has listed the tools since
 	}

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling is deprecated from protocol 2026-07-28, but servers may use it during the deprecation window, and a gateway passes on what they ask (issue 22)
+
 package mcpserve
 
 import (
@@ -62,6 +64,7 @@ func (pc *pendingCall) withPass(ctx context.Context, req *mcp.CallToolRequest) c
 	// The capabilities as the client wrote them: the SDK's parsed form
 	// would declare roots to the server when the client did not.
 	caps, _ := json.Marshal(req.Params.Meta[mcp.MetaKeyClientCapabilities])
+	pc.passCaps = req.ClientCapabilities()
 	return mcpbind.WithInputPass(ctx, &mcpbind.InputPass{
 		Capabilities: caps,
 		Responses:    first,
@@ -75,16 +78,26 @@ func (pc *pendingCall) withPass(ctx context.Context, req *mcp.CallToolRequest) c
 func (pc *pendingCall) passAsk(ctx context.Context, server string, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	keys := slices.Sorted(maps.Keys(reqs))
 	out := make(mcp.InputRequestMap, len(reqs))
+	// What the client did not declare it is not asked: basis answers
+	// for it as a client that cannot ask its user does.
+	own := mcp.InputResponseMap{}
 	for _, k := range keys {
 		if reservedKey(k) {
 			return nil, fmt.Errorf("MCP server %q asked the client under the key %s, which basis keeps for its own questions (keys beginning with \"basis\"); basis passed nothing on. The server must use other keys", display.Escape(server), strconv.Quote(display.Escape(k)))
 		}
-		switch p := reqs[k].(type) {
-		case *mcp.ElicitParams:
-			out[k] = serverForm(server, p)
+		switch declared(pc.passCaps, reqs[k]) {
+		case answerDecline:
+			own[k] = &mcp.ElicitResult{Action: "decline"}
+		case answerNoRoots:
+			own[k] = &mcp.ListRootsResult{Roots: []*mcp.Root{}}
+		case answerFail:
+			return nil, fmt.Errorf("MCP server %q asked the client for %s, which the client did not declare it can answer; basis ended the call", display.Escape(server), strconv.Quote(display.Escape(k)))
 		default:
-			out[k] = p
+			out[k] = namedRequest(server, reqs[k])
 		}
+	}
+	if len(out) == 0 {
+		return own, nil
 	}
 	pc.askMu.Lock()
 	defer pc.askMu.Unlock()
@@ -106,7 +119,38 @@ func (pc *pendingCall) passAsk(ctx context.Context, server string, reqs mcp.Inpu
 	if err := pc.slot.back(); err != nil {
 		return nil, fmt.Errorf("the call was cancelled while it waited for another call of its client to finish: %w", err)
 	}
-	return a.raws, nil
+	maps.Copy(own, a.raws)
+	return own, nil
+}
+
+// How basis answers a request the client did not declare it can answer.
+const (
+	answerAsk     = iota // the client declared it: ask the client
+	answerDecline        // an elicitation: declined
+	answerNoRoots        // roots: none
+	answerFail           // sampling, or what basis does not know: the call ends
+)
+
+// declared says how a request of a server is answered for a client with
+// caps.
+func declared(caps *mcp.ClientCapabilities, r mcp.InputRequest) int {
+	switch p := r.(type) {
+	case *mcp.ElicitParams:
+		if caps != nil && caps.Elicitation != nil && (p.Mode != "url" && canElicit(caps) || p.Mode == "url" && caps.Elicitation.URL != nil) {
+			return answerAsk
+		}
+		return answerDecline
+	case *mcp.ListRootsParams:
+		if caps != nil && caps.RootsV2 != nil {
+			return answerAsk
+		}
+		return answerNoRoots
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		if caps != nil && caps.Sampling != nil {
+			return answerAsk
+		}
+	}
+	return answerFail
 }
 
 // heldSlot is a client's slot a call holds, and how to take it again.
@@ -326,10 +370,7 @@ func surfaceAsks(server string, reqs mcp.InputRequestMap) (mcp.InputRequestMap, 
 		if reservedKey(k) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("MCP server %q asked the client under the key %s, which basis keeps for its own questions (keys beginning with \"basis\"); basis passed nothing on. The server must use other keys", display.Escape(server), strconv.Quote(display.Escape(k)))}
 		}
-		if p, ok := r.(*mcp.ElicitParams); ok {
-			r = serverForm(server, p)
-		}
-		out[k] = r
+		out[k] = namedRequest(server, r)
 	}
 	return out, nil
 }
@@ -346,4 +387,28 @@ func (s *Server) continueLater(client Client, method string, what map[string]any
 	s.logf("%s: an MCP server asks the client for %s", method, strings.Join(slices.Sorted(maps.Keys(asks)), ", "))
 	return s.conts.put(&continuation{client: client, method: method, target: target, upstream: upstream, keys: asks,
 		expires: time.Now().Add(s.opts.AnswerTimeout)})
+}
+
+// namedRequest is a server's input request as its client gets it: the
+// server named in its _meta ([MetaServer]), and a form's texts set off
+// as the server's ([serverForm]); keys, methods and the values an answer
+// must match are left as they are.
+func namedRequest(server string, r mcp.InputRequest) mcp.InputRequest {
+	switch p := r.(type) {
+	case *mcp.ElicitParams:
+		return serverForm(server, p)
+	case *mcp.CreateMessageWithToolsParams:
+		q := *p
+		q.Meta = withServer(p.Meta, server)
+		return &q
+	case *mcp.CreateMessageParams:
+		q := *p
+		q.Meta = withServer(p.Meta, server)
+		return &q
+	case *mcp.ListRootsParams:
+		q := *p
+		q.Meta = withServer(p.Meta, server)
+		return &q
+	}
+	return r
 }

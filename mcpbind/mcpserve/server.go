@@ -422,6 +422,9 @@ type pendingCall struct {
 	// the client; only the call's pipeline goroutine touches it.
 	slot *heldSlot
 	srv  *Server
+	// passCaps are the capabilities the client declared with the call,
+	// when it passes a server's input requests through.
+	passCaps *mcp.ClientCapabilities
 
 	mu          sync.Mutex
 	att         *attachment // the request currently waiting on the call
