@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,6 +37,12 @@ type InputPass struct {
 	// and audited) of its own, so the host keeps the server's state
 	// between them and the request ends with [Surface.InputRequired].
 	State string
+	// Refused, when set, is told when the server refuses the call
+	// because the client lacks a capability (JSON-RPC error -32021,
+	// missing required client capabilities): that error is the client's
+	// to see as it is, with the capabilities it names, rather than a
+	// tool error. The call fails as well.
+	Refused func(err *jsonrpc.Error)
 	// Ask hands the input requests of the server named server to the
 	// client, under the server's keys, and returns the client's answers
 	// to those keys. An error ends the call with it.
@@ -162,6 +169,10 @@ func (s *server) passRounds(ctx context.Context, p *InputPass, round func(meta m
 	for n := 0; ; n++ {
 		meta := mcp.Meta{mcp.MetaKeyClientCapabilities: caps}
 		reqs, next, err := round(meta, resp, state)
+		var wire *jsonrpc.Error
+		if p.Refused != nil && errors.As(err, &wire) && wire.Code == mcp.CodeMissingRequiredClientCapabilities {
+			p.Refused(wire)
+		}
 		if err != nil || reqs == nil {
 			return err
 		}

@@ -69,6 +69,7 @@ func (pc *pendingCall) withPass(ctx context.Context, req *mcp.CallToolRequest) c
 		Capabilities: caps,
 		Responses:    first,
 		Ask:          pc.passAsk,
+		Refused:      func(err *jsonrpc.Error) { pc.wire = err },
 	})
 }
 

@@ -321,3 +321,22 @@ func TestAbandonedRoundHoldsNothingUp(t *testing.T) {
 		t.Fatalf("a second call while the first waits: %+v, %v", res, err)
 	}
 }
+
+// A server that refuses a call because the client lacks a capability
+// (-32021) is seen refusing it by the client, with the capabilities it
+// names; a client that has it gets the call run.
+func TestMissingCapabilityReachesTheClient(t *testing.T) {
+	elicitOnly := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}, Capabilities: &mcp.ClientCapabilities{},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("unused") }}
+	g := newGateway(t, nil, allowAll, elicitOnly, "s")
+	_, err := g.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "mcp__s__needsampling", Arguments: map[string]any{}})
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != mcp.CodeMissingRequiredClientCapabilities || !strings.Contains(string(wire.Data), `"sampling"`) {
+		t.Fatalf("got %v; want JSON-RPC error -32021 naming sampling", err)
+	}
+	g = newGateway(t, nil, allowAll, passClient(), "s")
+	res, err := g.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "mcp__s__needsampling", Arguments: map[string]any{}})
+	if err != nil || textOf(t, res) != "sampling declared" {
+		t.Errorf("a client with sampling: %+v, %v", res, err)
+	}
+}

@@ -425,6 +425,10 @@ type pendingCall struct {
 	// passCaps are the capabilities the client declared with the call,
 	// when it passes a server's input requests through.
 	passCaps *mcp.ClientCapabilities
+	// wire is the server's refusal the client sees as the call's
+	// JSON-RPC error (a capability it lacks); set by the pipeline
+	// before done is closed.
+	wire *jsonrpc.Error
 
 	mu          sync.Mutex
 	att         *attachment // the request currently waiting on the call
@@ -517,7 +521,7 @@ func (s *Server) start(ctx context.Context, pc *pendingCall, req *mcp.CallToolRe
 	s.mu.Unlock()
 	pc.attach(ctx, req)
 	go s.run(pc)
-	return s.wait(ctx, pc, req), nil
+	return s.wait(ctx, pc, req)
 }
 
 // run is the call's pipeline goroutine.
@@ -576,20 +580,23 @@ func (s *Server) run(pc *pendingCall) {
 // wait waits on behalf of one request: for the call's result, or for a
 // question to send the client as an input request. A request cancelled by
 // the client cancels the call.
-func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolRequest) *mcp.CallToolResult {
+func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	stop := context.AfterFunc(ctx, pc.cancel)
 	select {
 	case <-pc.done:
 		stop()
 		pc.detach()
-		return pc.result()
+		if pc.wire != nil {
+			return nil, pc.wire
+		}
+		return pc.result(), nil
 	case q := <-pc.asks:
 		if !stop() {
 			// The request is gone and the call is being cancelled;
 			// Ask returns with the cancellation.
 			<-pc.done
 			pc.detach()
-			return pc.result()
+			return pc.result(), nil
 		}
 		pc.mu.Lock()
 		q.timer = time.AfterFunc(s.opts.AnswerTimeout, func() {
@@ -612,7 +619,7 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 			asks = q.many
 			s.logf("call %d %s: MCP server %q asks the client for %s (round %d)", pc.seq, printableToolName(pc.name), q.server, strings.Join(q.keys, ", "), pc.asked.Load())
 		}
-		return &mcp.CallToolResult{InputRequests: asks, RequestState: state}
+		return &mcp.CallToolResult{InputRequests: asks, RequestState: state}, nil
 	}
 }
 
@@ -663,7 +670,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	} else {
 		q.answer(answer{raw: raw})
 	}
-	return s.wait(ctx, pc, req), nil
+	return s.wait(ctx, pc, req)
 }
 
 // errState refuses a retry whose request state names no open question.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,6 +27,8 @@ var roundsSeen atomic.Int64
 //   - askas asks one question under the key its argument "key" names;
 //   - the prompt askprompt asks "topic" (state "p") and ends with a
 //     message naming the answer;
+//   - needsampling refuses a client that did not declare sampling with
+//     JSON-RPC error -32021;
 //   - caps asks for what the request's client capabilities declare
 //     (elicitation under "e", sampling under "s", roots under "r") and
 //     ends naming the keys answered, or "none" when it asked nothing.
@@ -69,6 +72,13 @@ func addInputRequired(s *mcp.Server) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "about " + v}}}}, nil
 		}
 		return &mcp.GetPromptResult{InputRequests: mcp.InputRequestMap{"topic": form("topic?")}, RequestState: "p"}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "needsampling", Description: "Refuses a client without sampling.", InputSchema: object}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if caps := req.ClientCapabilities(); caps == nil || caps.Sampling == nil {
+			return nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: "sampling required",
+				Data: json.RawMessage(`{"requiredCapabilities":{"sampling":{}}}`)}
+		}
+		return done("sampling declared"), nil
 	})
 	s.AddTool(&mcp.Tool{Name: "askas", Description: "Asks under a key of the caller's.", InputSchema: object}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct{ Key string }
