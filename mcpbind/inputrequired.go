@@ -6,8 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/basis-go/basis/contract"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -179,6 +183,7 @@ func (s *server) passRounds(ctx context.Context, p *InputPass, round func(meta m
 		if n >= maxInputRounds {
 			return &passRefused{errTooManyRounds}
 		}
+		contract.ReportInputRound(ctx, contract.InputRound{Asker: s.cfg.Name, Keys: slices.Sorted(maps.Keys(reqs))})
 		answers, err := p.Ask(ctx, s.cfg.Name, reqs)
 		if err != nil {
 			return &passRefused{err}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -580,6 +581,7 @@ func (s *Surface) Execute(ctx context.Context, call contract.Call) (contract.Res
 		if went, err := s.passSurface(ctx, callCtx, p, op, in); err != nil {
 			return contract.Result{}, err
 		} else if went && s.asks != nil {
+			contract.ReportInputRound(ctx, contract.InputRound{Asker: s.srv.cfg.Name, Keys: slices.Sorted(maps.Keys(s.asks))})
 			return contract.Result{Text: "the server asked for input (" + strconv.Itoa(len(s.asks)) + " request(s)) before " + op}, nil
 		} else if went {
 			return s.done(in)

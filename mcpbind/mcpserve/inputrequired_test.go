@@ -2,6 +2,7 @@ package mcpserve_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -83,6 +84,28 @@ func TestServerInputRequestsPassThrough(t *testing.T) {
 	r3 := call(mcp.InputResponseMap{"step2": accept("blue")}, r2.RequestState)
 	if r3.InputRequests != nil || r3.IsError || textOf(t, r3) != "rounds ada blue after 3 requests" {
 		t.Errorf("round 3: %+v", r3)
+	}
+	// Every round is on record, between the call's start and end.
+	var events []string
+	for _, line := range strings.Split(strings.TrimSpace(g.audit.String()), "\n") {
+		var rec struct {
+			Event string
+			Input *struct {
+				Asker string
+				Keys  []string
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		e := rec.Event
+		if rec.Input != nil {
+			e += " " + rec.Input.Asker + " " + strings.Join(rec.Input.Keys, ",")
+		}
+		events = append(events, e)
+	}
+	if diff := cmp.Diff([]string{"start", "input s step1", "input s step2", "end"}, events); diff != "" {
+		t.Errorf("audit (-want +got):\n%s", diff)
 	}
 	// A round answered is over: its state is refused.
 	if _, err := g.cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__s__rounds", Arguments: map[string]any{},
@@ -298,9 +321,9 @@ func TestPromptInputPassThrough(t *testing.T) {
 	if _, err := g.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "mcp__s__askprompt", InputResponses: answer, RequestState: r1.RequestState}); !invalidParams(err) {
 		t.Errorf("a used state: %v, want -32602", err)
 	}
-	t.Log(g.audit.String())
-	if n := strings.Count(g.audit.String(), "askprompt"); n < 2 {
-		t.Errorf("the audit names the prompt %d times; want each round:\n%s", n, g.audit.String())
+	audit := g.audit.String()
+	if starts, inputs := strings.Count(audit, `"event":"start"`), strings.Count(audit, `"event":"input"`); starts != 2 || inputs != 1 {
+		t.Errorf("the audit has %d starts and %d input records; want a get per round and the round asked:\n%s", starts, inputs, audit)
 	}
 }
 
