@@ -31,10 +31,19 @@ help: ## list the targets
 	@awk -F':.*## ' '/^[a-z0-9-]+:.*## /{printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: ci
-ci: fmt-check vet staticcheck tidy-check test standalone release-tool release-check release-dry-run ## everything CI checks
+# make test caches results, except e2e's: its tests build the basis
+# command, another module, which the cache does not see change.
+# The tests of ci run once, each module alone (GOWORK=off, as a stranger builds
+# it) and with the race detector; vet compiles every package and test in
+# the workspace too.
+ci: fmt-check vet staticcheck tidy-check standalone release-tool release-check release-dry-run ## everything CI checks
 
 .PHONY: test
-test: ## go test -race in every module
+test: ## the edit-test loop: go test in every module, in the workspace, results cached while nothing changed
+	$(call each,$(GO) test $$([ $$m = e2e ] && echo -count=1) ./...)
+
+.PHONY: test-race
+test-race: ## go test -race in every module, in the workspace, nothing cached
 	$(call each,$(GO) test -race -count=1 ./...)
 
 .PHONY: vet
@@ -92,8 +101,8 @@ tidy: ## go mod tidy in every module
 	$(call each,$(GO) mod tidy)
 
 .PHONY: standalone
-standalone: ## build and test every module alone (GOWORK=off)
-	$(call each,GOWORK=off $(GO) build ./... && GOWORK=off $(GO) test -count=1 ./...)
+standalone: ## build and test (-race) every module alone (GOWORK=off), nothing cached
+	$(call each,GOWORK=off $(GO) build ./... && GOWORK=off $(GO) test -race -count=1 ./...)
 
 .PHONY: bench
 bench: e2e/peers/node_modules/.package-lock.json ## every ratio benchmark against its baseline and the MCP conformance table, written to e2e/BENCHMARKS.md
@@ -120,6 +129,14 @@ soak: ## 5,000 declared calls, 16 at a time, through the runtime and basis serve
 .PHONY: build
 build: ## build the basis command into bin/basis
 	cd cmd/basis && $(GO) build -o $(CURDIR)/bin/basis .
+
+.PHONY: install
+install: ## install the basis command into $(go env GOBIN), else $(go env GOPATH)/bin, and say whether that is on PATH
+	@dir="$$($(GO) env GOBIN)"; [ -n "$$dir" ] || dir="$$($(GO) env GOPATH)/bin"; \
+	cd cmd/basis && $(GO) install . && \
+	echo "installed $$dir/basis" && \
+	case ":$$PATH:" in *":$$dir:"*) echo "$$dir is on PATH: run basis";; \
+	*) echo "$$dir is not on PATH: add it (export PATH=\"$$dir:\$$PATH\") or run $$dir/basis";; esac
 
 .PHONY: demo
 demo: build ## build basis and run it on the example workspace
@@ -167,8 +184,10 @@ e2e: $(PEERS) ## install the pinned MCP peers when missing or changed, run the e
 	@$(MAKE) --no-print-directory conformance STRICT=1
 
 # STRICT=1: fail when basis serve fails a check everything-server passes
-# directly that e2e/conformance/baseline.yml does not list.
+# directly that e2e/conformance/baseline.yml does not list, or basis as a
+# client one everything-client passes that conformance/client-baseline.yml
+# does not.
 STRICT ?=
 .PHONY: conformance
-conformance: $(PEERS) ## the MCP conformance suite against go-sdk's everything-server, directly and through basis serve: one table (STRICT=1 fails on a check basis loses)
+conformance: $(PEERS) ## the MCP conformance suite: basis serve against everything-server directly, then basis as a client against everything-client: two tables (STRICT=1 fails on a check basis loses)
 	cd e2e && $(GO) run ./cmd/conformance -root .. $(if $(filter 1,$(STRICT)),-strict)

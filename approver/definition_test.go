@@ -120,7 +120,7 @@ func TestAllowRulesCoverTheApprovedDefinition(t *testing.T) {
 				}
 				return
 			}
-			want := "no; operator rule 1 in /home/me/.config/basis/rules.json (allow fmt from /repo/.basis/tools.json) allowed fmt as it was; it has changed since: " + tt.changed
+			want := "tool fmt denied: no; operator rule 1 in /home/me/.config/basis/rules.json (allow fmt from /repo/.basis/tools.json) allowed fmt as it was; it has changed since: " + tt.changed
 			if asker.asked.Load() != 1 || v.Reason != want {
 				t.Errorf("asked %d times, reason\n%s\nwant\n%s", asker.asked.Load(), v.Reason, want)
 			}

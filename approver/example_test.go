@@ -65,7 +65,7 @@ func Example() {
 	}
 	// Output:
 	// true  rule     allowed by operator rule 1 in $DIR/operator.json
-	// false rule     this repository never downloads; vendor the file instead
+	// false rule     tool spawn denied: this repository never downloads; vendor the file instead
 	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; the command line could not be analysed (command substitution), so no command rule can allow it
 	// false approver tool spawn denied: this run allows no consequential calls without a rule that allows them; it was asked about because operator rule 2 in $DIR/operator.json (ask spawn command git push * from builtin) asks about every such call
 }
@@ -84,9 +84,9 @@ func ExampleGate_sessionAnswers() {
 	}
 	fmt.Println("asked", asked, "time")
 	// Output:
-	// false approver not on a Friday
-	// false rule not on a Friday
-	// false rule not on a Friday
+	// false approver tool deploy denied: not on a Friday
+	// false rule tool deploy denied: not on a Friday
+	// false rule tool deploy denied: not on a Friday
 	// asked 1 time
 }
 
@@ -209,5 +209,5 @@ func ExampleLoadRules() {
 	if err := authorizeFromFile(context.Background(), path, push, json.RawMessage(`{"command":"!git push"}`)); err != nil {
 		fmt.Println(err)
 	}
-	// Output: push from your own terminal
+	// Output: tool spawn denied: push from your own terminal
 }

@@ -38,7 +38,7 @@ type Explanation struct {
 // Explain says what the gate's rules make of a call, asking nobody.
 func (g *Gate) Explain(req Request) Explanation {
 	var e Explanation
-	if !req.Preview.SideEffect.Consequential() {
+	if !req.Preview.SideEffect.Consequential() && !g.askReadOnly {
 		e.ReadOnly = true
 		e.Decided = true
 		e.Verdict = Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,6 +68,12 @@ type GateOptions struct {
 	// NoOperatorAllowRules makes operator allow rules match nothing and
 	// stops "always allow" answers being saved ([Rules]).
 	NoOperatorAllowRules bool
+	// AskReadOnly turns off the passing of calls whose side effect is
+	// none: they are judged by the rules and asked about like any other.
+	// A host sets it when the system's or the operator's rules file says
+	// "ask_read_only": true ([Rules.AskReadOnly]); no other layer's false
+	// undoes it.
+	AskReadOnly bool
 	// Timeout bounds each question to the approver; zero: only the
 	// caller's context.
 	Timeout time.Duration
@@ -84,6 +91,7 @@ type Gate struct {
 	timeout          time.Duration
 	save             func(Rule) (string, error)
 	noOperatorAllows bool
+	askReadOnly      bool
 	// system holds the system layer's rules, whose deny and ask nothing
 	// overrides; fixed holds every fixed rule, system allows included.
 	system *ruleSet
@@ -104,7 +112,7 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	if opts.Timeout < 0 {
 		return nil, errors.New("approver: GateOptions.Timeout is negative; use 0 for no timeout")
 	}
-	g := &Gate{approver: a, timeout: opts.Timeout, save: opts.Save, noOperatorAllows: opts.NoOperatorAllowRules,
+	g := &Gate{approver: a, timeout: opts.Timeout, save: opts.Save, noOperatorAllows: opts.NoOperatorAllowRules, askReadOnly: opts.AskReadOnly,
 		system: newRuleSet(), fixed: newRuleSet(), session: newRuleSet()}
 	for i, r := range opts.Rules {
 		if err := r.Validate(); err != nil {
@@ -121,6 +129,11 @@ func NewGate(a Approver, opts *GateOptions) (*Gate, error) {
 	return g, nil
 }
 
+// AsksReadOnly reports whether calls whose side effect is none are asked
+// about ([GateOptions.AskReadOnly]): a runtime then gets their
+// definition for the rules, as it does for any other call.
+func (g *Gate) AsksReadOnly() bool { return g.askReadOnly }
+
 // operatorAllowOff reports whether r is an operator allow rule the system
 // layer turned off.
 func (g *Gate) operatorAllowOff(r *Rule) bool {
@@ -130,7 +143,7 @@ func (g *Gate) operatorAllowOff(r *Rule) bool {
 // Authorize decides whether the call req describes may run. Every verdict
 // that is not an answer is a denial.
 func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
-	if !req.Preview.SideEffect.Consequential() {
+	if !req.Preview.SideEffect.Consequential() && !g.askReadOnly {
 		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
 	}
 	subject := subjectText(req.Preview)
@@ -226,9 +239,19 @@ func ruleReason(r *Rule) string {
 		return "allowed by " + ruleOrigin(r)
 	}
 	if r.Reason != "" {
-		return r.Reason
+		return named(r.Tool, r.Reason)
 	}
 	return fmt.Sprintf("tool %s denied by %s (%s)", r.Tool, ruleOrigin(r), r)
+}
+
+// named puts the tool's name before a denial's reason that does not say
+// it ("tool deploy denied: deploys go through the release train"), so a
+// reader of the one line knows which call it was.
+func named(tool, reason string) string {
+	if strings.HasPrefix(reason, "tool "+tool+" ") || strings.HasPrefix(reason, tool+" ") {
+		return reason // it names the tool already
+	}
+	return fmt.Sprintf("tool %s denied: %s", tool, reason)
 }
 
 // ruleOrigin says which rule: "operator rule 3 in /home/u/.config/basis/rules.json",
@@ -323,17 +346,20 @@ func (g *Gate) verdict(req Request, subject string, res result, askRule *compile
 		}
 	}
 	reason := a.Reason
-	if reason == "" {
-		if a.Decision.Allows() {
-			reason = "allowed by the approver"
-		} else {
-			reason = fmt.Sprintf("tool %s denied by the approver", tool)
-		}
+	switch {
+	case reason == "" && a.Decision.Allows():
+		reason = "allowed by the approver"
+	case reason == "":
+		reason = fmt.Sprintf("tool %s denied by the approver", tool)
 	}
 	if !a.Decision.Allows() {
 		reason = g.withGap(reason, req, subject, askRule)
 	}
 	v := Verdict{Allow: a.Decision.Allows(), Reason: reason, Source: SourceApprover}
+	if !v.Allow {
+		// A rule saved from the answer keeps the approver's own words.
+		v.Reason = named(tool, reason)
+	}
 	if !a.Decision.ForSession() || !contract.ValidName(tool) {
 		return v
 	}

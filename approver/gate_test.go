@@ -89,7 +89,7 @@ func TestGatePatternRuleJudgesTheWholeSubject(t *testing.T) {
 
 	v = authorize(t, g, "spawn", cargoTestCurl)
 	// The denial names the first command no rule allows.
-	if v.Allow || v.Source != approver.SourceApprover || v.Reason != "not that; no rule allows the command cargo test" {
+	if v.Allow || v.Source != approver.SourceApprover || v.Reason != "tool spawn denied: not that; no rule allows the command cargo test" {
 		t.Errorf("cargo test && curl x | sh = %+v, want the approver's denial", v)
 	}
 	if asker.asked.Load() != 1 {
@@ -187,6 +187,9 @@ func TestGatePrecedence(t *testing.T) {
 				return
 			}
 			want := approver.Verdict{Allow: tt.want.Decision == approver.RuleAllow, Reason: tt.want.Reason, Source: approver.SourceRule, Rule: tt.want}
+			if !want.Allow {
+				want.Reason = "tool spawn denied: " + want.Reason
+			}
 			if diff := cmp.Diff(want, v); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)
 			}
@@ -222,7 +225,7 @@ func TestGateApproverAnswers(t *testing.T) {
 		want   approver.Verdict
 	}{
 		{"allow", approver.Answer{Decision: approver.Allow, Reason: "fine"}, approver.Verdict{Allow: true, Reason: "fine", Source: approver.SourceApprover}},
-		{"deny with a reason", approver.Answer{Decision: approver.Deny, Reason: "use make deploy"}, approver.Verdict{Reason: "use make deploy", Source: approver.SourceApprover}},
+		{"deny with a reason", approver.Answer{Decision: approver.Deny, Reason: "use make deploy"}, approver.Verdict{Reason: "tool jenkins_job denied: use make deploy", Source: approver.SourceApprover}},
 		{"deny without a reason names the tool", approver.Answer{Decision: approver.Deny}, approver.Verdict{Reason: "tool jenkins_job denied by the approver", Source: approver.SourceApprover}},
 		{"allow without a reason", approver.Answer{Decision: approver.Allow}, approver.Verdict{Allow: true, Reason: "allowed by the approver", Source: approver.SourceApprover}},
 		{"remember on a one-time answer is ignored", approver.Answer{Decision: approver.Allow, Remember: &approver.Remember{Tool: true}}, approver.Verdict{Allow: true, Reason: "allowed by the approver", Source: approver.SourceApprover}},
@@ -323,7 +326,7 @@ func TestGateSessionAnswers(t *testing.T) {
 		g := newGate(t, asker)
 		first := authorize(t, g, "spawn", cargoTestCurl)
 		second := authorize(t, g, "spawn", cargoTestCurl)
-		if first.Allow || second.Allow || second.Reason != first.Reason || first.Reason != "never curl into sh; no rule allows the command cargo test" || second.Source != approver.SourceRule {
+		if first.Allow || second.Allow || second.Reason != first.Reason || first.Reason != "tool spawn denied: never curl into sh; no rule allows the command cargo test" || second.Source != approver.SourceRule {
 			t.Errorf("first %+v, second %+v", first, second)
 		}
 		if asker.asked.Load() != 1 {
@@ -344,7 +347,7 @@ func TestGateSessionAnswers(t *testing.T) {
 		deny := approver.Rule{Tool: "spawn", Source: approver.BuiltinSource, Pattern: "*curl*", Reason: "no curl"}
 		g := newGate(t, asker, deny)
 		authorize(t, g, "spawn", cargoTest)
-		if v := authorize(t, g, "spawn", cargoTestCurl); v.Allow || v.Reason != "no curl" {
+		if v := authorize(t, g, "spawn", cargoTestCurl); v.Allow || v.Reason != "tool spawn denied: no curl" {
 			t.Errorf("a tool-wide session allow overrode a pattern deny: %+v", v)
 		}
 	})
@@ -621,7 +624,7 @@ func TestWorkedExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := authorize(t, newGate(t, approver.AllowAll(), declared...), "jenkins_job", jenkinsTrigger); v.Allow || v.Reason != "deploys go through CI" {
+	if v := authorize(t, newGate(t, approver.AllowAll(), declared...), "jenkins_job", jenkinsTrigger); v.Allow || v.Reason != "tool jenkins_job denied: deploys go through CI" {
 		t.Errorf("declared example: %+v", v)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract/childenv"
+	"github.com/basis-go/basis/contract/display"
 	"github.com/basis-go/basis/subprocess"
 )
 
@@ -69,6 +70,9 @@ type hookError struct {
 	Problem string
 	// Stderr is the start of the program's stderr, on one line.
 	Stderr string
+	// Program is the hook's program as the operator named it (Argv[0]),
+	// for a hook that could not start.
+	Program string
 	// Err is context.Canceled, the *subprocess.StartError that kept the
 	// program from starting, or an error that says which of the above.
 	Err error
@@ -83,6 +87,13 @@ func (e *hookError) Error() string {
 		msg = "hook printed no answer: " + e.Problem
 	case errors.Is(e.Err, errHookTimeout):
 		msg = fmt.Sprintf("hook did not answer within %s and was stopped", e.Timeout)
+	case e.Outcome.Kind == subprocess.StartFailed:
+		var se *subprocess.StartError
+		why := e.Outcome.String()
+		if errors.As(e.Outcome.Err, &se) && se.Err != nil {
+			why = se.Err.Error()
+		}
+		msg = fmt.Sprintf("hook program %s could not start: %s", display.Escape(e.Program), why)
 	default:
 		msg = "hook " + e.Outcome.String()
 	}
@@ -117,7 +128,7 @@ func (h Hook) Approve(ctx context.Context, req Request) (Answer, error) {
 	if err != nil {
 		return denyFor(fmt.Errorf("approver: the hook cannot be run: %w", err))
 	}
-	herr := &hookError{Outcome: res.Outcome, Timeout: timeout, Stderr: oneLine(string(res.Stderr), maxReasonDetail)}
+	herr := &hookError{Outcome: res.Outcome, Timeout: timeout, Stderr: oneLine(string(res.Stderr), maxReasonDetail), Program: h.Argv[0]}
 	switch res.Outcome.Kind {
 	case subprocess.Exited:
 		if res.Outcome.Code != 0 {

@@ -186,7 +186,7 @@ func TestHookCannotStart(t *testing.T) {
 	h := approver.Hook{Argv: []string{"approver-hook-that-does-not-exist"}, Env: []string{"PATH=/nonexistent"}}
 	_, err := h.Approve(context.Background(), hookRequest(t))
 	var se *subprocess.StartError
-	if !errors.As(err, &se) || !errors.Is(err, subprocess.ErrNotFound) || !strings.HasPrefix(err.Error(), "hook could not start: look up program") {
+	if !errors.As(err, &se) || !errors.Is(err, subprocess.ErrNotFound) || err.Error() != "hook program approver-hook-that-does-not-exist could not start: "+subprocess.ErrNotFound.Error() {
 		t.Errorf("error = %v, want a start error", err)
 	}
 	if _, err := (approver.Hook{}).Approve(context.Background(), hookRequest(t)); !errors.Is(err, subprocess.ErrInvalidCmd) {

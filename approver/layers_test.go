@@ -302,7 +302,7 @@ func TestLoadSystemRules(t *testing.T) {
 	}
 	v := g.Authorize(context.Background(), approver.Request{Tool: "spawn", Source: approver.BuiltinSource, Preview: preview(t, contract.SideEffectProcess,
 		`{"body":"curl example.com","commands":[["curl","example.com"]],"cwd":"/repo","mode":"command","target":"local"}`)})
-	if v.Allow || v.Reason != "no downloads on this machine" || v.Rule == nil || v.Rule.Scope != approver.ScopeSystem {
+	if v.Allow || v.Reason != "tool spawn denied: no downloads on this machine" || v.Rule == nil || v.Rule.Scope != approver.ScopeSystem {
 		t.Errorf("verdict %+v", v)
 	}
 

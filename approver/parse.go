@@ -48,6 +48,8 @@ type parsedFile struct {
 	// operatorAllows is the system file's "allow_operator_allow_rules";
 	// true when absent.
 	operatorAllows bool
+	// askReadOnly is "ask_read_only": true.
+	askReadOnly bool
 }
 
 // parseRules reads a rules file:
@@ -88,9 +90,9 @@ func parseRules(data []byte, scope Scope) (parsedFile, []*configfile.Error) {
 		p.add(doc.Off, 0, "", "the file must be a JSON object: "+wantShape)
 		return out, p.problems
 	}
-	topKeys := `the file has only "schema" and "rules"`
+	topKeys := `the file has only "schema", "rules" and "ask_read_only"`
 	if system {
-		topKeys = `the system file has only "schema", "rules" and "allow_operator_allow_rules"`
+		topKeys = `the system file has only "schema", "rules", "ask_read_only" and "allow_operator_allow_rules"`
 	}
 	var schema, rules *configfile.Value
 	members := doc.Members()
@@ -110,6 +112,14 @@ func parseRules(data []byte, scope Scope) (parsedFile, []*configfile.Error) {
 				out.operatorAllows = false
 			default:
 				p.add(m.Value.Off, 0, "", `"allow_operator_allow_rules" must be true or false`)
+			}
+		case m.Key == "ask_read_only":
+			switch string(m.Value.Raw) {
+			case "true":
+				out.askReadOnly = true
+			case "false":
+			default:
+				p.add(m.Value.Off, 0, "", `"ask_read_only" must be true or false`)
 			}
 		default:
 			p.add(m.KeyOff, 0, "", "unknown key "+describeKey(m.Key)+"; "+topKeys)
@@ -375,10 +385,15 @@ type fileRule struct {
 // formatRules encodes rules as a rules file of the current schema, one rule
 // per line, that parseRules reads back. Scope, File and Number are not
 // written. A rule that fails [Rule.Validate], or that matches an exact
-// subject (which only a session may hold), is an error.
-func formatRules(rules []Rule) ([]byte, error) {
+// subject (which only a session may hold), is an error. askReadOnly is
+// written as "ask_read_only": true.
+func formatRules(rules []Rule, askReadOnly bool) ([]byte, error) {
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "{\n  \"schema\": %d,\n  \"rules\": [", rulesSchema)
+	fmt.Fprintf(&buf, "{\n  \"schema\": %d,\n", rulesSchema)
+	if askReadOnly {
+		buf.WriteString("  \"ask_read_only\": true,\n")
+	}
+	buf.WriteString("  \"rules\": [")
 	for i, r := range rules {
 		if err := r.Validate(); err != nil {
 			return nil, renumber(err, i+1, r.validTool())

@@ -153,7 +153,7 @@ func TestFormatRules(t *testing.T) {
 		{Tool: "deploy", Source: "/repo/.basis/tools.json", Scope: approver.ScopeSession},
 		{Tool: "deploy", Source: approver.AnySource},
 	}
-	data, err := approver.FormatRules(rules)
+	data, err := approver.FormatRules(rules, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,14 +169,14 @@ func TestFormatRules(t *testing.T) {
 	if diff := cmp.Diff(explicit(rules), explicit(back)); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
-	none, err := approver.FormatRules(nil)
+	none, err := approver.FormatRules(nil, false)
 	if err != nil || string(none) != "{\n  \"schema\": 2,\n  \"rules\": []\n}\n" {
 		t.Errorf("FormatRules(nil) = %q, %v", none, err)
 	}
-	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Decision: approver.RuleAllow}}); !errors.As(err, new(*configfile.Error)) {
+	if _, err := approver.FormatRules([]approver.Rule{{Tool: "spawn", Subject: "{}", Decision: approver.RuleAllow}}, false); !errors.As(err, new(*configfile.Error)) {
 		t.Errorf("an exact-subject rule was formatted: %v", err)
 	}
-	if _, err := approver.FormatRules([]approver.Rule{{Tool: "ok"}, {Tool: "not ok"}}); err == nil || !strings.HasPrefix(err.Error(), "rule 2:") {
+	if _, err := approver.FormatRules([]approver.Rule{{Tool: "ok"}, {Tool: "not ok"}}, false); err == nil || !strings.HasPrefix(err.Error(), "rule 2:") {
 		t.Errorf("an invalid rule was formatted: %v", err)
 	}
 }
@@ -210,7 +210,7 @@ func FuzzParseRules(f *testing.F) {
 				t.Fatalf("parsed an invalid rule %v: %v", r, err)
 			}
 		}
-		formatted, err := approver.FormatRules(rules)
+		formatted, err := approver.FormatRules(rules, false)
 		if err != nil {
 			t.Fatalf("FormatRules of parsed rules: %v", err)
 		}

@@ -33,6 +33,10 @@ type Rules struct {
 	// NoOperatorAllowRules: the system file turns operator allow rules
 	// off; pass it on as [GateOptions.NoOperatorAllowRules].
 	NoOperatorAllowRules bool
+	// AskReadOnly: the file says "ask_read_only": true, so calls whose
+	// side effect is none are judged by the rules and asked about like
+	// any other; pass it on as [GateOptions.AskReadOnly].
+	AskReadOnly bool
 }
 
 // LoadRules reads the rules file at path as the given layer's: a workspace
@@ -78,7 +82,7 @@ func LoadRules(ctx context.Context, path string, scope Scope) (*Rules, error) {
 			return nil, err
 		}
 	}
-	return &Rules{Rules: rules, Warnings: unboundWarnings(rules), NoOperatorAllowRules: !f.operatorAllows}, nil
+	return &Rules{Rules: rules, Warnings: unboundWarnings(rules), NoOperatorAllowRules: !f.operatorAllows, AskReadOnly: f.askReadOnly}, nil
 }
 
 // targetOf is the file a chmod must change: path's target.
@@ -331,7 +335,7 @@ func (f *RulesFile) update(change func([]Rule) ([]Rule, bool)) error {
 	if err := checkLoose(f.Path, rules); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	data, err := formatRules(rules)
+	data, err := formatRules(rules, file.AskReadOnly)
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,7 @@ func (t *Tool) Definition(ctx context.Context) (json.RawMessage, error) {
 			d.Sandbox = confinement.Subject
 		}
 	}
+	d.SideEffect = t.sideEffect(confinement)
 	return contract.CanonicalJSON(d)
 }
 

@@ -92,7 +92,7 @@ func ExampleLoad_problems() {
 	}
 	// Output:
 	// line 8, tool deploy, field env.LD_PRELOAD: sets a variable that makes the dynamic loader run other code inside the program, unseen by any preview; a manifest may not set LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT or DYLD_*
-	// line 9, tool deploy, field timout_ms: unknown key; did you mean timeout_ms? (a tool may have description, input_schema, command, cwd, env, side_effect, timeout_ms, network)
+	// line 9, tool deploy, field timout_ms: unknown key; did you mean timeout_ms? (a tool may have description, input_schema, command, cwd, env, side_effect, timeout_ms, network, sandbox)
 }
 
 // A tool whose ${VAR} names an unset variable is listed but unavailable:

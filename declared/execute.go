@@ -95,7 +95,14 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 	if res.Outcome.Success() {
 		return t.result(res), nil
 	}
-	return contract.Result{}, &RunError{Tool: t.spec.Name, Err: res.Err(), msg: t.failure(ctx, res, started)}
+	msg := t.failure(ctx, res, started)
+	if confinement != nil && confinement.Refusal != "" && (res.Outcome.Kind == subprocess.Exited || res.Outcome.Kind == subprocess.Signaled) {
+		// A refused write or connection reads like the tool's own
+		// failure; one line says which sandbox ran it and what would
+		// allow more.
+		msg += "\n" + confinement.Refusal
+	}
+	return contract.Result{}, &RunError{Tool: t.spec.Name, Err: res.Err(), msg: msg}
 }
 
 // result is what a successful run gives the model.

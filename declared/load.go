@@ -86,6 +86,14 @@ type Options struct {
 	// unconfined because its sandbox could not be had. Nil runs programs
 	// unconfined, and subjects have no "sandbox".
 	Sandbox subprocess.Confiner
+	// ReadOnlySandbox, when set, confines the programs of entries that
+	// say "sandbox": "read-only" instead of Sandbox. A call whose
+	// confinement it reports read-only ([subprocess.Confinement].ReadOnly:
+	// held so by the kernel) has side effect none, and so passes a gate
+	// unasked; otherwise (the sandbox is off, say) it is process, asked
+	// about like any other. Nil: such entries are confined by Sandbox and
+	// are never read-only — the manifest alone cannot make a call pass.
+	ReadOnlySandbox subprocess.Confiner
 }
 
 // loader is what loading works out once from root and Options.
@@ -96,7 +104,9 @@ type loader struct {
 	vars     map[string]string // all of Environ, then CommandEnv: for ${VAR} look-ups
 	reserved map[string]bool
 	sandbox  subprocess.Confiner
-	realRoot string // root after symlinks
+	// readOnlySandbox is Options.ReadOnlySandbox.
+	readOnlySandbox subprocess.Confiner
+	realRoot        string // root after symlinks
 }
 
 // newLoader works out root (made absolute: tools keep working whatever the
@@ -116,13 +126,14 @@ func newLoader(root string, opts *Options) (*loader, error) {
 		environ = os.Environ()
 	}
 	l := &loader{
-		root:     abs,
-		baseEnv:  subprocess.MergeEnv(usable(childenv.Inherited(environ, opts.PassEnv)), usable(opts.CommandEnv)),
-		envIndex: make(map[string]int),
-		vars:     make(map[string]string),
-		reserved: make(map[string]bool, len(opts.Reserved)),
-		sandbox:  opts.Sandbox,
-		realRoot: realRoot(abs),
+		root:            abs,
+		baseEnv:         subprocess.MergeEnv(usable(childenv.Inherited(environ, opts.PassEnv)), usable(opts.CommandEnv)),
+		envIndex:        make(map[string]int),
+		vars:            make(map[string]string),
+		reserved:        make(map[string]bool, len(opts.Reserved)),
+		sandbox:         opts.Sandbox,
+		readOnlySandbox: opts.ReadOnlySandbox,
+		realRoot:        realRoot(abs),
 	}
 	for i, entry := range l.baseEnv {
 		name, _, _ := strings.Cut(entry, "=")

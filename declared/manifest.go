@@ -25,7 +25,7 @@ const maxTimeout = 24 * time.Hour
 // The keys the format defines, in the order messages list them.
 var (
 	manifestKeys = []string{"schema", "tools"}
-	toolKeys     = []string{"description", "input_schema", "command", "cwd", "env", "side_effect", "timeout_ms", "network"}
+	toolKeys     = []string{"description", "input_schema", "command", "cwd", "env", "side_effect", "timeout_ms", "network", "sandbox"}
 )
 
 // member and value are configfile's: a key or value and where it starts.
@@ -405,6 +405,24 @@ func (p *parser) parseTool(m member) *Tool {
 		}
 	}
 
+	if f, ok := fields["sandbox"]; ok {
+		if s, ok := p.str(f.Value, name, "sandbox"); ok {
+			switch {
+			case s != readOnlySandbox:
+				p.report(f.Value.Off, name, "sandbox", newProblem(errInvalidValue,
+					`must be "read-only", or left out for the sandbox the operator gives every tool`))
+			case spec.Network:
+				p.report(f.Value.Off, name, "sandbox", newProblem(errInvalidValue,
+					`"read-only" has no network; leave "network" out, or leave sandbox out`))
+			case effectOK && spec.SideEffect == contract.SideEffectExternal:
+				p.report(f.Value.Off, name, "sandbox", newProblem(errInvalidValue,
+					`"read-only" cannot act outside this machine; leave "side_effect" out, or leave sandbox out`))
+			default:
+				spec.ReadOnly = true
+			}
+		}
+	}
+
 	if f, ok := fields["timeout_ms"]; ok {
 		spec.Timeout = p.timeout(f.Value, name)
 		state.timeoutSet = true
@@ -424,8 +442,15 @@ func (p *parser) parseTool(m member) *Tool {
 	}
 	spec.run = seal(run)
 	state.sandbox = p.sandbox
+	if spec.ReadOnly && p.readOnlySandbox != nil {
+		state.sandbox, state.readOnly = p.readOnlySandbox, true
+	}
 	state.realRoot = p.realRoot
-	return newTool(spec, schema, state)
+	t := newTool(spec, schema, state)
+	if t.readOnlyHere() {
+		t.desc.SideEffect = contract.SideEffectNone
+	}
+	return t
 }
 
 // str decodes a string value, reporting any other kind.

@@ -49,6 +49,9 @@ type Spec struct {
 	// the network when it runs sandboxed. Only a tool whose side effect
 	// is external may set it.
 	Network bool
+	// ReadOnly is the manifest's "sandbox": "read-only": the program asks
+	// to run read-only ([Options.ReadOnlySandbox]).
+	ReadOnly bool
 	// Root is the workspace root, absolute: where a relative program path
 	// and cwd resolve.
 	Root string
@@ -161,6 +164,7 @@ type specJSON struct {
 	SideEffect  contract.SideEffect `json:"side_effect"`
 	TimeoutMS   int64               `json:"timeout_ms"`
 	Network     bool                `json:"network,omitempty"`
+	Sandbox     string              `json:"sandbox,omitempty"`
 	Root        string              `json:"root"`
 	Source      string              `json:"source"`
 }
@@ -182,8 +186,19 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(specJSON{
 		Name: s.Name, Description: s.Description, InputSchema: schema,
 		Command: s.Command, Cwd: s.Cwd, Env: env, SideEffect: s.SideEffect,
-		TimeoutMS: s.Timeout.Milliseconds(), Network: s.Network, Root: s.Root, Source: s.Source,
+		TimeoutMS: s.Timeout.Milliseconds(), Network: s.Network, Sandbox: s.sandboxWord(), Root: s.Root, Source: s.Source,
 	})
+}
+
+// readOnlySandbox is the one value of a manifest entry's "sandbox".
+const readOnlySandbox = "read-only"
+
+// sandboxWord is the manifest's "sandbox", or "" when not given.
+func (s Spec) sandboxWord() string {
+	if s.ReadOnly {
+		return readOnlySandbox
+	}
+	return ""
 }
 
 func (s Spec) envText(sep string) string {

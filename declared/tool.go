@@ -41,6 +41,9 @@ type toolState struct {
 	programAt, cwdAt *configfile.Error
 	timeoutSet       bool // timeout_ms was given
 	sandbox          subprocess.Confiner
+	// readOnly: sandbox is the host's read-only one, asked for by the
+	// manifest's "sandbox": "read-only".
+	readOnly bool
 	// envDigests are the SHA-256 of each env value as written, by name,
 	// for the tool's Definition; realRoot is the workspace root after
 	// symlinks, for telling which files lie in it.
@@ -78,6 +81,17 @@ func newTool(spec *Spec, schema *inputschema.Schema, state *toolState) *Tool {
 		},
 		view: newPreviewView(spec),
 	}
+}
+
+// readOnlyHere reports whether the host's read-only sandbox holds t's
+// program read-only here, as its descriptor then says (and so what an MCP
+// client is told): asked once, at load. Each call's preview asks again.
+func (t *Tool) readOnlyHere() bool {
+	if !t.state.readOnly || t.state.unavailable != nil {
+		return false
+	}
+	c, err := t.state.sandbox(t.spec.Name, false, t.view.dir)
+	return err == nil && c != nil && c.ReadOnly
 }
 
 // capabilities are what a tool's program may use: it is a process, and
@@ -227,12 +241,22 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 		return contract.Preview{}, fmt.Errorf("the input for %s cannot be described as JSON: %w", t.spec.Name, contract.ErrInvalidInput)
 	}
 	return contract.Preview{
-		SideEffect:   t.spec.SideEffect,
+		SideEffect:   t.sideEffect(confinement),
 		Capabilities: capabilities(t.spec),
 		Dir:          t.view.dir,
 		Subject:      subj,
 		Summary:      summary,
 	}, nil
+}
+
+// sideEffect is the side effect of a call confined as c: none for a
+// read-only entry whose confinement the host's read-only sandbox says the
+// kernel holds read-only; the manifest's otherwise.
+func (t *Tool) sideEffect(c *subprocess.Confinement) contract.SideEffect {
+	if t.state.readOnly && c != nil && c.ReadOnly {
+		return contract.SideEffectNone
+	}
+	return t.spec.SideEffect
 }
 
 // confinement asks the host's sandbox how this tool's program is

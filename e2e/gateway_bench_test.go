@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -77,17 +78,22 @@ var gatewayModes = []gatewayMode{
 //   - basis: to `basis serve --http` (the built binary, bearer token,
 //     --approve allow), whose one MCP server is the everything-server
 //     over stdio with "tool_prefix": "", so the tool keeps its name;
-//   - stdio: to the everything-server over stdio, as basis reaches it.
+//   - relay: to cmd/mcprelay, the smallest go-sdk gateway (no gate, no
+//     audit: each call passed on as it is), whose one MCP server is the
+//     everything-server over stdio too.
 //
-// The client side is the same for direct and basis: the same revision
-// and HTTP mode (sub-benchmarks stateless, 2026-07-28, and stateful,
-// 2025-11-25 with a session), the same http.Client sending the same
-// Authorization header. What basis adds is its own work and the stdio hop
-// to the server, which a gateway cannot avoid; "stdio" measures that hop
-// alone. It reports the median of each, "ratio" (basis over direct: the
-// issue's figure), "hops-ratio" (basis over direct + stdio, summed call by
-// call: basis against the two round trips any stdio-backed gateway makes)
-// and "own-µs/op" (basis less those two: what basis itself costs).
+// The client side is the same for all three: the same revision and HTTP
+// mode (sub-benchmarks stateless, 2026-07-28, and stateful, 2025-11-25
+// with a session), the same http.Client sending the same Authorization
+// header. basis and the relay make the same two hops, the second one a
+// stdio round trip a direct call does not make. It reports the median of
+// each, "ratio" (basis over direct: the issue's figure), "relay/direct"
+// (what the extra process hop costs any gateway) and "basis/relay" (what
+// basis itself costs over that hop). On a loaded machine the latencies
+// move with the load; the CPU time each gateway process spends per call
+// (its threads' run time, from /proc) moves less: "basis-cpu-µs/op",
+// "relay-cpu-µs/op" and their ratio "cpu-basis/relay" (the gateway
+// process alone, not the everything-server it starts).
 func BenchmarkGatewayOverDirect(b *testing.B) {
 	if !serveAvailable(b) {
 		b.Skip("the basis built here has no serve command (a -tags nomcp build?)")
@@ -98,8 +104,10 @@ func BenchmarkGatewayOverDirect(b *testing.B) {
 			token := newToken(b)
 			hc := &http.Client{Transport: bearerTransport{token: token, base: http.DefaultTransport.(*http.Transport).Clone()}}
 			direct := connectHTTP(b, startEverythingHTTP(b, server, m.stateless), hc, m.version)
-			viaBasis := connectHTTP(b, startGateway(b, server, token), hc, m.version)
-			stdio := connectStdio(b, server, m.version)
+			basisURL, basisPID := startGateway(b, server, token)
+			relayURL, relayPID := startRelay(b, server, m.stateless)
+			viaBasis := connectHTTP(b, basisURL, hc, m.version)
+			viaRelay := connectHTTP(b, relayURL, hc, m.version)
 			params := &mcp.CallToolParams{Name: gatewayTool, Arguments: map[string]any{}}
 			call := func(cs *mcp.ClientSession, what string) time.Duration {
 				t0 := time.Now()
@@ -113,21 +121,25 @@ func BenchmarkGatewayOverDirect(b *testing.B) {
 			// One call each first: connections made, code paths warm.
 			call(direct, "directly")
 			call(viaBasis, "through basis serve")
-			call(stdio, "over stdio")
-			var dd, bd, sd, hops []time.Duration
+			call(viaRelay, "through the relay")
+			var dd, bd, rd []time.Duration
+			basisCPU, relayCPU := cpuTime(b, basisPID), cpuTime(b, relayPID)
 			for b.Loop() {
-				d := call(direct, "directly")
+				dd = append(dd, call(direct, "directly"))
 				bd = append(bd, call(viaBasis, "through basis serve"))
-				s := call(stdio, "over stdio")
-				dd, sd, hops = append(dd, d), append(sd, s), append(hops, d+s)
+				rd = append(rd, call(viaRelay, "through the relay"))
 			}
-			md, mb, ms, mh := median(dd), median(bd), median(sd), median(hops)
+			basisCPU, relayCPU = cpuTime(b, basisPID)-basisCPU, cpuTime(b, relayPID)-relayCPU
+			md, mb, mr := median(dd), median(bd), median(rd)
 			b.ReportMetric(float64(md)/1e3, "direct-µs/op")
 			b.ReportMetric(float64(mb)/1e3, "basis-µs/op")
-			b.ReportMetric(float64(ms)/1e3, "stdio-µs/op")
-			b.ReportMetric(float64(mb-mh)/1e3, "own-µs/op")
+			b.ReportMetric(float64(mr)/1e3, "relay-µs/op")
 			b.ReportMetric(float64(mb)/float64(md), "ratio")
-			b.ReportMetric(float64(mb)/float64(mh), "hops-ratio")
+			b.ReportMetric(float64(mr)/float64(md), "relay/direct")
+			b.ReportMetric(float64(mb)/float64(mr), "basis/relay")
+			b.ReportMetric(float64(basisCPU)/1e3/float64(len(bd)), "basis-cpu-µs/op")
+			b.ReportMetric(float64(relayCPU)/1e3/float64(len(rd)), "relay-cpu-µs/op")
+			b.ReportMetric(float64(basisCPU)/float64(relayCPU), "cpu-basis/relay")
 		})
 	}
 }
@@ -173,21 +185,6 @@ func connectHTTP(tb testing.TB, url string, hc *http.Client, version string) *mc
 	return cs
 }
 
-// connectStdio starts the everything-server over stdio with a go-sdk
-// client, as basis starts it.
-func connectStdio(tb testing.TB, server, version string) *mcp.ClientSession {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(tb.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.Command(server)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "basis-e2e", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		tb.Fatalf("connecting to everything-server over stdio: %v", err)
-	}
-	tb.Cleanup(func() { cs.Close() })
-	return cs
-}
-
 // startEverythingHTTP starts the everything-server's streamable HTTP
 // transport on a free loopback port and returns its endpoint.
 func startEverythingHTTP(tb testing.TB, server string, stateless bool) string {
@@ -198,11 +195,40 @@ func startEverythingHTTP(tb testing.TB, server string, stateless bool) string {
 	return "http://" + addr + "/mcp"
 }
 
+var (
+	relayOnce sync.Once
+	relayBin  string
+	relayErr  error
+)
+
+// startRelay starts cmd/mcprelay on a free loopback port in the given
+// HTTP mode, with the everything-server as its one stdio MCP server, and
+// returns its endpoint and pid.
+func startRelay(tb testing.TB, server string, stateless bool) (string, int) {
+	tb.Helper()
+	relayOnce.Do(func() {
+		relayBin = filepath.Join(binDir, "mcprelay")
+		wd, err := os.Getwd()
+		if err != nil {
+			relayErr = err
+			return
+		}
+		relayErr = goBuild(wd, relayBin, "./cmd/mcprelay")
+	})
+	if relayErr != nil {
+		tb.Fatal(relayErr)
+	}
+	addr := freeAddr(tb)
+	cmd := exec.Command(relayBin, "-http="+addr, "-stateless="+strconv.FormatBool(stateless), server)
+	pid := startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "mcprelay.log"))
+	return "http://" + addr + "/mcp", pid
+}
+
 // startGateway starts `basis serve --http` on a free loopback port with
 // the everything-server, copied into a fresh workspace, as its one
 // trusted stdio MCP server, serving the server's tools under their own
-// names, and returns its endpoint.
-func startGateway(tb testing.TB, server, token string) string {
+// names, and returns its endpoint and pid.
+func startGateway(tb testing.TB, server, token string) (string, int) {
 	tb.Helper()
 	ws, cfg := tb.TempDir(), tb.TempDir()
 	program, err := os.ReadFile(server)
@@ -224,15 +250,15 @@ func startGateway(tb testing.TB, server, token string) string {
 	addr := freeAddr(tb)
 	cmd := exec.Command(basisBinary, "-C", ws, "serve", "--http", addr, "--approve", "allow")
 	cmd.Env = basisEnv("BASIS_CONFIG_DIR="+cfg, "BASIS_SERVE_TOKEN="+token)
-	startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "basis-serve.log"))
-	return "http://" + addr + "/mcp"
+	pid := startListening(tb, cmd, addr, filepath.Join(tb.TempDir(), "basis-serve.log"))
+	return "http://" + addr + "/mcp", pid
 }
 
 // startListening starts cmd in a process group of its own, its output
-// in logPath, and waits until addr accepts connections (polling, within a
-// minute). When the benchmark ends it is asked to stop (SIGTERM: basis
+// in logPath, waits until addr accepts connections (polling, within a
+// minute) and returns its pid. When the benchmark ends it is asked to stop (SIGTERM: basis
 // then stops its servers), and its group is killed after that.
-func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) {
+func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) int {
 	tb.Helper()
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -263,7 +289,7 @@ func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) {
 	for {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 			c.Close()
-			return
+			return cmd.Process.Pid
 		}
 		select {
 		case <-exited:
@@ -275,6 +301,29 @@ func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// cpuTime is the time the threads of process pid have run on a CPU so
+// far, in nanoseconds (the first field of each thread's schedstat).
+func cpuTime(tb testing.TB, pid int) time.Duration {
+	tb.Helper()
+	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "schedstat"))
+	if err != nil || len(tasks) == 0 {
+		tb.Fatalf("reading the threads of process %d: %v", pid, err)
+	}
+	var total time.Duration
+	for _, path := range tasks {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // a thread that ended: Go's rarely do
+		}
+		ns, err := strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
+		if err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		total += time.Duration(ns)
+	}
+	return total
 }
 
 // freeAddr returns a loopback host:port nothing listens on now.

@@ -88,13 +88,16 @@ type ServerConfig struct {
 	DisabledTools []string
 	// MaxOutputTokens is the server's output budget (0: the Manager's).
 	MaxOutputTokens int
+	// OAuth, for an http or sse server, is its "oauth" entry: sign-in is
+	// expected (nil: only when the server asks for it with a 401).
+	OAuth *OAuthConfig
 }
 
 // The keys of a server basis reads; any other key is left for the other
 // agents that share the format.
 var serverKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers",
 	"startup_timeout_ms", "call_timeout_ms", "trust_annotations",
-	"tool_prefix", "enabled_tools", "disabled_tools", "max_output_tokens"}
+	"tool_prefix", "enabled_tools", "disabled_tools", "max_output_tokens", "oauth"}
 
 // parseConfig reads one .mcp.json or mcp.json document. file is the path
 // used in messages and recorded in each [ServerConfig]; origin says what
@@ -348,6 +351,12 @@ func (p *configParser) server(m configfile.Member) (ServerConfig, bool) {
 		if f, ok := fields["headers"]; ok {
 			s.Headers = p.values(f, name, "headers")
 		}
+		if f, ok := fields["oauth"]; ok {
+			s.OAuth = p.oauth(f, name)
+		}
+	}
+	if _, ok := fields["oauth"]; ok && s.Type == TypeStdio {
+		p.report(fields["oauth"].Off, name, "oauth", newProblem(errInvalidValue, "only an http or sse server signs in; remove \"oauth\""))
 	}
 	s.StartupTimeout = p.timeout(fields, name, "startup_timeout_ms")
 	s.CallTimeout = p.timeout(fields, name, "call_timeout_ms")

@@ -199,6 +199,27 @@ func TestParseConfigErrors(t *testing.T) {
 		doc:      `{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}`,
 		want:     []string{`/w/.mcp.json:1:22: server a: has both "command" and "url"; keep one, or set "type"`},
 		sentinel: mcpbind.ErrInvalidValue,
+	}, {
+		name:     "a workspace names a client secret",
+		doc:      `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"client_id": "c", "client_secret": "sekrit-1"}}, "b": {"command": "b"}}}`,
+		want:     []string{`/w/.mcp.json:1:92: server a: oauth.client_secret: a workspace's .mcp.json may not name a client secret: put the server, with its client_secret, in your own <config dir>/mcp.json`},
+		sentinel: mcpbind.ErrInvalidValue,
+		servers:  []string{"b"},
+	}, {
+		name:     "oauth on a stdio server",
+		doc:      `{"mcpServers": {"a": {"command": "x", "oauth": {}}}}`,
+		want:     []string{`/w/.mcp.json:1:48: server a: oauth: only an http or sse server signs in; remove "oauth"`},
+		sentinel: mcpbind.ErrInvalidValue,
+	}, {
+		name:     "a client metadata document not at an https URL",
+		doc:      `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": {"client_metadata_url": "http://h/c.json"}}}}`,
+		want:     []string{`/w/.mcp.json:1:80: server a: oauth.client_metadata_url: must be an https URL with a path, such as https://example.com/basis-client.json`},
+		sentinel: mcpbind.ErrInvalidValue,
+	}, {
+		name:     "oauth not an object",
+		doc:      `{"mcpServers": {"a": {"url": "https://h/mcp", "oauth": true}}}`,
+		want:     []string{`/w/.mcp.json:1:56: server a: oauth: must be an object such as {"client_id": "..."} or {}, not a boolean`},
+		sentinel: mcpbind.ErrWrongType,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,19 +284,20 @@ func TestToolName(t *testing.T) {
 
 func TestConfigPrintsWithoutCredentials(t *testing.T) {
 	s := mcpbind.ServerConfig{Name: "api", Type: "http", URL: "https://me:pw-123456@h.example/mcp?key=k-123456",
-		Headers: mcpbind.NewValues(map[string]string{"Authorization": "Bearer b-123456"}), Origin: mcpbind.OriginOperator}
+		Headers: mcpbind.NewValues(map[string]string{"Authorization": "Bearer b-123456"}), Origin: mcpbind.OriginOperator,
+		OAuth: &mcpbind.OAuthConfig{ClientID: "cid", ClientSecret: "cs-123456", Scopes: []string{"read"}}}
 	tests := []struct {
 		name, got, want string
 	}{
-		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator  <nil> [] [] 0}`},
+		{"%v", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator  <nil> [] [] 0 { cid [redacted] [read]}}`},
 		{"%s", fmt.Sprintf("%s", s), s.String()},
-		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:"operator", Root:"", ToolPrefix:interface {}(nil), EnabledTools:[]string(nil), DisabledTools:[]string(nil), MaxOutputTokens:0}`},
-		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator Root: ToolPrefix:<nil> EnabledTools:[] DisabledTools:[] MaxOutputTokens:0}`},
-		{"JSON", mustJSON(t, s), `{"Name":"api","Type":"http","Command":"","Args":null,"Env":null,"Cwd":"","URL":"https://h.example/mcp?[redacted]","Headers":{"Authorization":"[redacted]"},"StartupTimeout":0,"CallTimeout":0,"TrustAnnotations":false,"File":"","Origin":"operator","Root":"","ToolPrefix":null,"EnabledTools":null,"DisabledTools":null,"MaxOutputTokens":0}`},
+		{"%#v", fmt.Sprintf("%#v", s), `mcpbind.configView{Name:"api", Type:"http", Command:"", Args:[]string(nil), Env:mcpbind.Values{}, Cwd:"", URL:"https://h.example/mcp?[redacted]", Headers:mcpbind.Values{Authorization=[redacted]}, StartupTimeout:0, CallTimeout:0, TrustAnnotations:false, File:"", Origin:"operator", Root:"", ToolPrefix:interface {}(nil), EnabledTools:[]string(nil), DisabledTools:[]string(nil), MaxOutputTokens:0, OAuth:mcpbind.oauthView{ClientMetadataURL:"", ClientID:"cid", ClientSecret:"[redacted]", Scopes:[]string{"read"}}}`},
+		{"String", s.String(), `{Name:api Type:http Command: Args:[] Env:{} Cwd: URL:https://h.example/mcp?[redacted] Headers:{Authorization=[redacted]} StartupTimeout:0s CallTimeout:0s TrustAnnotations:false File: Origin:operator Root: ToolPrefix:<nil> EnabledTools:[] DisabledTools:[] MaxOutputTokens:0 OAuth:{ClientMetadataURL: ClientID:cid ClientSecret:[redacted] Scopes:[read]}}`},
+		{"JSON", mustJSON(t, s), `{"Name":"api","Type":"http","Command":"","Args":null,"Env":null,"Cwd":"","URL":"https://h.example/mcp?[redacted]","Headers":{"Authorization":"[redacted]"},"StartupTimeout":0,"CallTimeout":0,"TrustAnnotations":false,"File":"","Origin":"operator","Root":"","ToolPrefix":null,"EnabledTools":null,"DisabledTools":null,"MaxOutputTokens":0,"OAuth":{"ClientID":"cid","ClientSecret":"[redacted]","Scopes":["read"]}}`},
 	}
 	// A prefix prints as the prefix, never as a pointer.
 	s.ToolPrefix = new("gh_")
-	tests = append(tests, struct{ name, got, want string }{"prefix", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator  gh_ [] [] 0}`})
+	tests = append(tests, struct{ name, got, want string }{"prefix", fmt.Sprintf("%v", s), `{api http  [] {}  https://h.example/mcp?[redacted] {Authorization=[redacted]} 0s 0s false  operator  gh_ [] [] 0 { cid [redacted] [read]}}`})
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, tt.got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)

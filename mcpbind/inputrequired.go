@@ -116,6 +116,7 @@ func (s *server) modern(ctx context.Context, main *conn) (*conn, error) {
 	}
 	s.noticing(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
+	c.acks.hearing(client)
 	session, err := connect(ctx, c, client, s.transport(c, main.launch), &mcp.ClientSessionOptions{ProtocolVersion: modernVersion})
 	if err != nil {
 		close(c.done)
@@ -141,7 +142,21 @@ func (s *server) modern(ctx context.Context, main *conn) (*conn, error) {
 	s.mu.Lock()
 	s.modernConn = c
 	s.mu.Unlock()
+	// What clients subscribe to, this process is subscribed to as well:
+	// a call here may change it. Published first, so a subscription
+	// taken meanwhile reaches it too ([Manager.Subscribe]).
+	s.resubscribe(ctx, c)
 	return c, nil
+}
+
+// modernOpen is the 2026-07-28 session, when one is open.
+func (s *server) modernOpen() *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.modernConn; c != nil && !c.ended() {
+		return c
+	}
+	return nil
 }
 
 // closeModern ends the 2026-07-28 session, if one is open.

@@ -26,6 +26,8 @@ type launch struct {
 	cwd     string
 	url     string
 	headers http.Header
+	// clientID and clientSecret are the "oauth" entry's, expanded.
+	clientID, clientSecret string
 	// secrets are the values that must never be shown: every env and
 	// header value and every expanded variable, longest first.
 	secrets []string
@@ -84,6 +86,11 @@ func (s *ServerConfig) expand(lookup func(string) (string, bool)) (*launch, erro
 		}
 		l.headers.Set(n, v)
 	})
+	if s.OAuth != nil {
+		l.clientID = field("oauth.client_id", s.OAuth.ClientID)
+		l.clientSecret = field("oauth.client_secret", s.OAuth.ClientSecret)
+		secrets = append(secrets, l.clientSecret)
+	}
 	if failure != nil {
 		return nil, failure
 	}

@@ -71,6 +71,13 @@ type ManagerOptions struct {
 	// subscribed to by [Manager.Subscribe] did
 	// (notifications/resources/updated, uri as subscribed).
 	OnNotification func(method, uri string)
+	// Tokens keeps http and sse servers' sign-ins (nil: they last as
+	// long as the Manager).
+	Tokens TokenStore
+	// SignIn runs the browser half of a sign-in a server asks for; nil
+	// means the Manager cannot sign in interactively, and such a server
+	// fails with a [*SignInError].
+	SignIn func(ctx context.Context, server string) (*SignIn, error)
 }
 
 // State is where a server is in its life, spelt as status lines and
@@ -393,6 +400,7 @@ type server struct {
 	pinned map[string]string
 
 	startMu   sync.Mutex // serialises starts and restarts
+	oauth     *signIn    // an http or sse server's sign-in; under startMu
 	refreshMu sync.Mutex // serialises re-reading the tools
 
 	mu       sync.Mutex // guards what follows
@@ -433,6 +441,7 @@ type conn struct {
 	done  chan struct{} // closed when the session has ended, or never began
 	stop  func()        // ends the context the session was connected with
 	heard heard         // log and progress notifications read and handled
+	acks  acks          // resources the server acknowledged subscriptions to
 }
 
 // close ends the session and what it runs.
@@ -632,6 +641,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	s.noticing(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
 	s.forwardingMiddleware(client)
+	c.acks.hearing(client)
 	session, err := connect(ctx, c, client, s.transport(c, l), s.sessionOptions())
 	if err != nil {
 		close(c.done) // a refresh waiting for the session gives up
@@ -657,14 +667,14 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		return nil, s.fail(StateFailed, &ServerError{Server: s.cfg.Name, Op: "start", Stderr: c.stderr(500 * time.Millisecond),
 			Err: &problem{kind: ErrStart, cause: err, text: "listing its tools failed: " + l.redact(err.Error())}})
 	}
+	// Before the session is published and serves a call, so an update
+	// the first call brings about reaches the subscribers.
+	s.resubscribe(ctx, c)
 	s.mu.Lock()
 	restarted, before := s.conn != nil || s.tools != nil, toolNamesOf(s.tools)
 	s.conn, s.tools, s.toolsErr = c, tools, toolsErr
 	s.state, s.reason = StateConnected, ""
 	s.mu.Unlock()
-	// Before the session serves a call, so an update the call brings
-	// about reaches the subscribers.
-	s.resubscribe(ctx, c)
 	// A Manager closed meanwhile closes this session too: its close waits
 	// for startMu, which the caller holds until this returns.
 	if restarted && !slices.Equal(before, toolNamesOf(tools)) {
@@ -684,9 +694,11 @@ func (s *server) transport(c *conn, l *launch) mcp.Transport {
 		c.stdio.sandbox, c.stdio.tool = s.m.opts.Sandbox, SandboxName(s.cfg.Name)
 		transport = c.stdio
 	case TypeSSE:
-		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}
+		hc := s.m.httpClient(l.headers)
+		hc.Transport = &authTransport{base: hc.Transport, handler: s.oauthFor(l)}
+		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: hc}
 	default:
-		transport = &mcp.StreamableClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers)}
+		transport = &mcp.StreamableClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers), OAuthHandler: s.oauthFor(l)}
 	}
 	if s.m.connectTo != nil {
 		transport = s.m.connectTo(s.cfg)

@@ -400,10 +400,16 @@ func (m *Manager) Subscribe(ctx context.Context, uri string) error {
 	if err != nil {
 		return err
 	}
-	if err := l.conn.session.Subscribe(ctx, &mcp.SubscribeParams{URI: own}); err != nil {
+	if err := l.conn.subscribe(ctx, own); err != nil {
 		return l.listError("subscribe", err)
 	}
 	m.subs.add(l.srv.cfg.Name, own, uri)
+	if mc := l.srv.modernOpen(); mc != nil {
+		// The second process calls of 2026-07-28 clients run in.
+		if err := mc.subscribe(ctx, own); err != nil {
+			m.opts.Logger.Warn("subscribing an MCP server's second session to a resource failed", "server", l.srv.cfg.Name, "uri", own, "error", mc.launch.redact(err.Error()))
+		}
+	}
 	return nil
 }
 
@@ -416,6 +422,11 @@ func (m *Manager) Unsubscribe(ctx context.Context, uri string) error {
 	}
 	if !m.subs.remove(l.srv.cfg.Name, own, uri) {
 		return nil
+	}
+	l.conn.acks.forget(own)
+	if mc := l.srv.modernOpen(); mc != nil {
+		mc.acks.forget(own)
+		_ = mc.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: own})
 	}
 	if err := l.conn.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: own}); err != nil {
 		return l.listError("unsubscribe", err)

@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +24,15 @@ type Tool struct {
 	srv         *server
 	remote      string
 	annotations any // the tool's annotations as the server sent them, or nil
+
+	// The parts of every call's preview subject and definition that do
+	// not change between calls, canonicalised once rather than per call.
+	subjectOnce             sync.Once
+	subjectHead, subjectEnd []byte
+	subjectErr              error
+	defMu                   sync.Mutex
+	defFiles                map[string]string // the server's files def was made with
+	def                     json.RawMessage
 }
 
 var _ contract.ExecutableTool = (*Tool)(nil)
@@ -50,15 +61,23 @@ func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (cont
 	if err != nil {
 		return contract.Preview{}, err
 	}
-	subject, err := contract.CanonicalJSON(map[string]any{
-		"annotations": t.annotations,
-		"arguments":   args,
-		"server":      t.srv.subject,
-		"tool":        t.remote,
+	// Canonical JSON of an object is its keys in order, each with its
+	// value's canonical JSON: the parts around the arguments are made
+	// once.
+	t.subjectOnce.Do(func() {
+		var parts [3]json.RawMessage
+		for i, v := range []any{t.annotations, t.srv.subject, t.remote} {
+			if parts[i], t.subjectErr = contract.CanonicalJSON(v); t.subjectErr != nil {
+				return
+			}
+		}
+		t.subjectHead = slices.Concat([]byte(`{"annotations":`), parts[0], []byte(`,"arguments":`))
+		t.subjectEnd = slices.Concat([]byte(`,"server":`), parts[1], []byte(`,"tool":`), parts[2], []byte(`}`))
 	})
-	if err != nil {
-		return contract.Preview{}, err
+	if t.subjectErr != nil {
+		return contract.Preview{}, t.subjectErr
 	}
+	subject := slices.Concat(t.subjectHead, args, t.subjectEnd)
 	return contract.Preview{
 		SideEffect:   t.desc.SideEffect,
 		Capabilities: slices.Clone(t.desc.Capabilities),
@@ -77,15 +96,36 @@ func (t *Tool) Definition(context.Context) (json.RawMessage, error) {
 	files := t.srv.files
 	t.srv.mu.Unlock()
 	if files == nil {
-		files = map[string]string{}
+		files = noFiles
 	}
-	return contract.CanonicalJSON(map[string]any{
+	// The server's files change only when it starts again, and then as a
+	// new map: the definition made with this one still holds. The cache
+	// keeps the map, so its address is not reused while compared.
+	t.defMu.Lock()
+	defer t.defMu.Unlock()
+	if t.def != nil && sameMap(t.defFiles, files) {
+		return slices.Clone(t.def), nil
+	}
+	def, err := contract.CanonicalJSON(map[string]any{
 		"annotations":  t.annotations,
 		"files":        files,
 		"input_schema": t.desc.InputSchema,
 		"server":       t.srv.definition,
 		"tool":         t.remote,
 	})
+	if err != nil {
+		return nil, err
+	}
+	t.defFiles, t.def = files, def
+	return slices.Clone(def), nil
+}
+
+// noFiles is the files of a server that has none; never written to.
+var noFiles = map[string]string{}
+
+// sameMap reports whether a and b are the same map (not merely equal).
+func sameMap(a, b map[string]string) bool {
+	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // serverDefinition is a server's part of its tools' definitions: its

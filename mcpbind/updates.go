@@ -4,6 +4,7 @@ package mcpbind
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,6 +73,25 @@ func (s *subscriptions) served(server, own string) []string {
 	return out
 }
 
+// all returns every served URI with its count of subscriptions.
+func (s *subscriptions) all() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, byServed := range s.m {
+		for u, n := range byServed {
+			out[u] += n
+		}
+	}
+	return out
+}
+
+// Subscriptions returns the URIs clients are subscribed to through
+// [Manager.Subscribe], as they subscribed, each with how many
+// subscriptions it has: what a host carries over to the Manager that
+// replaces this one, so clients keep hearing of their resources.
+func (m *Manager) Subscriptions() map[string]int { return m.subs.all() }
+
 // owned returns the server's own URIs somebody is subscribed to.
 func (s *subscriptions) owned(server string) []string {
 	s.mu.Lock()
@@ -92,7 +112,7 @@ func (s *subscriptions) owned(server string) []string {
 // work without it.
 func (s *server) resubscribe(ctx context.Context, c *conn) {
 	for _, own := range s.m.subs.owned(s.cfg.Name) {
-		if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: own}); err != nil {
+		if err := c.subscribe(ctx, own); err != nil {
 			s.m.opts.Logger.Warn("subscribing a restarted MCP server to a resource again failed", "server", s.cfg.Name, "uri", own, "error", c.launch.redact(err.Error()))
 		}
 	}
@@ -117,5 +137,88 @@ func (s *server) noticing(o *mcp.ClientOptions) {
 		for _, u := range s.m.subs.served(s.cfg.Name, req.Params.URI) {
 			note(noteResourceUpdated, u)
 		}
+	}
+}
+
+// acks are the resources a server acknowledged subscriptions to. From
+// protocol 2026-07-28 on, a session's Subscribe only sends
+// subscriptions/listen and returns; the server subscribes after, and says
+// so with notifications/subscriptions/acknowledged. Until then an update
+// a call brings about would reach nobody.
+type acks struct {
+	mu      sync.Mutex
+	acked   map[string]bool
+	waiting map[string][]chan struct{}
+}
+
+// hearing has the client's sessions report acknowledgements to a.
+func (a *acks) hearing(c *mcp.Client) {
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok {
+				a.heard(p.Notifications.ResourceSubscriptions)
+			}
+			return next(ctx, method, req)
+		}
+	})
+}
+
+func (a *acks) heard(uris []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.acked == nil {
+		a.acked = map[string]bool{}
+	}
+	for _, u := range uris {
+		a.acked[u] = true
+		for _, ch := range a.waiting[u] {
+			close(ch)
+		}
+		delete(a.waiting, u)
+	}
+}
+
+// expect returns a channel closed once uri is acknowledged: at once if it
+// was already.
+func (a *acks) expect(uri string) <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ch := make(chan struct{})
+	if a.acked[uri] {
+		close(ch)
+		return ch
+	}
+	if a.waiting == nil {
+		a.waiting = map[string][]chan struct{}{}
+	}
+	a.waiting[uri] = append(a.waiting[uri], ch)
+	return ch
+}
+
+// forget is told of an unsubscription: a later subscription is
+// acknowledged anew.
+func (a *acks) forget(uri string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.acked, uri)
+}
+
+// subscribe subscribes the session to the server's own uri and returns
+// once the server has subscribed.
+func (c *conn) subscribe(ctx context.Context, uri string) error {
+	acked := c.acks.expect(uri)
+	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		return err
+	}
+	if res := c.session.InitializeResult(); res == nil || res.ProtocolVersion < "2026-07-28" {
+		return nil // resources/subscribe is answered once subscribed
+	}
+	select {
+	case <-acked:
+		return nil
+	case <-c.done:
+		return errors.New("the server's session ended before it acknowledged the subscription")
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

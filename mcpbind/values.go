@@ -136,6 +136,7 @@ type configView struct {
 	ToolPrefix                  any // the prefix, or nil for the default: never a pointer's address
 	EnabledTools, DisabledTools []string
 	MaxOutputTokens             int
+	OAuth                       any `json:",omitempty"` // an oauthView, or nil: never a pointer's address
 }
 
 func (s ServerConfig) view() configView {
@@ -145,6 +146,9 @@ func (s ServerConfig) view() configView {
 		EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, MaxOutputTokens: s.MaxOutputTokens}
 	if s.ToolPrefix != nil {
 		v.ToolPrefix = *s.ToolPrefix
+	}
+	if s.OAuth != nil {
+		v.OAuth = s.OAuth.view()
 	}
 	return v
 }

@@ -212,7 +212,11 @@ func restrict(sp spec) error {
 	case CutNamespace:
 		cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 	}
-	rules := append(readable(),
+	read := readable()
+	if sp.LimitRead {
+		read = limitedReadable(sp.Read)
+	}
+	rules := append(read,
 		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
 		landlock.RWFiles(deviceFiles...).WithIoctlDev().IgnoreIfMissing(),
 		// Without the ioctl right: no TIOCSTI (typing into the
@@ -259,6 +263,34 @@ func readable() []landlock.Rule {
 		readableRules = append(readableRules, landlock.RODirs(deviceDirs...).IgnoreIfMissing())
 	})
 	return slices.Clone(readableRules)
+}
+
+// limitedReadable is what a program whose reads are limited may read:
+// each of paths (a directory's hierarchy, or one file) and /dev's shared
+// memory, but of /etc only the entries that hold no secret. No right on
+// "/" itself: listing it would list every directory beneath.
+func limitedReadable(paths []string) []landlock.Rule {
+	rules := []landlock.Rule{landlock.RODirs(deviceDirs...).IgnoreIfMissing()}
+	for _, p := range paths {
+		if p == "/etc" {
+			for _, entry := range topLevel("/etc") {
+				if !etcSecrets[filepath.Base(entry)] {
+					rules = append(rules, readRule(entry))
+				}
+			}
+			continue
+		}
+		rules = append(rules, readRule(p))
+	}
+	return rules
+}
+
+// etcSecrets are the entries of /etc a program whose reads are limited
+// may not read: password hashes, sudo's rules, the host's ssh keys and
+// basis's own system configuration.
+var etcSecrets = map[string]bool{
+	"shadow": true, "shadow-": true, "gshadow": true, "gshadow-": true,
+	"sudoers": true, "sudoers.d": true, "ssh": true, "basis": true,
 }
 
 var (

@@ -55,6 +55,15 @@ type Policy struct {
 	// Write names further directories the program may write to in
 	// WorkspaceWrite mode: absolute paths. ReadOnly ignores them.
 	Write []string
+	// LimitReads limits what the program may read to the workspace, its
+	// working directory, its own program file, the system directories
+	// ([SystemReadDirs]; of /etc, not its secrets) and where it may write,
+	// instead of everywhere the user can: $HOME, the operator's config
+	// and other repositories stay closed. A read-only tool's sandbox sets
+	// it with ReadOnly and no network. The per-call temporary directory
+	// then also holds the program's caches (XDG_CACHE_HOME, GOCACHE, …),
+	// since it can write nowhere else.
+	LimitReads bool
 	// Protect names what stays read-only inside the writable directories
 	// in WorkspaceWrite mode, besides what always does (.git — the
 	// directories', their submodules' and nested repositories' — .basis
@@ -102,7 +111,8 @@ func (p Policy) Validate() error {
 // the protected paths of both. A workspace can therefore deny, never
 // widen.
 func Tighten(operator, workspace Policy) Policy {
-	out := Policy{Mode: operator.mode(), Network: operator.Network && workspace.Network}
+	out := Policy{Mode: operator.mode(), Network: operator.Network && workspace.Network,
+		LimitReads: operator.LimitReads || workspace.LimitReads}
 	for _, p := range slices.Concat(operator.Protect, workspace.Protect) {
 		if !slices.Contains(out.Protect, p) {
 			out.Protect = append(out.Protect, p)

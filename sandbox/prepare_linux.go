@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -36,11 +37,15 @@ type spec struct {
 	// Protect lists what is mounted read-only, in a mount namespace of
 	// the program's own, before it runs.
 	Protect []string `json:"protect,omitempty"`
+	// LimitRead: the program may read only Read (directories or files),
+	// /dev's usual files and what it may write, not everywhere.
+	LimitRead bool     `json:"limit_read,omitempty"`
+	Read      []string `json:"read,omitempty"`
 	// Probe: set the namespaces up and exit 0; run nothing.
 	Probe bool `json:"probe,omitempty"`
 }
 
-const specVersion = 2
+const specVersion = 3
 
 // Prepare readies cmd, a command about to be started, to run confined,
 // and returns the function that starts it (use it instead of cmd.Start;
@@ -110,6 +115,9 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 		sp.Net = sup.cut()
 	}
 	dir := s.absDir(cmd.Dir)
+	if s.policy.LimitReads {
+		sp.LimitRead, sp.Read = true, append(s.readRoots(dir), cmd.Path)
+	}
 	if sp.Protect, err = s.protectedPaths(dir); err != nil {
 		return nil, nil, err
 	}
@@ -139,6 +147,11 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 		// `go build` would then fail to create it.
 		_ = os.MkdirAll(s.cacheDir, 0o700)
 		vars = append(vars, cacheEnv(s.cacheDir)...)
+	}
+	if s.policy.LimitReads {
+		// The user's caches are not readable, let alone writable: a
+		// compiler's cache lives for the call.
+		vars = append(vars, cacheEnv(filepath.Join(tmp, "cache"))...)
 	}
 	cmd.Env = withVars(env, vars...)
 	attr := &syscall.SysProcAttr{}

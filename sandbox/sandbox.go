@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,6 +63,18 @@ const (
 // [Description]: its real name differs on every call, and a description
 // must be the same for the same call so rules can match it.
 const TempDirPlaceholder = "${TMPDIR}"
+
+// ProgramPlaceholder stands for the program's own file in a
+// [Description]'s read list: the sandbox grants it, whatever it is, and
+// the preview names it beside.
+const ProgramPlaceholder = "${PROGRAM}"
+
+// SystemReadDirs are the system directories a program whose reads are
+// limited ([Policy.LimitReads]) may read, where they exist: what programs
+// and their libraries are made of, and the kernel's views of the process.
+// Of /etc every entry but the secrets (shadow, gshadow, sudoers, ssh host
+// keys, basis's own system config) is readable.
+var SystemReadDirs = []string{"/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/nix", "/opt", "/proc", "/sbin", "/sys", "/usr"}
 
 // Sandbox confines the programs of one tool in one workspace. Its
 // [Sandbox.Prepare] method plugs into subprocess.Cmd.Confine (or confines
@@ -129,6 +142,12 @@ type Description struct {
 	// with symlinks resolved, and TempDirPlaceholder for the per-call
 	// temporary directory. Off is ["/"].
 	Write []string `json:"write"`
+	// Read lists, sorted, the only places the program may read when its
+	// reads are limited ([Policy.LimitReads]), besides where it may write:
+	// ProgramPlaceholder, the system directories ([SystemReadDirs]) that
+	// exist, the workspace and the working directory, symlinks resolved.
+	// Absent when it may read everywhere the user can.
+	Read []string `json:"read,omitempty"`
 	// Protected lists, sorted, what stays read-only inside those
 	// directories, found when described: absolute paths with symlinks
 	// resolved (a .git, .basis, .mcp.json, nested repositories and
@@ -153,8 +172,33 @@ func (s *Sandbox) Describe(dir string) Description {
 	}
 	slices.Sort(d.Write)
 	d.Write = slices.Compact(d.Write)
+	if s.policy.LimitReads {
+		d.Read = append([]string{ProgramPlaceholder}, s.readRoots(s.absDir(dir))...)
+	}
 	d.Protected, _ = s.protectedPaths(s.absDir(dir))
 	return d
+}
+
+// readRoots lists, sorted and resolved, what a program in dir whose reads
+// are limited may read besides its program and where it may write.
+func (s *Sandbox) readRoots(dir string) []string {
+	var out []string
+	for _, p := range SystemReadDirs {
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, resolve(p))
+		}
+	}
+	out = append(out, resolve(s.workspace), resolve(dir))
+	slices.Sort(out)
+	// /bin is /usr/bin on most systems: what lies beneath another entry
+	// is said once.
+	var kept []string
+	for _, p := range out {
+		if len(kept) == 0 || !within(p, kept[len(kept)-1]) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // Summary is the description as one human line.
@@ -166,6 +210,14 @@ func (d Description) Summary() string {
 		return b.String()
 	}
 	b.WriteString(": writes only to " + strings.Join(d.Write, ", "))
+	if len(d.Read) > 0 {
+		b.WriteString("; reads only its program, the system directories")
+		for _, r := range d.Read {
+			if r != ProgramPlaceholder && !slices.ContainsFunc(SystemReadDirs, func(sys string) bool { return within(r, sys) }) {
+				b.WriteString(", " + r)
+			}
+		}
+	}
 	if len(d.Protected) > 0 {
 		b.WriteString(" (read-only inside: " + strings.Join(d.Protected, ", ") + ")")
 	}

@@ -646,7 +646,7 @@ var unprivilegedTests = []string{
 	"TestUDPCutWithoutNamespaces", "TestOtherProcesses",
 	"TestNetworkNamespaceForEveryUser", "TestTerminalIoctlsAreDenied",
 	"TestNoDescendantSurvives", "TestReleaseEndsTheProgram", "TestBasisDeathEndsTheProgram",
-	"TestParentDeathSignal",
+	"TestParentDeathSignal", "TestReadOnlyTool", "TestReadOnlyModeAloneReadsHome",
 }
 
 // PrepareCommand confines a command that something else starts with

@@ -31,7 +31,7 @@ func (t *Tool) describe() contract.Descriptor {
 		Parallel:     false,
 		Timeout:      t.timeout + descriptorSlack,
 		Binding:      contract.BindingSpawn,
-		Source:       "built in",
+		Source:       "builtin", // as rules name it (approver.BuiltinSource)
 	}
 }
 

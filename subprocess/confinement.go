@@ -31,6 +31,18 @@ type Confinement struct {
 	// approval holds in every workspace with the same confinement. Empty
 	// means Subject.
 	Profile json.RawMessage
+	// ReadOnly reports that the kernel holds the program read-only: no
+	// writes outside its per-call temporary directory, no network, reads
+	// limited to the workspace, system directories and its own program.
+	// Only a confinement that enforces all of it says so; a tool that
+	// asked for it (a manifest's "sandbox": "read-only") may then call its
+	// calls side effect none. False wherever the sandbox is off.
+	ReadOnly bool
+	// Refusal is the one line a binding adds to the result of a program
+	// that failed: which sandbox ran it and which setting would allow what
+	// it may have been refused (writes, the network). Empty: nothing to
+	// add (no sandbox).
+	Refusal string
 }
 
 // A Confiner is how a host confines the programs of its tools, the one hook

@@ -120,7 +120,7 @@ func TestAHostGetsTheSandboxAndTheLayers(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(base, "escaped")); err == nil {
 				t.Error("a program wrote outside the workspace")
 			}
-			if got := run("deploy", `{}`); got != "refused: this workspace never deploys\n" {
+			if got := run("deploy", `{}`); got != "refused: tool deploy denied: this workspace never deploys\n" {
 				t.Errorf("deploy: %q, want the workspace's denial", got)
 			}
 			audit, err := os.ReadFile(filepath.Join(ws, "sub", "audit.jsonl"))

@@ -23,6 +23,10 @@ type Policy struct {
 	// NoOperatorAllowRules: the system file says the operator's rules may
 	// only deny and ask.
 	NoOperatorAllowRules bool
+	// AskReadOnly: a rules file says "ask_read_only": true, so read-only
+	// calls are asked about too. Any layer's true holds; a false in
+	// another file does not undo it.
+	AskReadOnly bool
 	// Warnings are rules that load but can never match, each with the
 	// command that fixes it.
 	Warnings []approver.Warning
@@ -43,6 +47,7 @@ func (w *Workspace) Policy(ctx context.Context) (*Policy, error) {
 		errs = append(errs, err)
 	} else {
 		p.System, p.NoOperatorAllowRules = sys.Rules, sys.NoOperatorAllowRules
+		p.AskReadOnly = p.AskReadOnly || sys.AskReadOnly
 		p.Warnings = append(p.Warnings, sys.Warnings...)
 	}
 	operator, err := approver.LoadRules(ctx, w.OperatorRules().Path, approver.ScopeOperator)
@@ -50,6 +55,7 @@ func (w *Workspace) Policy(ctx context.Context) (*Policy, error) {
 		errs = append(errs, err)
 	} else {
 		p.Operator = operator.Rules
+		p.AskReadOnly = p.AskReadOnly || operator.AskReadOnly
 		p.Warnings = append(p.Warnings, operator.Warnings...)
 	}
 	if err := w.CheckInside(w.WorkspaceRulesPath()); err != nil {
@@ -60,6 +66,7 @@ func (w *Workspace) Policy(ctx context.Context) (*Policy, error) {
 			errs = append(errs, err)
 		} else {
 			p.Workspace = ws.Rules
+			p.AskReadOnly = p.AskReadOnly || ws.AskReadOnly
 		}
 	}
 	return &p, errors.Join(errs...)
@@ -150,6 +157,7 @@ func (w *Workspace) Gate(ctx context.Context, a approver.Approver) (*approver.Ga
 	return approver.NewGate(w.warnAbout(a), &approver.GateOptions{
 		Rules:                p.Rules(),
 		NoOperatorAllowRules: p.NoOperatorAllowRules,
+		AskReadOnly:          p.AskReadOnly,
 		Save:                 w.OperatorRules().Save,
 	})
 }

@@ -35,13 +35,16 @@ type sandboxes struct {
 	root      string
 	operator  *sandbox.Config // nil: the default, workspace-write
 	workspace *sandbox.Config // nil: nothing tightened
-	mu        sync.Mutex
-	made      map[sandboxKey]*sandbox.Sandbox
+	// opFile is the operator's sandbox.json as messages name it.
+	opFile string
+	mu     sync.Mutex
+	made   map[sandboxKey]*sandbox.Sandbox
 }
 
 type sandboxKey struct {
-	tool    string
-	network bool
+	tool     string
+	network  bool
+	readOnly bool
 }
 
 // workspaceSandboxFile is the workspace's sandbox config, relative to the
@@ -55,6 +58,7 @@ func (w *Workspace) loadSandboxes(ctx context.Context) (*sandboxes, error) {
 	s := &sandboxes{root: w.root, made: map[sandboxKey]*sandbox.Sandbox{}}
 	var errs []error
 	opPath := filepath.Join(w.configDir, sandbox.ConfigFile)
+	s.opFile = w.DisplayPath(opPath)
 	if data, err := readSandboxConfig(ctx, opPath); err != nil {
 		errs = append(errs, err)
 	} else if data != nil {
@@ -104,16 +108,38 @@ func (s *sandboxes) policy(tool string, network bool) sandbox.Policy {
 	return s.workspace.Tighten(s.operator.Policy(tool, network), tool)
 }
 
+// readOnlyPolicy is what the program of a tool whose manifest entry says
+// "sandbox": "read-only" gets: read-only with limited reads and no
+// network, within what the operator and the workspace allow it. held is
+// false where the operator turned the sandbox off: the program then runs
+// unconfined and is not read-only.
+func (s *sandboxes) readOnlyPolicy(tool string) (p sandbox.Policy, held bool) {
+	p = s.policy(tool, false)
+	if effectiveMode(p.Mode) == sandbox.Off {
+		return p, false
+	}
+	p.Mode, p.Network, p.LimitReads, p.Write = sandbox.ReadOnly, false, true, nil
+	return p, true
+}
+
+// policyOf is policy or readOnlyPolicy, as key says.
+func (s *sandboxes) policyOf(key sandboxKey) (p sandbox.Policy, readOnly bool) {
+	if key.readOnly {
+		return s.readOnlyPolicy(key.tool)
+	}
+	return s.policy(key.tool, key.network), false
+}
+
 // sandbox returns the tool's Sandbox, made once: a Sandbox may be shared
 // by concurrent calls.
-func (s *sandboxes) sandbox(tool string, network bool) (*sandbox.Sandbox, error) {
-	key := sandboxKey{tool, network}
+func (s *sandboxes) sandbox(key sandboxKey) (*sandbox.Sandbox, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sb, ok := s.made[key]; ok {
 		return sb, nil
 	}
-	sb, err := sandbox.New(s.policy(tool, network), s.root)
+	p, _ := s.policyOf(key)
+	sb, err := sandbox.New(p, s.root)
 	if err != nil {
 		return nil, err
 	}
@@ -125,11 +151,12 @@ func (s *sandboxes) sandbox(tool string, network bool) (*sandbox.Sandbox, error)
 // tool's program started in dir. A machine that cannot confine it as its
 // policy asks refuses here, at the preview, with the sandbox's own
 // message (which names the opt-out); it never runs unconfined.
-func (s *sandboxes) confine(tool string, network bool, dir string) (*subprocess.Confinement, error) {
-	if err := checkSandbox(s.policy(tool, network)); err != nil {
+func (s *sandboxes) confine(key sandboxKey, dir string) (*subprocess.Confinement, error) {
+	policy, readOnly := s.policyOf(key)
+	if err := checkSandbox(policy); err != nil {
 		return nil, err
 	}
-	sb, err := s.sandbox(tool, network)
+	sb, err := s.sandbox(key)
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +170,46 @@ func (s *sandboxes) confine(tool string, network bool, dir string) (*subprocess.
 		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
 	}
 	confine := sb.Prepare
-	if effectiveMode(s.policy(tool, network).Mode) == sandbox.Off {
+	if effectiveMode(policy.Mode) == sandbox.Off {
 		confine = startUnconfined
 	}
-	return &subprocess.Confinement{Confine: confine, Subject: subject, Summary: d.Summary(), Profile: profile}, nil
+	return &subprocess.Confinement{Confine: confine, Subject: subject, Summary: d.Summary(), Profile: profile,
+		ReadOnly: readOnly, Refusal: s.refusal(key, policy)}, nil
+}
+
+// refusal is the line a failed program's result ends with: the sandbox
+// it ran in, and the setting that allows what it may have been refused.
+// The kernel does not tell basis which access it refused (Landlock's
+// audit records go to the audit log, which basis does not read), so the
+// line names the settings, not the path.
+func (s *sandboxes) refusal(key sandboxKey, p sandbox.Policy) string {
+	mode := effectiveMode(p.Mode)
+	if mode == sandbox.Off {
+		return ""
+	}
+	network := ", no network"
+	if p.Network {
+		network = ", network"
+	}
+	var advice []string
+	switch {
+	case key.readOnly:
+		advice = append(advice, `a read-only tool writes only its TMPDIR and reads only the workspace, system directories and its program; to let it do more, take "sandbox": "read-only" out of its manifest entry`)
+	case mode == sandbox.ReadOnly:
+		advice = append(advice, fmt.Sprintf(`to let it write, the operator gives it "mode": %q in %s`, sandbox.WorkspaceWrite, s.opFile))
+	default:
+		advice = append(advice, fmt.Sprintf(`to let it write outside the workspace, add the directory to "write" in %s (.git, .basis and .mcp.json stay read-only)`, s.opFile))
+	}
+	if !p.Network && !key.readOnly {
+		switch {
+		case key.tool == sandbox.SpawnTool:
+			advice = append(advice, fmt.Sprintf(`for the network, "spawn": {"network": true} in %s`, s.opFile))
+		case strings.HasPrefix(key.tool, "mcp__"):
+		default:
+			advice = append(advice, `for the network, "network": true (with "side_effect": "external") in its manifest entry`)
+		}
+	}
+	return fmt.Sprintf("basis: the sandbox (%s%s) may have refused this: %s", mode, network, strings.Join(advice, "; "))
 }
 
 // profileOf is the sandbox as an approval records it (a tool's
@@ -216,8 +279,32 @@ func (w *Workspace) Sandbox() subprocess.Confiner {
 		if w.sandboxErr != nil {
 			return nil, fmt.Errorf("the sandbox configs have problems, so no program runs: %w", w.sandboxErr)
 		}
-		return w.sandboxes.confine(tool, network, dir)
+		return w.sandboxes.confine(sandboxKey{tool: tool, network: network}, dir)
 	}
+}
+
+// ReadOnlySandbox is the confinement hook of declared tools whose
+// manifest entry says "sandbox": "read-only" (declared.Options
+// .ReadOnlySandbox): read-only, reads limited to the workspace, system
+// directories and the program, no network, within what the operator and
+// the workspace allow the tool. Its confinements say ReadOnly, so the
+// calls pass the gate unasked, unless the operator turned the sandbox
+// off: the program then runs unconfined, as any other, and is asked
+// about. The network a tool declares is ignored: read-only has none.
+func (w *Workspace) ReadOnlySandbox() subprocess.Confiner {
+	return func(tool string, _ bool, dir string) (*subprocess.Confinement, error) {
+		if w.sandboxErr != nil {
+			return nil, fmt.Errorf("the sandbox configs have problems, so no program runs: %w", w.sandboxErr)
+		}
+		return w.sandboxes.confine(sandboxKey{tool: tool, readOnly: true}, dir)
+	}
+}
+
+// ReadOnlyPolicy is the policy the program of tool gets when its manifest
+// entry says "sandbox": "read-only", and whether it is read-only here
+// (false where the operator turned the sandbox off).
+func (w *Workspace) ReadOnlyPolicy(tool string) (p sandbox.Policy, readOnly bool) {
+	return w.sandboxes.readOnlyPolicy(tool)
 }
 
 // SandboxProblems is what this machine cannot do of the sandbox: the

@@ -60,7 +60,11 @@ func (w *Workspace) ToolInfos(roster []contract.Descriptor, tools []*declared.To
 func (w *Workspace) ToolPolicies(tools []*declared.Tool) map[string]sandbox.Policy {
 	out := map[string]sandbox.Policy{contract.SpawnName: w.SandboxPolicy(sandbox.SpawnTool, false)}
 	for _, t := range tools {
-		out[t.Descriptor().Name] = w.SandboxPolicy(t.Descriptor().Name, t.Spec().Network)
+		name := t.Descriptor().Name
+		out[name] = w.SandboxPolicy(name, t.Spec().Network)
+		if t.Spec().ReadOnly {
+			out[name], _ = w.ReadOnlyPolicy(name)
+		}
 	}
 	return out
 }
@@ -100,12 +104,20 @@ func sandboxOf(p sandbox.Policy) ToolSandbox {
 	return s
 }
 
-// DeclaredStatus is "ok", or why a call to t would be refused before it
-// runs, as a host lists its tools: "unavailable: GITHUB_TOKEN not set"
-// for an unset ${VAR}, "unavailable: cwd outside the workspace".
+// DeclaredStatus is "ok", or why a call to t would be refused or fail
+// before its program runs, as a host lists its tools: "unavailable:
+// GITHUB_TOKEN not set" for an unset ${VAR}, "unavailable: cwd outside
+// the workspace", "cannot start: the program ./.basis/bin/x does not
+// exist" ([declared.Tool.CheckStart]).
 func DeclaredStatus(t *declared.Tool) string {
 	var ue *declared.UnavailableError
 	if !errors.As(t.Unavailable(), &ue) {
+		var ce *configfile.Error
+		if err := t.CheckStart(); errors.As(err, &ce) && ce.Err != nil {
+			return "cannot start: " + ce.Err.Error()
+		} else if err != nil {
+			return "cannot start"
+		}
 		return "ok"
 	}
 	var vars, reasons []string

@@ -70,7 +70,10 @@ func TestDeclaredStatus(t *testing.T) {
 	write(t, filepath.Join(ws, ".basis", "tools.json"), `{"schema": 1, "tools": {
 		"fine": {"description": "d", "input_schema": {"type": "object"}, "command": ["true"]},
 		"token": {"description": "d", "input_schema": {"type": "object"}, "command": ["true"], "env": {"T": "${WS_TEST_UNSET_A}", "U": "${WS_TEST_UNSET_B}"}},
-		"away": {"description": "d", "input_schema": {"type": "object"}, "command": ["true"], "cwd": ".."}}}`)
+		"away": {"description": "d", "input_schema": {"type": "object"}, "command": ["true"], "cwd": ".."},
+		"nope": {"description": "d", "input_schema": {"type": "object"}, "command": ["./.basis/bin/nope"]},
+		"plain": {"description": "d", "input_schema": {"type": "object"}, "command": ["./data.txt"]}}}`)
+	write(t, filepath.Join(ws, "data.txt"), "not a program")
 	tools, err := openIn(t, ws, home).Declared(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +86,8 @@ func TestDeclaredStatus(t *testing.T) {
 		"fine":  "ok",
 		"token": "unavailable: WS_TEST_UNSET_A, WS_TEST_UNSET_B not set",
 		"away":  "unavailable: cwd outside the workspace",
+		"nope":  "cannot start: the program ./.basis/bin/nope does not exist",
+		"plain": "cannot start: the program ./data.txt is not executable: permission denied; chmod +x it",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)

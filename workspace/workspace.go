@@ -88,9 +88,11 @@ func (e *RootError) Error() string {
 // Workspace is one opened workspace. It is safe for concurrent use.
 type Workspace struct {
 	root, configDir, dir string
-	environ              []string
-	logger               *slog.Logger
-	sandboxes            *sandboxes
+	// hasBasis: the root holds a .basis directory ([Workspace.HasBasis]).
+	hasBasis  bool
+	environ   []string
+	logger    *slog.Logger
+	sandboxes *sandboxes
 	// sandboxErr is what is wrong with the sandbox configs: every program
 	// is refused then.
 	sandboxErr error
@@ -153,6 +155,9 @@ func Open(ctx context.Context, opts *Options) (*Workspace, error) {
 		}
 		w.root = root
 	}
+	if info, err := os.Stat(filepath.Join(w.root, ".basis")); err == nil && info.IsDir() {
+		w.hasBasis = true
+	}
 	var err error
 	if w.configDir, err = resolveConfigDir(opts.ConfigDir, w.dir, w.getenv); err != nil {
 		return nil, err
@@ -166,6 +171,12 @@ func Open(ctx context.Context, opts *Options) (*Workspace, error) {
 
 // Root is the workspace's root directory.
 func (w *Workspace) Root() string { return w.root }
+
+// HasBasis reports whether the root holds a .basis directory. Without
+// one — none was found from [Options.Dir] up, or the named root has none —
+// the workspace declares no tools and has no rules of its own; a host
+// says so, since the user may have meant another directory.
+func (w *Workspace) HasBasis() bool { return w.hasBasis }
 
 // ConfigDir is the operator's configuration directory.
 func (w *Workspace) ConfigDir() string { return w.configDir }
@@ -233,6 +244,9 @@ func (w *Workspace) declaredOptions() *declared.Options {
 		// spawn's name stays basis's, whether this host offers spawn or not.
 		Reserved: []string{contract.SpawnName},
 		Sandbox:  w.Sandbox(),
+		// Only declared tools may ask to be read-only: spawn's commands
+		// and MCP servers never get this hook.
+		ReadOnlySandbox: w.ReadOnlySandbox(),
 	}
 }
 

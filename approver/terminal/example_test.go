@@ -105,6 +105,6 @@ func ExampleTerminal_gate() {
 	}
 	// Output:
 	// true rule allow spawn command go test * from builtin
-	// this repository never downloads; vendor the file instead
+	// tool spawn denied: this repository never downloads; vendor the file instead
 	// false rule deny spawn command curl *
 }

@@ -36,6 +36,10 @@ var mcpTestServerBinary string
 // ttyProbeBinary tries to type into its terminal (testdata/ttyprobe).
 var ttyProbeBinary string
 
+// oauthBrowserBinary follows an authorization URL's redirects
+// (e2e/cmd/oauthbrowser): the tests' BROWSER.
+var oauthBrowserBinary string
+
 func TestMain(m *testing.M) {
 	// Tests run basis in this process too, and its sandbox may re-execute
 	// the running binary to confine a program: this one, then.
@@ -63,6 +67,7 @@ func TestMain(m *testing.M) {
 			{&mcpServerBinary, "mcpserver", filepath.Join("..", "..", "examples"), "./mcpserver", "the example MCP server", nil},
 			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server", nil},
 			{&ttyProbeBinary, "ttyprobe", ".", "./testdata/ttyprobe", "the terminal probe", nil},
+			{&oauthBrowserBinary, "oauthbrowser", filepath.Join("..", "..", "e2e"), "./cmd/oauthbrowser", "the test browser", nil},
 		}
 		for _, b := range builds {
 			*b.out = filepath.Join(dir, b.name)
@@ -254,46 +259,55 @@ func TestSIGKILLMidCallLeavesTheStartRecord(t *testing.T) {
 }
 
 func TestSignalStopsAWaitForInput(t *testing.T) {
-	// A signal that arrives before basis has set up its handler ends it
-	// the default way, which is not what is tested here: then wait
-	// longer and try again.
-	for _, settle := range []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second} {
-		ws := t.TempDir()
-		cmd := exec.Command(basisBinary, "-C", ws, "call", "spawn", "-", "--approve", "allow")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "BASIS_CONFIG_DIR=" + filepath.Join(ws, "config")}
-		// stdin stays open and empty: basis waits for the input.
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		time.Sleep(settle)
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			stdin.Close()
-			t.Fatalf("basis did not stop while waiting for input; stderr:\n%s", stderr.String())
-		}
-		stdin.Close()
-		if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && status.Signaled() {
-			continue
-		}
-		if got := cmd.ProcessState.ExitCode(); got != 130 {
-			t.Errorf("exit status %d, want 130; stderr:\n%s", got, stderr.String())
-		}
-		return
+	ws := t.TempDir()
+	cmd := exec.Command(basisBinary, "-C", ws, "call", "spawn", "-", "--approve", "allow")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "BASIS_CONFIG_DIR=" + filepath.Join(ws, "config")}
+	// stdin stays open and empty: basis waits for the input.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("basis died of every SIGINT before it could handle one")
+	defer stdin.Close()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// basis installs its signal handler before it reads its input, so
+	// once it sleeps in a read of the pipe a SIGINT is basis's to handle.
+	if !waitUntil(20*time.Second, func() bool { return readingAPipe(cmd.Process.Pid) }) {
+		cmd.Process.Kill()
+		t.Fatalf("basis never waited for its input; stderr:\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("basis did not stop while waiting for input; stderr:\n%s", stderr.String())
+	}
+	if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+		t.Fatalf("basis died of the SIGINT instead of handling it; stderr:\n%s", stderr.String())
+	}
+	if got := cmd.ProcessState.ExitCode(); got != 130 {
+		t.Errorf("exit status %d, want 130; stderr:\n%s", got, stderr.String())
+	}
+}
+
+// readingAPipe reports whether a thread of pid sleeps in a read of a pipe
+// ("pipe_read", "anon_pipe_read" on newer kernels).
+func readingAPipe(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, f := range tasks {
+		if w, err := os.ReadFile(f); err == nil && strings.HasSuffix(string(w), "pipe_read") {
+			return true
+		}
+	}
+	return false
 }
 
 // waitForPIDs waits for the tool to write the ids of its processes.

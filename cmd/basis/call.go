@@ -20,7 +20,7 @@ import (
 )
 
 func cmdCall(ctx context.Context, g *globals, args []string, e *env) int {
-	c := newCommand("call", "call NAME [JSON | @FILE | -] [--approve prompt|allow|deny|hook:ARGV] [--audit FILE] [--json]",
+	c := newCommand("call", "call NAME [JSON | @FILE | -] [--approve prompt|allow|deny|hook:ARGV] [--elicit decline|defaults|prompt] [--audit FILE] [--json]",
 		`Runs one call through the whole pipeline — the input checked against the
 tool's schema, the tool's preview, the approval gate, execution, audit — and
 prints on stdout the text the model would read: the result, the failure or
@@ -37,6 +37,16 @@ The input is a JSON object: given as an argument, read from a file with
         with {"decision": "allow"} or {"decision": "deny", "reason": "…"}).
         The default is prompt when stdin and stderr are terminals, deny
         otherwise.
+  --elicit decline|defaults|prompt
+        how a question an MCP server asks during the call (elicitation) is
+        answered: decline it (basis then offers the server no questions at
+        all), accept the form with its schema's defaults (a form with a
+        required field without one is declined), or ask at the terminal —
+        a form naming the server, defaults filled in, enums as choices; a
+        page to open is shown and opened with $BROWSER if you agree. The
+        default is prompt when stdin and stderr are terminals, decline
+        otherwise. A server's request for a model's answer (sampling) is
+        always declined: basis has no model.
   --audit FILE
         append the audit log to FILE as JSON lines: a record of each call
         as its tool is about to run, and one of how it ended; a call that
@@ -54,6 +64,7 @@ refusal, denial, an audit record that could not be written), 128+N stopped
 by signal N.
 `)
 	approve := c.fs.String("approve", "", "")
+	elicitFlag := c.fs.String("elicit", "", "")
 	auditPath := c.fs.String("audit", "", "")
 	asJSON := c.fs.Bool("json", false, "")
 	name, input, w, code := c.callTarget(ctx, g, args, e)
@@ -63,6 +74,13 @@ by signal N.
 	appr, err := chooseApprover(ctx, *approve, w, e)
 	if err != nil {
 		return usageErr(e, "call: %v", err)
+	}
+	elicit, err := chooseElicit(*elicitFlag, e)
+	if err != nil {
+		return usageErr(e, "call: %v", err)
+	}
+	if elicit != elicitDecline {
+		w.elicit = elicit
 	}
 	gate, errs := w.newGate(ctx, appr)
 	if len(errs) > 0 {
@@ -90,6 +108,10 @@ by signal N.
 			fmt.Fprintf(e.stderr, "basis: note: %s\n", n)
 		}
 		if err, failed := w.mcpStartError(); err != nil {
+			if line, ok := signInLine(err); ok {
+				fmt.Fprintln(e.stderr, line)
+				return exitFailed
+			}
 			fmt.Fprintf(e.stderr, "basis: %s: %v\n", name, err)
 			if failed {
 				return exitFailed
@@ -119,6 +141,12 @@ by signal N.
 		status.clear()
 	}
 
+	if line, ok := signInLine(out.Err); ok && !*asJSON {
+		// A server asked for sign-in (a step-up, say) that basis could
+		// not run: the one thing to do is the whole message.
+		fmt.Fprintln(e.stderr, line)
+		return exitFailed
+	}
 	if *asJSON {
 		if err := writeOutcomeJSON(e.stdout, out); err != nil {
 			return usageErr(e, "call: writing the result: %v", err)

@@ -168,6 +168,22 @@ func TestCLI(t *testing.T) {
 		{name: "tools_broken_manifest", setup: brokenManifest, steps: one(exitUsage, "tools")},
 		{name: "tools_global_manifest", setup: globalManifest, steps: one(exitOK, "tools")},
 		// One tool whose ${VAR} is unset breaks only itself.
+		// One line each, saying what to do.
+		{name: "serve_http_not_loopback", steps: []step{
+			{args: []string{"serve", "--http", "0.0.0.0:8123"}, want: exitUsage},
+			{args: []string{"serve", "--http", "nonsense"}, want: exitUsage},
+		}},
+		{name: "call_hook_missing", steps: one(exitRefused, "call", "deploy", `{"service": "api"}`, "--approve", "hook:./no-such-hook --strict")},
+		// Without a .basis/ basis says which directory it took, once.
+		{name: "no_basis_dir", setup: noBasisDir, steps: []step{
+			{args: []string{"check"}, want: exitOK},
+			{args: []string{"-C", ".", "call", "spawn", `{"input": "!echo here"}`, "--approve", "allow"}, want: exitOK},
+		}},
+		// A tool whose program is missing says so in tools, as check does.
+		{name: "tools_cannot_start", setup: missingProgramTool, steps: []step{
+			{args: []string{"tools"}, want: exitOK},
+			{args: []string{"check"}, want: exitUsage},
+		}},
 		{name: "unavailable_tool", setup: unsetVariableTool, steps: []step{
 			{args: []string{"tools"}, want: exitOK},
 			{args: []string{"call", "publish", `{}`, "--approve", "allow"}, want: exitRefused},
@@ -332,6 +348,25 @@ func TestCLI(t *testing.T) {
 			{args: []string{"rules", "remove", "--tool", "spawn", "--ask"}, want: exitOK},
 			{args: []string{"rules", "list"}, want: exitOK},
 		}},
+		// A read-only tool runs unasked, held by the kernel: a write is
+		// refused, and the failure says which sandbox refused it; the
+		// operator's ask_read_only has it asked again.
+		{name: "read_only_tool", setup: func(t *testing.T, ws, _ string) {
+			write(t, filepath.Join(ws, ".basis", "tools.json"), `{"schema": 1, "tools": {
+				"look": {"description": "Reads the README.", "input_schema": {"type": "object"}, "command": ["/bin/cat", "README.md"], "sandbox": "read-only"},
+				"scribble": {"description": "Tries to write.", "input_schema": {"type": "object"}, "command": ["/bin/sh", "-c", "echo x > out.txt"], "sandbox": "read-only"}}}`)
+			write(t, filepath.Join(ws, "README.md"), "read me\n")
+		}, steps: []step{
+			{args: []string{"tools"}, want: exitOK},
+			{args: []string{"call", "look", "{}"}, want: exitOK},
+			{args: []string{"explain", "scribble", "{}"}, want: exitOK},
+			{args: []string{"call", "scribble", "{}"}, want: exitFailed},
+			{args: []string{"call", "look", "{}"}, want: exitRefused, before: &edit{
+				note: "the operator asks about read-only calls too",
+				do: func(t *testing.T, _, config string) {
+					write(t, filepath.Join(config, "rules.json"), `{"schema": 2, "ask_read_only": true, "rules": []}`)
+				}}},
+		}},
 		{name: "explain", steps: []step{
 			{args: []string{"explain", "greet", `{"name": "Ada"}`}, want: exitRefused},
 			{args: []string{"rules", "add", "--tool", "greet", "--pattern", `*"name":"Ada"*`, "--allow"}, want: exitOK},
@@ -474,6 +509,7 @@ var (
 	// $NETCUT: in a description's JSON, in a change to it, and in its
 	// summary. A machine that can cut neither still shows "unavailable":
 	// its runs fail, and the transcripts with them.
+	readList     = regexp.MustCompile(`"read":\[[^\]]*\]`)
 	netCutJSON   = regexp.MustCompile(`("network_cut": ?)"(?:namespace|landlock-tcp)"`)
 	netCutChange = regexp.MustCompile(`(network_cut (?:added:|removed \(was|was)) "(?:namespace|landlock-tcp)"`)
 	netCutWords  = func() *strings.Replacer {
@@ -542,6 +578,16 @@ func normalize(s, ws, home string) string {
 	s = durationMS.ReplaceAllString(s, `"duration_ms":$$MS`)
 	s = ruleDigest.ReplaceAllString(s, `"digest": "sha256:$$DIGEST"`)
 	s = netCutJSON.ReplaceAllString(s, `$1"$$NETCUT"`)
+	// The system directories a read-only tool reads are this machine's.
+	s = readList.ReplaceAllStringFunc(s, func(list string) string {
+		var kept []string
+		for _, r := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(list, `"read":[`), "]"), ",") {
+			if !strings.HasPrefix(r, `"/`) {
+				kept = append(kept, r)
+			}
+		}
+		return `"read":[` + strings.Join(append(kept, `$SYSTEMDIRS`), ",") + "]"
+	})
 	s = netCutChange.ReplaceAllString(s, `$1 "$$NETCUT"`)
 	s = netCutWords.Replace(s)
 	s = strings.ReplaceAll(s, eraseLine, "<erase>")
@@ -634,6 +680,27 @@ func unsetVariableTool(t *testing.T, ws, _ string) {
       "description": "Greet somebody by name.",
       "input_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
       "command": ["echo", "hello"]
+    }
+  }
+}`)
+}
+
+// noBasisDir leaves the workspace without its .basis directory.
+func noBasisDir(t *testing.T, ws, _ string) {
+	if err := os.RemoveAll(filepath.Join(ws, ".basis")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// missingProgramTool declares a tool whose program is not there.
+func missingProgramTool(t *testing.T, ws, _ string) {
+	write(t, filepath.Join(ws, ".basis/tools.json"), `{
+  "schema": 1,
+  "tools": {
+    "nope": {
+      "description": "Runs a program nobody built.",
+      "input_schema": {"type": "object"},
+      "command": ["./.basis/bin/nope"]
     }
   }
 }`)

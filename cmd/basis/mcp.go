@@ -64,6 +64,12 @@ func (w *workspace) openMCP(ctx context.Context, opts *mcpbind.ManagerOptions) *
 	// basis sweeps what its programs leave behind (ReapOrphans): a live
 	// server is none of that.
 	opts.Track = subprocess.Track
+	// Sign-ins are the operator's, kept in the operator config dir; the
+	// browser half runs only where a browser can be opened.
+	opts.Tokens = mcpbind.NewFileTokenStore(w.configDir)
+	if opts.SignIn == nil {
+		opts.SignIn = w.signInHook(false)
+	}
 	return mcpbind.Open(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir}, opts)
 }
 
@@ -82,7 +88,7 @@ func (w *workspace) mcpTools(ctx context.Context) ([]contract.ExecutableTool, er
 	// A tool of any name may be an MCP server's (tool_prefix): StartFor
 	// starts the servers whose tools could be named so, and none else.
 	if w.mcp == nil {
-		w.mcp = w.openMCP(ctx, nil)
+		w.mcp = w.openMCP(ctx, &mcpbind.ManagerOptions{ServerRequest: w.serverRequest()})
 		switch w.mcpStart {
 		case mcpAll:
 			// Failures show in the servers' status.
@@ -92,6 +98,16 @@ func (w *workspace) mcpTools(ctx context.Context) ([]contract.ExecutableTool, er
 		}
 	}
 	return w.mcp.Tools(), nil
+}
+
+// serverRequest answers the servers' questions as w.elicit says; nil
+// (no elicitation offered) when they are declined.
+func (w *workspace) serverRequest() mcpbind.ServerRequestFunc {
+	if w.elicit == "" {
+		return nil
+	}
+	el := &elicitor{mode: w.elicit, tty: w.e.tty, environ: w.e.environ}
+	return el.serverRequest()
 }
 
 // closeMCP stops every MCP server this invocation started.

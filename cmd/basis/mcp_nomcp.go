@@ -41,6 +41,8 @@ func (w *workspace) closeMCP() {}
 
 func (w *workspace) mcpStartError() (error, bool) { return nil, false }
 
+func signInLine(error) (string, bool) { return "", false }
+
 func (w *workspace) mcpServerRows() []mcpServerRow { return nil }
 
 func (w *workspace) mcpSandbox(string) string { return "-" }

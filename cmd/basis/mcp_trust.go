@@ -22,21 +22,36 @@ to run. basis starts them only once you trusted the file's exact content;
 an edited file needs trusting again. Servers in your own
 <config dir>/mcp.json need no trust.
 
-  list      the MCP config files basis reads here, whether each is trusted,
-            and their servers; starts nothing
-  trust     trust the workspace's .mcp.json as it is now
-  untrust   forget that trust; its servers stop being started
+  list         the MCP config files basis reads here, whether each is trusted,
+               their servers, and each remote server's sign-in; starts nothing
+  trust        trust the workspace's .mcp.json as it is now
+  untrust      forget that trust; its servers stop being started
+  login NAME   sign in to remote server NAME in your browser ($BROWSER)
+  logout NAME  forget NAME's sign-in
 `
 
 func cmdMCP(ctx context.Context, g *globals, args []string, e *env) int {
-	c := newCommand("mcp", "mcp list | trust | untrust", mcpHelp)
-	args, code := c.parseArgs(args, 1, 1, e)
+	c := newCommand("mcp", "mcp list | trust | untrust | login NAME | logout NAME", mcpHelp)
+	args, code := c.parseArgs(args, 1, 2, e)
 	if code >= 0 {
 		return code
 	}
 	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
+	}
+	switch args[0] {
+	case "login", "logout":
+		if len(args) != 2 {
+			return usageErr(e, "mcp %s: name the server: basis mcp %s NAME", args[0], args[0])
+		}
+		if args[0] == "login" {
+			return w.mcpLogin(ctx, args[1])
+		}
+		return w.mcpLogout(ctx, args[1])
+	}
+	if len(args) != 1 {
+		return usageErr(e, "mcp: wrong number of arguments\nusage: basis mcp list | trust | untrust | login NAME | logout NAME")
 	}
 	switch args[0] {
 	case "list":
@@ -46,7 +61,7 @@ func cmdMCP(ctx context.Context, g *globals, args []string, e *env) int {
 	case "untrust":
 		return w.mcpUntrust(ctx)
 	}
-	return usageErr(e, "mcp: unknown subcommand %q%s; use list, trust or untrust", args[0], didYouMean(args[0], []string{"list", "trust", "untrust"}))
+	return usageErr(e, "mcp: unknown subcommand %q%s; use list, trust, untrust, login or logout", args[0], didYouMean(args[0], []string{"list", "trust", "untrust", "login", "logout"}))
 }
 
 // mcpList prints each config file with its trust and servers.
@@ -77,6 +92,7 @@ func (w *workspace) mcpList(ctx context.Context) int {
 	if err := tw.Flush(); err != nil {
 		return usageErr(e, "writing the list: %v", err)
 	}
+	w.mcpSignIns(ctx)
 	for _, f := range cfg.Files {
 		switch {
 		case f.Trust == mcpbind.Trusted:

@@ -73,8 +73,10 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	token := ""
 	if *httpAddr != "" {
 		if !*allowRemote {
-			if err := mcpserve.CheckLoopback(*httpAddr); err != nil {
-				return usageErr(e, "serve: --http %s: %v; listen on 127.0.0.1:PORT, or pass --allow-remote to serve other machines (anyone who has the token can then run tools here)", *httpAddr, err)
+			if err := mcpserve.CheckLoopback(*httpAddr); errors.Is(err, mcpserve.ErrNotLoopback) {
+				return usageErr(e, "serve: --http %s is not a loopback address; listen on 127.0.0.1:PORT, or pass --allow-remote to serve other machines (anyone who has the token can then run tools here)", *httpAddr)
+			} else if err != nil {
+				return usageErr(e, "serve: --http %s: give host:port, such as 127.0.0.1:8765", *httpAddr)
 			}
 		}
 		token = e.getenv(envServeToken)

@@ -42,6 +42,9 @@ type workspace struct {
 	// is the tool whose server mcpForTool starts.
 	mcpStart mcpStart
 	mcpTool  string
+	// elicit is how a server's questions during a call are answered
+	// (call --elicit); empty declines them.
+	elicit elicitMode
 	// mcpState is this invocation's MCP client; with -tags nomcp it is
 	// empty.
 	mcpState
@@ -85,6 +88,14 @@ func openWorkspace(ctx context.Context, g *globals, e *env) (*workspace, error) 
 		return nil, w.openErr
 	}
 	w.root, w.configDir = w.ws.Root(), w.ws.ConfigDir()
+	if !w.ws.HasBasis() {
+		// Said once, since the user may be in the wrong directory.
+		if g.dir != "" {
+			fmt.Fprintf(e.stderr, "basis: %s has no .basis/; it is the workspace, with no declared tools (basis init declares some)\n", w.root)
+		} else {
+			fmt.Fprintf(e.stderr, "basis: no .basis/ found from %s up; the workspace is %s, with no declared tools (basis init declares some, -C DIR names another workspace)\n", cwd, w.root)
+		}
+	}
 	if w.depth, err = spawn.DepthFrom(e.environ); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,9 @@ func contentResult(res contract.Result, isError bool) *mcp.CallToolResult {
 	if len(res.Content) == 0 && len(res.Structured) == 0 && len(res.Meta) == 0 {
 		return nil
 	}
+	if r := textResult(res, isError); r != nil {
+		return r
+	}
 	content := res.Content
 	if len(content) == 0 {
 		// A result with structured content only still carries its text,
@@ -43,6 +46,29 @@ func contentResult(res contract.Result, isError bool) *mcp.CallToolResult {
 		return nil
 	}
 	return &out
+}
+
+// textResult is contentResult for the commonest result, text blocks
+// alone ({"type":"text","text":…}, nothing else in them) and no
+// structured content or _meta, made without the SDK's decoder, which
+// costs a 32 KiB buffer per result; nil for any other result.
+func textResult(res contract.Result, isError bool) *mcp.CallToolResult {
+	if len(res.Content) == 0 || len(res.Structured) != 0 || len(res.Meta) != 0 {
+		return nil
+	}
+	out := &mcp.CallToolResult{Content: make([]mcp.Content, 0, len(res.Content)), IsError: isError}
+	for _, raw := range res.Content {
+		var block map[string]json.RawMessage
+		if json.Unmarshal(raw, &block) != nil || len(block) != 2 || string(block["type"]) != `"text"` {
+			return nil
+		}
+		var text string
+		if t := block["text"]; len(t) == 0 || t[0] != '"' || json.Unmarshal(t, &text) != nil {
+			return nil
+		}
+		out.Content = append(out.Content, &mcp.TextContent{Text: text})
+	}
+	return out
 }
 
 // CallResult runs one call through the runtime's pipeline and returns

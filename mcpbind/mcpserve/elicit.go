@@ -149,7 +149,7 @@ func Ask(ctx context.Context, q Question) (Reply, error) {
 	}
 	pc.askMu.Lock()
 	defer pc.askMu.Unlock()
-	if a := pc.attached(); a == nil || !a.canElicit {
+	if a := pc.attached(); a == nil || !a.canElicit() {
 		return Reply{}, errNoElicitation
 	}
 	a, err := pc.ask(ctx, &question{key: questionID, params: elicitParams(q), reply: make(chan answer, 1)})

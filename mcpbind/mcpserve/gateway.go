@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -237,11 +238,30 @@ func (g *Gateway) reloadIfChanged(ctx context.Context) {
 	g.logf("reloaded: %d tools", len(rt.Tools()))
 	if clientChanged {
 		g.logClient(g.client)
+		g.carrySubscriptions(ctx, old, g.client)
 		// Other servers, other prompts and resources.
 		g.Notify("notifications/prompts/list_changed", "")
 		g.Notify("notifications/resources/list_changed", "")
 	}
 	g.Refresh()
+}
+
+// carrySubscriptions subscribes the new client to what clients were
+// subscribed to through the old one, so they go on hearing of their
+// resources; a resource no server of the new client owns is said.
+func (g *Gateway) carrySubscriptions(ctx context.Context, old, now *mcpbind.Manager) {
+	if old == nil || now == nil {
+		return
+	}
+	subs := old.Subscriptions()
+	for _, uri := range slices.Sorted(maps.Keys(subs)) {
+		for range subs[uri] {
+			if err := now.Subscribe(ctx, uri); err != nil {
+				g.logf("reload: clients subscribed to %s hear no more of it: %v", uri, err)
+				break
+			}
+		}
+	}
 }
 
 func (g *Gateway) logf(format string, args ...any) {

@@ -36,6 +36,8 @@ type hostGateway struct {
 	mu        sync.Mutex
 	opened    []*mcpbind.Manager // every client the gateway opened, in order
 	toolsSeen chan struct{}      // a tools/list_changed reached the client
+	updated   chan string        // the URI of each resources/updated the client heard
+	acks      chan string        // see ackingClient
 }
 
 // writeServers writes the operator's mcp.json with one server per label.
@@ -107,7 +109,7 @@ func (h *hostGateway) clients() []*mcpbind.Manager {
 
 func newHostGateway(t *testing.T, tools []string, servers ...string) *hostGateway {
 	t.Helper()
-	h := &hostGateway{dir: t.TempDir(), log: &lockedBuffer{}, toolsSeen: make(chan struct{}, 100)}
+	h := &hostGateway{dir: t.TempDir(), log: &lockedBuffer{}, toolsSeen: make(chan struct{}, 100), updated: make(chan string, 16)}
 	writeTools(t, h.dir, tools...)
 	writeServers(t, h.dir, servers...)
 	ctx := context.Background()
@@ -128,9 +130,12 @@ func newHostGateway(t *testing.T, tools []string, servers ...string) *hostGatewa
 	sctx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- gw.Serve(sctx, st) }()
-	h.cs, err = mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, &mcp.ClientOptions{
+	var client *mcp.Client
+	client, h.acks = ackingClient(&mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { h.toolsSeen <- struct{}{} },
-	}).Connect(ctx, ct, nil)
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { h.updated <- req.Params.URI },
+	})
+	h.cs, err = client.Connect(ctx, ct, nil)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -298,5 +303,31 @@ func TestGatewayClosesItsClient(t *testing.T) {
 	}
 	if !allClosed(served) {
 		t.Error("Close left the client served running")
+	}
+}
+
+// A client's subscription outlasts a reload that replaces the MCP client:
+// the new client's server is subscribed, and its update reaches the
+// subscriber.
+func TestGatewayKeepsSubscriptionsAcrossAReload(t *testing.T) {
+	h := newHostGateway(t, []string{"first"}, "alpha")
+	uri := "mem://alpha/only"
+	subscribe(t, h.cs, h.acks, uri)
+	writeServers(t, h.dir, "alpha", "beta")
+	h.gw.ReloadIfChanged(context.Background())
+	if n := len(h.clients()); n != 2 {
+		t.Fatalf("%d clients opened, want a second", n)
+	}
+	res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "mcp__alpha__change", Arguments: map[string]string{"what": "updated", "uri": uri}})
+	if err != nil || res.IsError {
+		t.Fatalf("change: %+v, %v", res, err)
+	}
+	select {
+	case got := <-h.updated:
+		if got != uri {
+			t.Errorf("the client heard of %s, want %s", got, uri)
+		}
+	case <-time.After(30 * time.Second): // a bound, not a wait
+		t.Fatalf("no update reached the client after the reload; log:\n%s", h.log)
 	}
 }

@@ -46,10 +46,44 @@ type gateway struct {
 	cs    *mcp.ClientSession
 	srv   *mcpserve.Server
 	audit *lockedBuffer
-	// acks hears notifications/subscriptions/acknowledged: from protocol
-	// 2026-07-28 on, Subscribe returns before the server has subscribed.
-	// It gets each resource URI an acknowledgement names.
-	acks chan string
+	acks  chan string // see ackingClient
+}
+
+// ackingClient is a client whose acks channel gets each resource URI a
+// notifications/subscriptions/acknowledged names: from protocol
+// 2026-07-28 on, Subscribe returns before the server has subscribed.
+func ackingClient(copts *mcp.ClientOptions) (*mcp.Client, chan string) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, copts)
+	acks := make(chan string, 16)
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok {
+				for _, uri := range p.Notifications.ResourceSubscriptions {
+					acks <- uri
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return client, acks
+}
+
+// subscribe subscribes cs to uri and returns once the server has.
+func subscribe(t *testing.T, cs *mcp.ClientSession, acks <-chan string, uri string) {
+	t.Helper()
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribe %s: %v", uri, err)
+	}
+	if cs.InitializeResult().ProtocolVersion < "2026-07-28" {
+		return // resources/subscribe is answered once subscribed
+	}
+	for acked := ""; acked != uri; {
+		select {
+		case acked = <-acks:
+		case <-time.After(30 * time.Second): // a bound, not a wait
+			t.Fatalf("subscribing to %s was not acknowledged", uri)
+		}
+	}
 }
 
 func newGateway(t *testing.T, rules func(*mcpbind.Manager) []approver.Rule, appr approver.Approver, copts *mcp.ClientOptions, labels ...string) *gateway {
@@ -111,18 +145,7 @@ func newGatewayOn(t *testing.T, version string, rules func(*mcpbind.Manager) []a
 	sctx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(sctx, st) }()
-	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, copts)
-	acks := make(chan string, 16)
-	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok {
-				for _, uri := range p.Notifications.ResourceSubscriptions {
-					acks <- uri
-				}
-			}
-			return next(ctx, method, req)
-		}
-	})
+	client, acks := ackingClient(copts)
 	var sopts *mcp.ClientSessionOptions
 	if version != "" {
 		sopts = &mcp.ClientSessionOptions{ProtocolVersion: version}
@@ -347,19 +370,7 @@ func TestServerChangesReachTheClient(t *testing.T) {
 	g := newGatewayOn(t, "2025-11-25", nil, allowAll, copts, "alpha", "beta")
 	ctx := context.Background()
 	for _, uri := range []string{"basis-mcp://alpha/file:///README.md", "mem://beta/only"} {
-		if err := g.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			t.Fatalf("subscribe %s: %v", uri, err)
-		}
-		if g.cs.InitializeResult().ProtocolVersion < "2026-07-28" {
-			continue // resources/subscribe answered once subscribed
-		}
-		for acked := ""; acked != uri; {
-			select {
-			case acked = <-g.acks:
-			case <-time.After(30 * time.Second): // a bound, not a wait
-				t.Fatalf("subscribing to %s was not acknowledged", uri)
-			}
-		}
+		subscribe(t, g.cs, g.acks, uri)
 	}
 	next := func() string {
 		t.Helper()

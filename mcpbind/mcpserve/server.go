@@ -443,10 +443,12 @@ type pendingCall struct {
 // attachment is the request a pendingCall reports to: where progress
 // goes, and whether its client can be asked.
 type attachment struct {
-	ctx       context.Context
-	session   *mcp.ServerSession
-	token     any
-	canElicit bool
+	ctx     context.Context
+	session *mcp.ServerSession
+	token   any
+	// canElicit is read when the call asks, which few calls do: decoding
+	// the request's capabilities on every call cost a JSON decode each.
+	canElicit func() bool
 }
 
 type pendingKey struct{}
@@ -683,14 +685,17 @@ var errRetryDiffers = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 	Message: "basis: this retry's client, tool or arguments differ from the call its requestState belongs to; nothing was run. Call the tool again without requestState"}
 
 func (pc *pendingCall) attach(ctx context.Context, req *mcp.CallToolRequest) {
-	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
+	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), canElicit: cannot}
 	if pc.canAsk {
-		a.canElicit = canElicit(req.ClientCapabilities())
+		a.canElicit = sync.OnceValue(func() bool { return canElicit(req.ClientCapabilities()) })
 	}
 	pc.mu.Lock()
 	pc.att = a
 	pc.mu.Unlock()
 }
+
+// cannot is the canElicit of a request whose call may not ask.
+func cannot() bool { return false }
 
 func (pc *pendingCall) detach() {
 	pc.mu.Lock()

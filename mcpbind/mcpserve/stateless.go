@@ -57,7 +57,16 @@ func sessionlessClient[P mcp.Params](req *mcp.ServerRequest[P]) string {
 		return ""
 	}
 	label := "sessionless"
-	if info := req.ClientInfo(); info != nil {
+	// The SDK has checked the request's _meta and keeps what it read as
+	// the request's session's initialize parameters; ClientInfo would
+	// decode the _meta again, a JSON round trip on every call.
+	var info *mcp.Implementation
+	if p := req.Session.InitializeParams(); p != nil && p.ProtocolVersion >= modernVersion {
+		info = p.ClientInfo
+	} else {
+		info = req.ClientInfo()
+	}
+	if info != nil {
 		label += " " + strconv.Quote(info.Name) + " " + strconv.Quote(info.Version)
 	}
 	return label

@@ -30,7 +30,7 @@ var hosts = []Host{
 			{Dir: "testdata/ws", Args: []string{"word_count", `{"text": "one two three"}`}, Output: "minimal host: word_count: ok: 3",
 				File: "audit.jsonl", FileHolds: `"sandbox":{"mode":"workspace-write"`},
 			{Dir: "testdata/ws", Args: []string{"escape", "{}"}, Output: "Permission denied", Absent: "../escaped"},
-			{Dir: "testdata/ws", Args: []string{"deploy", "{}"}, Output: "minimal host: deploy: refused: this workspace never deploys"},
+			{Dir: "testdata/ws", Args: []string{"deploy", "{}"}, Output: "minimal host: deploy: refused: tool deploy denied: this workspace never deploys"},
 		},
 	},
 	{

@@ -256,7 +256,7 @@ func previewOf(ctx context.Context, r *registered, call contract.Call) (p contra
 // is a refusal at the preview stage, as the preview's own is: a tool that
 // cannot say what it is cannot be approved.
 func (rt *Runtime) definitionFor(ctx context.Context, r *registered, p contract.Preview) (def json.RawMessage, text string, err error) {
-	if rt.gate == nil || !p.SideEffect.Consequential() {
+	if rt.gate == nil || !p.SideEffect.Consequential() && !rt.gate.AsksReadOnly() {
 		return nil, "", nil
 	}
 	return definitionOf(ctx, r)

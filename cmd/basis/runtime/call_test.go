@@ -216,10 +216,10 @@ func TestApprovalOrder(t *testing.T) {
 		wantText   string
 	}{
 		{"read-only never asks", newHostTool("read", contract.SideEffectNone), approver.Deny, runtime.StatusOK, approver.SourceReadOnly, 0, 1, "read ran"},
-		{"a deny rule answers first", newHostTool("write", contract.SideEffectProcess), approver.Allow, runtime.StatusRefused, approver.SourceRule, 0, 0, "writes are off today"},
+		{"a deny rule answers first", newHostTool("write", contract.SideEffectProcess), approver.Allow, runtime.StatusRefused, approver.SourceRule, 0, 0, "tool write denied: writes are off today"},
 		{"an allow rule answers first", newHostTool("allowed", contract.SideEffectExternal), approver.Deny, runtime.StatusOK, approver.SourceRule, 0, 1, "allowed ran"},
 		{"then the approver: allow", newHostTool("other", contract.SideEffectProcess), approver.Allow, runtime.StatusOK, approver.SourceApprover, 1, 1, "other ran"},
-		{"then the approver: deny", newHostTool("other", contract.SideEffectProcess), approver.Deny, runtime.StatusRefused, approver.SourceApprover, 1, 0, "the test approver said deny"},
+		{"then the approver: deny", newHostTool("other", contract.SideEffectProcess), approver.Deny, runtime.StatusRefused, approver.SourceApprover, 1, 0, "tool other denied: the test approver said deny"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

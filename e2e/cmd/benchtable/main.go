@@ -398,7 +398,9 @@ func conformanceSection(report string) []byte {
 	return []byte("\n## MCP conformance\n\n" +
 		"The official MCP conformance suite, `@modelcontextprotocol/conformance@0.2.0-alpha.11` (the version\n" +
 		"go-sdk v1.8.0 pins), against go-sdk v1.8.0's `conformance/everything-server`, directly and through\n" +
-		"`basis serve`, in both modes. Command: `make conformance` (`go run ./cmd/conformance -root ..` in\n" +
+		"`basis serve`, in both modes, then its client side with go-sdk's `everything-client` and with `basis`\n" +
+		"(driven by cmd/conformanceclient). Command: `make conformance` (`go run ./cmd/conformance -root ..` in\n" +
 		"e2e/), run by `make bench` before the benchmarks; what each mode means and why basis differs where it\n" +
-		"does: [e2e/README.md](README.md) and [conformance/baseline.yml](conformance/baseline.yml).\n\n" + report)
+		"does: [e2e/README.md](README.md), [conformance/baseline.yml](conformance/baseline.yml) and\n" +
+		"[conformance/client-baseline.yml](conformance/client-baseline.yml).\n\n" + report)
 }

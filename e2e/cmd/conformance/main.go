@@ -9,7 +9,14 @@
 //
 // Usage (from e2e/; make conformance runs it):
 //
-//	go run ./cmd/conformance -root .. [-strict] [-keep DIR]
+//	go run ./cmd/conformance -root .. [-strict] [-keep DIR] [-server=false] [-client=false]
+//
+// Then it runs the suite's client side, `conformance client --suite all`,
+// twice: with go-sdk's everything-client, and with cmd/conformanceclient,
+// which does each scenario's work by running the built basis (tools,
+// call), and prints a second table, with each check basis fails that
+// everything-client passes. With -strict such a check is an exit status 1
+// unless conformance/client-baseline.yml lists it.
 //
 // The modes are the suite's requirement sets: 2025-11-25 against a
 // stateful server, 2026-07-28 against a stateless one. With -strict (or
@@ -86,20 +93,36 @@ func main() {
 	root := flag.String("root", "..", "the repository's root")
 	strict := flag.Bool("strict", os.Getenv("BASIS_CONFORMANCE_STRICT") == "1", "exit 1 when basis fails a check the server passes directly and the baseline does not list (default from BASIS_CONFORMANCE_STRICT=1)")
 	baselinePath := flag.String("baseline", "conformance/baseline.yml", "the checks basis fails on purpose, with reasons")
+	clientBaselinePath := flag.String("client-baseline", "conformance/client-baseline.yml", "the checks basis as a client fails, with reasons")
+	doServer := flag.Bool("server", true, "run the server suite (everything-server directly and through basis serve)")
+	doClient := flag.Bool("client", true, "run the client suite (everything-client, and basis driven by cmd/conformanceclient)")
 	keep := flag.String("keep", "", "write the builds, workspace and suite results into this directory and keep them (default: a temporary directory, removed)")
 	flag.Parse()
-	if err := run(*root, *baselinePath, *keep, *strict, os.Stdout); err != nil {
+	o := options{root: *root, baseline: *baselinePath, clientBaseline: *clientBaselinePath, keep: *keep,
+		strict: *strict, server: *doServer, client: *doClient}
+	if err := run(o, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(1)
 	}
 }
 
-func run(root, baselinePath, keep string, strict bool, stdout io.Writer) error {
+// options are the command line's.
+type options struct {
+	root, baseline, clientBaseline, keep string
+	strict, server, client               bool
+}
+
+func run(o options, stdout io.Writer) error {
+	root, baselinePath, keep, strict := o.root, o.baseline, o.keep, o.strict
 	labels := make([]string, len(modes))
 	for i, m := range modes {
 		labels[i] = m.Requirements
 	}
 	baseline, err := readBaseline(baselinePath, labels)
+	if err != nil {
+		return err
+	}
+	clientBaseline, err := readBaseline(o.clientBaseline, []string{clientMode})
 	if err != nil {
 		return err
 	}
@@ -121,17 +144,54 @@ func run(root, baselinePath, keep string, strict bool, stdout io.Writer) error {
 		return err
 	}
 	bin := filepath.Join(dir, "bin")
-	logf("building basis and go-sdk's everything-server and everything-client into %s", bin)
+	logf("building basis, go-sdk's everything-server and everything-client, and the client commands into %s", bin)
 	if err := goBuild(filepath.Join(root, "cmd", "basis"), filepath.Join(bin, "basis"), "."); err != nil {
 		return err
 	}
 	// Built in this module, so go.mod's tool lines pin the version.
-	if err := goBuild(".", bin+string(filepath.Separator), serverPkg, clientPkg); err != nil {
+	if err := goBuild(".", bin+string(filepath.Separator), serverPkg); err != nil {
 		return err
 	}
+	if err := buildClients(bin); err != nil {
+		return err
+	}
+	n := 0
+	if o.server {
+		if n, err = runServers(dir, bin, peers, baseline, baselinePath, strict, stdout); err != nil {
+			return err
+		}
+	}
+	if o.client {
+		rows, err := runClients(bin, peers, filepath.Join(dir, "results", "client"))
+		if err != nil {
+			return err
+		}
+		regs := compare(rows[0].Result, rows[1].Result, clientBaseline[clientMode])
+		if o.server {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprint(stdout, clientReport(rows, regs, clientBaseline[clientMode]))
+		if k := len(unexplained(regs)); k > 0 && strict {
+			fmt.Fprintf(os.Stderr, "conformance: -strict: basis as a client fails %d check(s) everything-client passes that %s does not list; fix basis, or list each with its reason\n", k, o.clientBaseline)
+			n += k
+		}
+	}
+	if keep != "" {
+		fmt.Fprintf(stdout, "\nThe suite's results and output: %s\n", filepath.Join(dir, "results"))
+	}
+	if n > 0 {
+		return fmt.Errorf("-strict: %d check(s) basis fails beyond the baselines", n)
+	}
+	return nil
+}
+
+// runServers runs the server suite in each mode, directly and through
+// basis serve, prints its table, and returns how many checks basis fails
+// beyond the baseline under -strict (0 without).
+func runServers(dir, bin string, peers peerPaths, baseline map[string]map[string]string, baselinePath string, strict bool, stdout io.Writer) (int, error) {
 	ws, cfg, mark, err := setupWorkspace(dir, bin)
 	if err != nil {
-		return err
+		return 0, err
 	}
 
 	rows := [2][]Result{}
@@ -139,11 +199,11 @@ func run(root, baselinePath, keep string, strict bool, stdout io.Writer) error {
 		out := filepath.Join(dir, "results", m.Requirements)
 		direct, err := runDirect(m, bin, peers, filepath.Join(out, "direct"))
 		if err != nil {
-			return fmt.Errorf("%s, everything-server directly: %w", m.Label(), err)
+			return 0, fmt.Errorf("%s, everything-server directly: %w", m.Label(), err)
 		}
 		viaBasis, err := runBasis(m, bin, ws, cfg, mark, peers, filepath.Join(out, "basis"))
 		if err != nil {
-			return fmt.Errorf("%s, through basis serve: %w", m.Label(), err)
+			return 0, fmt.Errorf("%s, through basis serve: %w", m.Label(), err)
 		}
 		rows[0] = append(rows[0], direct)
 		rows[1] = append(rows[1], viaBasis)
@@ -154,20 +214,17 @@ func run(root, baselinePath, keep string, strict bool, stdout io.Writer) error {
 		regs[i] = compare(rows[0][i], rows[1][i], baseline[m.Requirements])
 	}
 	fmt.Fprint(stdout, report(rows, regs, baseline))
-	if keep != "" {
-		fmt.Fprintf(stdout, "\nThe suite's results and output: %s\n", filepath.Join(dir, "results"))
-	}
 	if !strict {
-		return nil
+		return 0, nil
 	}
 	n := 0
 	for _, r := range regs {
 		n += len(unexplained(r))
 	}
 	if n > 0 {
-		return fmt.Errorf("-strict: basis fails %d check(s) the server passes directly that %s does not list; fix basis, or list each with the reason basis differs there on purpose", n, baselinePath)
+		fmt.Fprintf(os.Stderr, "conformance: -strict: basis serve fails %d check(s) the server passes directly that %s does not list; fix basis, or list each with the reason basis differs there on purpose\n", n, baselinePath)
 	}
-	return nil
+	return n, nil
 }
 
 // peerPaths are the pinned Node 22 and the suite's entry point.

@@ -51,3 +51,63 @@ func report(rows [2][]Result, regs [][]Regression, baseline map[string]map[strin
 	}
 	return b.String()
 }
+
+// clientReport is the markdown of the client run: the table (a row per
+// client), then every check basis fails that everything-client passes,
+// and the baseline's entries that no longer apply.
+func clientReport(rows [2]clientRow, regs []Regression, baseline map[string]string) string {
+	var b strings.Builder
+	b.WriteString("| client under test (`conformance client --suite all`) | passed | failed | took |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %d | %d | %.1f s |\n", r.Name, r.Result.Passed(), r.Result.Failed(), r.Took.Seconds())
+	}
+	fmt.Fprintf(&b, "\nbasis fails %d check(s) everything-client passes", len(regs))
+	if len(regs) == 0 {
+		b.WriteString(".\n")
+	} else {
+		b.WriteString(":\n\n")
+	}
+	// The checks an entry ending in * covers show as that one entry.
+	grouped := map[string]int{}
+	for _, r := range regs {
+		if k := wildcardFor(r.Check, baseline); k != "" {
+			if grouped[k]++; grouped[k] > 1 {
+				continue
+			}
+		}
+	}
+	for _, r := range regs {
+		k := wildcardFor(r.Check, baseline)
+		switch {
+		case k == "":
+			fmt.Fprintf(&b, "- `%s` (%s)", r.Check, strings.ToLower(string(r.Basis)))
+		case grouped[k] > 0:
+			fmt.Fprintf(&b, "- `%s` (%d checks)", k, grouped[k])
+			grouped[k] = 0
+		default:
+			continue
+		}
+		if r.Reason != "" {
+			fmt.Fprintf(&b, ", in the baseline: %s", r.Reason)
+		}
+		b.WriteString("\n")
+	}
+	if s := stale(regs, baseline); len(s) > 0 {
+		fmt.Fprintf(&b, "\nThe client baseline lists checks basis no longer fails; remove them: %s\n", strings.Join(s, ", "))
+	}
+	return b.String()
+}
+
+// wildcardFor is the baseline entry ending in * that covers check, if
+// any ("" when none does, or check has an entry of its own).
+func wildcardFor(check string, baseline map[string]string) string {
+	if _, ok := baseline[check]; ok {
+		return ""
+	}
+	for k := range baseline {
+		if strings.HasSuffix(k, "*") && covers(k, check) {
+			return k
+		}
+	}
+	return ""
+}

@@ -46,9 +46,16 @@ func (r Result) count(s Status) int {
 	return n
 }
 
-// scenarioDir is the name the suite gives each scenario's results
-// directory under --output-dir: server-<scenario>-<timestamp>.
-var scenarioDir = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$`)
+// timestamp ends the name the suite gives each scenario's results
+// directory under --output-dir: server-<scenario>-<timestamp> for a server
+// run, <scenario>-<timestamp> for a client run (a scenario named
+// auth/<name> in a directory auth/).
+const timestamp = `-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$`
+
+var (
+	serverScenarioDir = regexp.MustCompile(`^server-(.+)` + timestamp)
+	clientScenarioDir = regexp.MustCompile(`^(.+)` + timestamp)
+)
 
 // check is the part of a checks.json entry the comparison needs.
 type check struct {
@@ -57,31 +64,61 @@ type check struct {
 	Status Status `json:"status"`
 }
 
-// readResults reads the suite's --output-dir: one directory per scenario,
-// each holding checks.json, a list of checks.
+// readResults reads a server run's --output-dir: one directory per
+// scenario, each holding checks.json, a list of checks.
 func readResults(dir string) (Result, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	return readResultsOf(dir, serverScenarioDir)
+}
+
+// readClientResults reads a client run's --output-dir, where a scenario
+// named auth/<name> has its directory in auth/.
+func readClientResults(dir string) (Result, error) {
+	return readResultsOf(dir, clientScenarioDir)
+}
+
+func readResultsOf(dir string, scenarioDir *regexp.Regexp) (Result, error) {
+	r := Result{}
+	if err := readScenarios(dir, "", scenarioDir, r); err != nil {
 		return nil, err
 	}
-	r := Result{}
+	if len(r) == 0 {
+		return nil, fmt.Errorf("%s holds no scenario results", dir)
+	}
+	return r, nil
+}
+
+// readScenarios adds the checks of each scenario directory in dir/sub to
+// r; a directory without checks.json whose name is no scenario's holds
+// scenarios (auth/).
+func readScenarios(dir, sub string, scenarioDir *regexp.Regexp, r Result) error {
+	entries, err := os.ReadDir(filepath.Join(dir, sub))
+	if err != nil {
+		return err
+	}
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
+		rel := filepath.Join(sub, e.Name())
+		path := filepath.Join(dir, rel, "checks.json")
 		m := scenarioDir.FindStringSubmatch(e.Name())
 		if m == nil {
-			return nil, fmt.Errorf("%s: not a scenario's results directory (server-<scenario>-<timestamp>); has the suite's output format changed?", filepath.Join(dir, e.Name()))
+			if _, err := os.Stat(path); err == nil || sub != "" || scenarioDir == serverScenarioDir {
+				return fmt.Errorf("%s: not a scenario's results directory (%s); has the suite's output format changed?", filepath.Join(dir, rel), scenarioDir)
+			}
+			if err := readScenarios(dir, rel, scenarioDir, r); err != nil {
+				return err
+			}
+			continue
 		}
-		scenario := m[1]
-		path := filepath.Join(dir, e.Name(), "checks.json")
+		scenario := filepath.ToSlash(filepath.Join(sub, m[1]))
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var checks []check
 		if err := json.Unmarshal(data, &checks); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
+			return fmt.Errorf("%s: %v", path, err)
 		}
 		ids := map[string]int{}
 		for _, c := range checks {
@@ -89,7 +126,7 @@ func readResults(dir string) (Result, error) {
 		}
 		for _, c := range checks {
 			if c.ID == "" || c.Status == "" {
-				return nil, fmt.Errorf("%s: a check without an id or status", path)
+				return fmt.Errorf("%s: a check without an id or status", path)
 			}
 			key := scenario + "/" + c.ID
 			if ids[c.ID] > 1 {
@@ -107,10 +144,7 @@ func readResults(dir string) (Result, error) {
 			r[key] = c.Status
 		}
 	}
-	if len(r) == 0 {
-		return nil, fmt.Errorf("%s holds no scenario results", dir)
-	}
-	return r, nil
+	return nil
 }
 
 // totalLine is the suite's own count, printed at the end of its output.
@@ -158,11 +192,34 @@ func compare(direct, viaBasis Result, baseline map[string]string) []Regression {
 			b = Missing
 		}
 		if b != Success {
-			out = append(out, Regression{Check: key, Basis: b, Reason: baseline[key]})
+			out = append(out, Regression{Check: key, Basis: b, Reason: reasonFor(key, baseline)})
 		}
 	}
 	slices.SortFunc(out, func(a, b Regression) int { return strings.Compare(a.Check, b.Check) })
 	return out
+}
+
+// reasonFor is the baseline's reason for key: its own entry, else that
+// of an entry ending in * whose text before the * begins key ("auth/*"
+// stands for every check of every auth/ scenario).
+func reasonFor(key string, baseline map[string]string) string {
+	if r, ok := baseline[key]; ok {
+		return r
+	}
+	for k, r := range baseline {
+		if prefix, ok := strings.CutSuffix(k, "*"); ok && strings.HasPrefix(key, prefix) {
+			return r
+		}
+	}
+	return ""
+}
+
+// covers reports whether the baseline entry k stands for check.
+func covers(k, check string) bool {
+	if prefix, ok := strings.CutSuffix(k, "*"); ok {
+		return strings.HasPrefix(check, prefix)
+	}
+	return k == check
 }
 
 // unexplained are the regressions the baseline does not list.
@@ -182,7 +239,7 @@ func unexplained(regs []Regression) []Regression {
 func stale(regs []Regression, baseline map[string]string) []string {
 	var out []string
 	for key := range baseline {
-		if !slices.ContainsFunc(regs, func(r Regression) bool { return r.Check == key }) {
+		if !slices.ContainsFunc(regs, func(r Regression) bool { return covers(key, r.Check) }) {
 			out = append(out, key)
 		}
 	}
@@ -198,7 +255,8 @@ func stale(regs []Regression, baseline map[string]string) []string {
 //	2026-07-28:
 //	  scenario/check-id: why
 //
-// Blank lines and lines starting with # are comments. The format is this
+// A key ending in * stands for every check it begins ("auth/*"). Blank
+// lines and lines starting with # are comments. The format is this
 // small subset of YAML, read here without a YAML library; anything else
 // is an error naming the line.
 func readBaseline(path string, modes []string) (map[string]map[string]string, error) {
