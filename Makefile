@@ -179,9 +179,9 @@ $(PEERS): e2e/peers/package-lock.json
 	touch $@
 
 .PHONY: e2e
-e2e: $(PEERS) ## install the pinned MCP peers when missing or changed, run the end-to-end suite against them, then make conformance
+e2e: $(PEERS) ## install the pinned MCP peers when missing or changed, run the end-to-end suite against them, then make conformance STRICT=1
 	cd e2e && BASIS_E2E=1 $(GO) test -race -count=1 ./...
-	@$(MAKE) --no-print-directory conformance
+	@$(MAKE) --no-print-directory conformance STRICT=1
 
 # STRICT=1: fail when basis serve fails a check everything-server passes
 # directly that e2e/conformance/baseline.yml does not list, or basis as a

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/basis-go/basis/configfile"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -418,7 +419,14 @@ type server struct {
 	progress  sync.Map // progress token → the calling context
 	nextToken atomic.Int64
 	inflight  inflight // calls in flight, for what the server asks during one
-	logs      logging
+	// modernConn is the session on protocol 2026-07-28 that calls passing
+	// input requests through use ([InputPass]); modernNo is the main
+	// session for which the server turned out not to speak it. Both
+	// under mu; modernMu serialises opening it.
+	modernMu   sync.Mutex
+	modernConn *conn
+	modernNo   *conn
+	logs       logging
 }
 
 // conn is one session with a running server.
@@ -634,25 +642,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
 	s.forwardingMiddleware(client)
 	c.acks.hearing(client)
-	var transport mcp.Transport
-	switch s.cfg.Type {
-	case TypeStdio:
-		c.stdio = newStdioTransport(l, s.m.inherited, s.m.opts.CloseGrace, l.redact)
-		c.stdio.track = s.m.opts.Track
-		c.stdio.sandbox, c.stdio.tool = s.m.opts.Sandbox, SandboxName(s.cfg.Name)
-		transport = c.stdio
-	case TypeSSE:
-		hc := s.m.httpClient(l.headers)
-		hc.Transport = &authTransport{base: hc.Transport, handler: s.oauthFor(l)}
-		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: hc}
-	default:
-		transport = &mcp.StreamableClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers), OAuthHandler: s.oauthFor(l)}
-	}
-	if s.m.connectTo != nil {
-		transport = s.m.connectTo(s.cfg)
-	}
-	transport = hearing(transport, &c.heard)
-	session, err := connect(ctx, c, client, transport, s.sessionOptions())
+	session, err := connect(ctx, c, client, s.transport(c, l), s.sessionOptions())
 	if err != nil {
 		close(c.done) // a refresh waiting for the session gives up
 		if c.stdio != nil {
@@ -692,6 +682,28 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		go s.notify(tools)
 	}
 	return c, nil
+}
+
+// transport is a new transport to the server for c, as l launches it.
+func (s *server) transport(c *conn, l *launch) mcp.Transport {
+	var transport mcp.Transport
+	switch s.cfg.Type {
+	case TypeStdio:
+		c.stdio = newStdioTransport(l, s.m.inherited, s.m.opts.CloseGrace, l.redact)
+		c.stdio.track = s.m.opts.Track
+		c.stdio.sandbox, c.stdio.tool = s.m.opts.Sandbox, SandboxName(s.cfg.Name)
+		transport = c.stdio
+	case TypeSSE:
+		hc := s.m.httpClient(l.headers)
+		hc.Transport = &authTransport{base: hc.Transport, handler: s.oauthFor(l)}
+		transport = &mcp.SSEClientTransport{Endpoint: l.url, HTTPClient: hc}
+	default:
+		transport = &mcp.StreamableClientTransport{Endpoint: l.url, HTTPClient: s.m.httpClient(l.headers), OAuthHandler: s.oauthFor(l)}
+	}
+	if s.m.connectTo != nil {
+		transport = s.m.connectTo(s.cfg)
+	}
+	return hearing(transport, &c.heard)
 }
 
 func toolNamesOf(tools []*Tool) []string {
@@ -836,7 +848,7 @@ func (s *server) refresh(c *conn) {
 		return
 	}
 	s.mu.Lock()
-	if s.conn != c {
+	if s.conn != c && s.modernConn != c {
 		s.mu.Unlock()
 		return // a restart has listed the tools since
 	}
@@ -868,6 +880,21 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		}
 		return contract.Result{}, err
 	}
+	pass := inputPassOf(ctx)
+	if pass != nil && pass.Ask == nil {
+		pass = nil
+	}
+	if pass != nil {
+		mc, err := s.modern(ctx, c)
+		if err != nil {
+			return contract.Result{}, err
+		}
+		if mc == nil {
+			pass = nil
+		} else {
+			c = mc
+		}
+	}
 	callCtx, leave := s.inflight.enter(ctx)
 	defer leave()
 	callCtx, cancel := context.WithTimeout(callCtx, s.callTimeout())
@@ -883,10 +910,33 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 		params.SetProgressToken(token)
 	}
 	defer s.watchLog(ctx, c, params)()
-	res, err := c.session.CallTool(callCtx, params)
+	var res *mcp.CallToolResult
+	if pass == nil {
+		res, err = c.session.CallTool(callCtx, params)
+	} else {
+		err = s.passRounds(callCtx, pass, func(meta mcp.Meta, resp mcp.InputResponseMap, state string) (mcp.InputRequestMap, string, error) {
+			p := *params
+			p.Meta = maps.Clone(params.Meta)
+			if p.Meta == nil {
+				p.Meta = mcp.Meta{}
+			}
+			maps.Copy(p.Meta, meta)
+			p.InputResponses, p.RequestState = resp, state
+			r, err := c.session.CallTool(callCtx, &p)
+			if err != nil || r.InputRequests == nil {
+				res = r
+				return nil, "", err
+			}
+			return r.InputRequests, r.RequestState, nil
+		})
+	}
 	// What the server logged before its result reaches the caller before
 	// the result does (see heard).
 	c.heard.wait(ctx, c.done)
+	var refused *passRefused
+	if errors.As(err, &refused) {
+		return contract.Result{}, &ServerError{Server: s.cfg.Name, Op: op, Err: refused.err}
+	}
 	if err != nil {
 		return contract.Result{}, s.callError(ctx, callCtx, c, op, err)
 	}
@@ -930,6 +980,7 @@ func (s *server) callError(ctx, callCtx context.Context, c *conn, op string, err
 }
 
 func (s *server) close() error {
+	s.closeModern()
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	s.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -403,6 +404,12 @@ func (m *Manager) Subscribe(ctx context.Context, uri string) error {
 		return l.listError("subscribe", err)
 	}
 	m.subs.add(l.srv.cfg.Name, own, uri)
+	if mc := l.srv.modernOpen(); mc != nil {
+		// The second process calls of 2026-07-28 clients run in.
+		if err := mc.subscribe(ctx, own); err != nil {
+			m.opts.Logger.Warn("subscribing an MCP server's second session to a resource failed", "server", l.srv.cfg.Name, "uri", own, "error", mc.launch.redact(err.Error()))
+		}
+	}
 	return nil
 }
 
@@ -417,6 +424,10 @@ func (m *Manager) Unsubscribe(ctx context.Context, uri string) error {
 		return nil
 	}
 	l.conn.acks.forget(own)
+	if mc := l.srv.modernOpen(); mc != nil {
+		mc.acks.forget(own)
+		_ = mc.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: own})
+	}
 	if err := l.conn.session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: own}); err != nil {
 		return l.listError("unsubscribe", err)
 	}
@@ -434,6 +445,10 @@ type Surface struct {
 	input  json.RawMessage
 	read   *mcp.ReadResourceResult
 	prompt *mcp.GetPromptResult
+	// asks and askState are what the server asked instead of answering
+	// ([Surface.InputRequired]).
+	asks     mcp.InputRequestMap
+	askState string
 }
 
 var (
@@ -573,28 +588,46 @@ func (s *Surface) Execute(ctx context.Context, call contract.Call) (contract.Res
 	defer leave()
 	callCtx, cancel := context.WithTimeout(callCtx, s.srv.callTimeout())
 	defer cancel()
+	if p := inputPassOf(ctx); p != nil {
+		if went, err := s.passSurface(ctx, callCtx, p, op, in); err != nil {
+			return contract.Result{}, err
+		} else if went && s.asks != nil {
+			contract.ReportInputRound(ctx, contract.InputRound{Asker: s.srv.cfg.Name, Keys: slices.Sorted(maps.Keys(s.asks))})
+			return contract.Result{Text: "the server asked for input (" + strconv.Itoa(len(s.asks)) + " request(s)) before " + op}, nil
+		} else if went {
+			return s.done(in)
+		}
+	}
 	if s.method == methodReadResource {
 		res, err := s.conn.session.ReadResource(callCtx, &mcp.ReadResourceParams{URI: in.URI})
 		if err != nil {
 			return contract.Result{}, s.srv.callError(ctx, callCtx, s.conn, op, err)
 		}
-		if s.served != in.URI {
-			// Contents name the resource as the client does.
-			for _, c := range res.Contents {
-				if c != nil && c.URI == in.URI {
-					c.URI = s.served
-				}
-			}
-		}
 		s.read = res
-		return contract.Result{Text: strconv.Itoa(len(res.Contents)) + " content(s) of " + in.URI}, nil
+		return s.done(in)
 	}
 	res, err := s.conn.session.GetPrompt(callCtx, &mcp.GetPromptParams{Name: in.Name, Arguments: in.Arguments})
 	if err != nil {
 		return contract.Result{}, s.srv.callError(ctx, callCtx, s.conn, op, err)
 	}
 	s.prompt = res
-	return contract.Result{Text: strconv.Itoa(len(res.Messages)) + " message(s) of prompt " + in.Name}, nil
+	return s.done(in)
+}
+
+// done finishes a read or get the server answered.
+func (s *Surface) done(in surfaceInput) (contract.Result, error) {
+	if s.method == methodReadResource {
+		if s.served != in.URI {
+			// Contents name the resource as the client does.
+			for _, c := range s.read.Contents {
+				if c != nil && c.URI == in.URI {
+					c.URI = s.served
+				}
+			}
+		}
+		return contract.Result{Text: strconv.Itoa(len(s.read.Contents)) + " content(s) of " + in.URI}, nil
+	}
+	return contract.Result{Text: strconv.Itoa(len(s.prompt.Messages)) + " message(s) of prompt " + in.Name}, nil
 }
 
 // ReadResult is the server's answer to the read, once it ran; nil before.

@@ -76,7 +76,7 @@ func TestSurfacesListedUnambiguously(t *testing.T) {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	if diff := cmp.Diff([]string{"mcp__alpha__summarize", "mcp__beta__summarize"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"mcp__alpha__askprompt", "mcp__alpha__summarize", "mcp__beta__askprompt", "mcp__beta__summarize"}, names); diff != "" {
 		t.Errorf("prompts (-want +got):\n%s", diff)
 	}
 }
@@ -406,7 +406,7 @@ func TestPromptsFollowTheToolPrefix(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"gh_summarize", "summarize"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"askprompt", "gh_askprompt", "gh_summarize", "summarize"}, names); diff != "" {
 		t.Errorf("prompt names (-want +got):\n%s", diff)
 	}
 	for name, server := range map[string]string{"summarize": "alpha", "gh_summarize": "beta"} {

@@ -93,7 +93,8 @@ type Reply struct {
 
 type answer struct {
 	reply Reply
-	raw   mcp.InputResponse // the client's answer as it came, for a forwarded request
+	raw   mcp.InputResponse    // the client's answer as it came, for a forwarded request
+	raws  mcp.InputResponseMap // the answers to a passed-through round's keys
 	err   error
 }
 
@@ -103,6 +104,12 @@ type answer struct {
 type question struct {
 	key    string
 	params mcp.InputRequest
+	// many, server and keys are a server's round passed through
+	// (inputrequired.go): its requests under its own keys, in place of
+	// key and params.
+	many   mcp.InputRequestMap
+	server string
+	keys   []string
 	once   sync.Once
 	reply  chan answer // buffered: the first answer wins, later ones are dropped
 	timer  *time.Timer // the answer timeout; set and stopped under the call's mu

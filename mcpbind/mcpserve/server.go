@@ -131,6 +131,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall // by request state, while a call is in flight
+	conts   continuations           // reads and gets waiting for their client's answers
 	closing bool                    // no new call starts; guards calls.Add against calls.Wait
 	seq     atomic.Uint64
 	// runID tells this server's call ids from those of every other run
@@ -416,6 +417,18 @@ type pendingCall struct {
 	asked       atomic.Int32
 	progN       atomic.Int64
 	askMu       sync.Mutex // one question at a time
+	// slot is the client's slot the call holds (a tool that is not
+	// Parallel), which it lets go while a server's question waits for
+	// the client; only the call's pipeline goroutine touches it.
+	slot *heldSlot
+	srv  *Server
+	// passCaps are the capabilities the client declared with the call,
+	// when it passes a server's input requests through.
+	passCaps *mcp.ClientCapabilities
+	// wire is the server's refusal the client sees as the call's
+	// JSON-RPC error (a capability it lacks); set by the pipeline
+	// before done is closed.
+	wire *jsonrpc.Error
 
 	mu          sync.Mutex
 	att         *attachment // the request currently waiting on the call
@@ -482,6 +495,7 @@ func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall 
 		name:        req.Params.Name,
 		input:       bytes.Clone(req.Params.Arguments),
 		origin:      req.Session,
+		srv:         s,
 		sessionless: sessionlessClient(req),
 		canAsk:      canAsk,
 		cancel:      cancel,
@@ -492,7 +506,7 @@ func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall 
 	ctx = contract.WithProgress(ctx, pc.progress)
 	ctx = contract.WithProgressSteps(ctx, pc.step)
 	ctx = contract.WithLog(ctx, s.logLevel(req), pc.log)
-	pc.ctx = ctx
+	pc.ctx = pc.withPass(ctx, req)
 	return pc
 }
 
@@ -509,7 +523,7 @@ func (s *Server) start(ctx context.Context, pc *pendingCall, req *mcp.CallToolRe
 	s.mu.Unlock()
 	pc.attach(ctx, req)
 	go s.run(pc)
-	return s.wait(ctx, pc, req), nil
+	return s.wait(ctx, pc, req)
 }
 
 // run is the call's pipeline goroutine.
@@ -536,7 +550,8 @@ func (s *Server) run(pc *pendingCall) {
 				pc.text, pc.isError = fmt.Sprintf("%s was not run: the call was cancelled while it waited for another call of its client to finish", printableToolName(pc.name)), true
 				return
 			}
-			defer release()
+			pc.slot = &heldSlot{release: release, take: func() (func(), error) { return s.slots.take(pc.ctx, pc.client()) }}
+			defer pc.slot.leave()
 		}
 		c := contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in}
 		if rr, ok := s.roster.(ResultRoster); ok {
@@ -567,20 +582,23 @@ func (s *Server) run(pc *pendingCall) {
 // wait waits on behalf of one request: for the call's result, or for a
 // question to send the client as an input request. A request cancelled by
 // the client cancels the call.
-func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolRequest) *mcp.CallToolResult {
+func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	stop := context.AfterFunc(ctx, pc.cancel)
 	select {
 	case <-pc.done:
 		stop()
 		pc.detach()
-		return pc.result()
+		if pc.wire != nil {
+			return nil, pc.wire
+		}
+		return pc.result(), nil
 	case q := <-pc.asks:
 		if !stop() {
 			// The request is gone and the call is being cancelled;
 			// Ask returns with the cancellation.
 			<-pc.done
 			pc.detach()
-			return pc.result()
+			return pc.result(), nil
 		}
 		pc.mu.Lock()
 		q.timer = time.AfterFunc(s.opts.AnswerTimeout, func() {
@@ -598,10 +616,12 @@ func (s *Server) wait(ctx context.Context, pc *pendingCall, req *mcp.CallToolReq
 			// is over.
 			context.AfterFunc(ctx, func() { q.answer(answer{err: fmt.Errorf("%w: the request that asked it ended", errNoAnswer)}) })
 		}
-		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{q.key: q.params},
-			RequestState:  state,
+		asks := mcp.InputRequestMap{q.key: q.params}
+		if q.many != nil {
+			asks = q.many
+			s.logf("call %d %s: MCP server %q asks the client for %s (round %d)", pc.seq, printableToolName(pc.name), q.server, strings.Join(q.keys, ", "), pc.asked.Load())
 		}
+		return &mcp.CallToolResult{InputRequests: asks, RequestState: state}, nil
 	}
 }
 
@@ -619,8 +639,10 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if pc == nil || round == "" {
 		return nil, errState
 	}
-	if pc.name != req.Params.Name || !sameJSON(pc.input, req.Params.Arguments) {
-		return errorResult("basis: this retry's tool or arguments differ from the call that asked the question; call the tool again"), nil
+	if !pc.sameClient(req) || pc.name != req.Params.Name || !sameJSON(pc.input, req.Params.Arguments) {
+		// Nothing of the retry reaches the call: a state is good for
+		// its client, tool and exact arguments only.
+		return nil, errRetryDiffers
 	}
 	pc.mu.Lock()
 	q := pc.outstanding
@@ -640,7 +662,9 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	pc.attach(ctx, req)
 	raw := req.Params.InputResponses[q.key]
-	if q.key == questionID {
+	if q.many != nil {
+		q.answer(answer{raws: answersFor(q, req.Params.InputResponses)})
+	} else if q.key == questionID {
 		// Only basis's own question is read as an approval: the answer
 		// to a server's question never is.
 		res, _ := raw.(*mcp.ElicitResult)
@@ -648,12 +672,17 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	} else {
 		q.answer(answer{raw: raw})
 	}
-	return s.wait(ctx, pc, req), nil
+	return s.wait(ctx, pc, req)
 }
 
 // errState refuses a retry whose request state names no open question.
 var errState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 	Message: "basis: the requestState of this retry names no question basis has open (it was answered already, timed out, was cancelled, or the state was altered); call the tool again without requestState"}
+
+// errRetryDiffers refuses a retry whose state is of a call of another
+// client, another tool or other arguments.
+var errRetryDiffers = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+	Message: "basis: this retry's client, tool or arguments differ from the call its requestState belongs to; nothing was run. Call the tool again without requestState"}
 
 func (pc *pendingCall) attach(ctx context.Context, req *mcp.CallToolRequest) {
 	a := &attachment{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), canElicit: cannot}

@@ -599,9 +599,10 @@ func TestServeRetryIsBoundToTheCall(t *testing.T) {
 	}
 	allow := mcp.InputResponseMap{"basis_approval": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_once"}}}
 	// A state basis did not issue for the open question is a protocol
-	// error (SEP-2322: a state that fails its check is refused); a genuine
-	// state with another call's tool or arguments is a tool error.
+	// error (SEP-2322: a state that fails its check is refused), and so is
+	// a genuine state with another call's tool or arguments.
 	const badState = "basis: the requestState of this retry names no question basis has open (it was answered already, timed out, was cancelled, or the state was altered); call the tool again without requestState"
+	const otherCall = "basis: this retry's client, tool or arguments differ from the call its requestState belongs to; nothing was run. Call the tool again without requestState"
 	callID, _, _ := strings.Cut(first.RequestState, ".")
 	tests := []struct {
 		name     string
@@ -613,10 +614,8 @@ func TestServeRetryIsBoundToTheCall(t *testing.T) {
 		{"tampered state", &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: first.RequestState + "-TAMPERED"}, "", badState},
 		{"the call's id without its round", &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: callID}, "", badState},
 		{"the call's id with another round", &mcp.CallToolParams{Name: "deploy", Arguments: args, InputResponses: allow, RequestState: callID + ".AAAAAAAAAAAAAAAAAAAAAAAAAA"}, "", badState},
-		{"other arguments", &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "staging"}, InputResponses: allow, RequestState: first.RequestState},
-			"basis: this retry's tool or arguments differ from the call that asked the question; call the tool again", ""},
-		{"other tool", &mcp.CallToolParams{Name: "run_tests", Arguments: args, InputResponses: allow, RequestState: first.RequestState},
-			"basis: this retry's tool or arguments differ from the call that asked the question; call the tool again", ""},
+		{"other arguments", &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "staging"}, InputResponses: allow, RequestState: first.RequestState}, "", otherCall},
+		{"other tool", &mcp.CallToolParams{Name: "run_tests", Arguments: args, InputResponses: allow, RequestState: first.RequestState}, "", otherCall},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

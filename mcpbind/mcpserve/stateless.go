@@ -52,7 +52,7 @@ func sessionless(r *http.Request, body []byte) bool {
 // session (it has HTTP headers, and its session, made for this request
 // alone, has no id), the label of its client ([Client]); "" for any
 // other call.
-func sessionlessClient(req *mcp.CallToolRequest) string {
+func sessionlessClient[P mcp.Params](req *mcp.ServerRequest[P]) string {
 	if req.Extra == nil || req.Extra.Header == nil || req.Session == nil || req.Session.ID() != "" {
 		return ""
 	}
@@ -81,16 +81,19 @@ func completed(ss *mcp.ServerSession, res mcp.Result) mcp.Result {
 	if res == nil || !newProtocol(ss) {
 		return res
 	}
-	return completeResult{res}
+	return typedResult{res, "complete"}
 }
 
-// completeResult is a result whose JSON carries "resultType": "complete"
-// unless it says otherwise already. It embeds the result, so the SDK
-// still reaches its _meta (to name the server in it).
-type completeResult struct{ mcp.Result }
+// typedResult is a result whose JSON carries "resultType": kind unless
+// it says otherwise already. It embeds the result, so the SDK still
+// reaches its _meta (to name the server in it).
+type typedResult struct {
+	mcp.Result
+	kind string
+}
 
 // MarshalJSON implements [json.Marshaler].
-func (r completeResult) MarshalJSON() ([]byte, error) {
+func (r typedResult) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(r.Result)
 	if err != nil {
 		return nil, err
@@ -103,7 +106,7 @@ func (r completeResult) MarshalJSON() ([]byte, error) {
 		fields = map[string]json.RawMessage{}
 	}
 	if _, ok := fields["resultType"]; !ok {
-		fields["resultType"] = json.RawMessage(`"complete"`)
+		fields["resultType"], _ = json.Marshal(r.kind)
 	}
 	return json.Marshal(fields)
 }

@@ -93,9 +93,17 @@ func (s *Server) surfaceMethods(next mcp.MethodHandler) mcp.MethodHandler {
 			if !ok || r.Params == nil {
 				break
 			}
-			res, err := sf.ReadResource(dctx, s.callID(), r.Params.URI)
+			pctx, err := s.surfacePass(dctx, ss, surfaceClient(r), method, map[string]any{"uri": r.Params.URI}, r.Params.Meta, r.Params.InputResponses, r.Params.RequestState)
+			if err != nil {
+				return nil, err
+			}
+			res, err := sf.ReadResource(pctx, s.callID(), r.Params.URI)
 			if err != nil {
 				return nil, wireError(err)
+			}
+			if res.InputRequests != nil && newProtocol(ss) {
+				res.RequestState = s.continueLater(surfaceClient(r), method, map[string]any{"uri": r.Params.URI}, res.InputRequests, res.RequestState)
+				return inputRequired(res), nil
 			}
 			return completed(ss, res), nil
 		case "prompts/get":
@@ -103,9 +111,18 @@ func (s *Server) surfaceMethods(next mcp.MethodHandler) mcp.MethodHandler {
 			if !ok || r.Params == nil {
 				break
 			}
-			res, err := sf.GetPrompt(dctx, s.callID(), r.Params.Name, r.Params.Arguments)
+			target := map[string]any{"name": r.Params.Name, "arguments": r.Params.Arguments}
+			pctx, err := s.surfacePass(dctx, ss, surfaceClient(r), method, target, r.Params.Meta, r.Params.InputResponses, r.Params.RequestState)
+			if err != nil {
+				return nil, err
+			}
+			res, err := sf.GetPrompt(pctx, s.callID(), r.Params.Name, r.Params.Arguments)
 			if err != nil {
 				return nil, wireError(err)
+			}
+			if res.InputRequests != nil && newProtocol(ss) {
+				res.RequestState = s.continueLater(surfaceClient(r), method, target, res.InputRequests, res.RequestState)
+				return inputRequired(res), nil
 			}
 			return completed(ss, res), nil
 		}
@@ -214,6 +231,13 @@ func (g *GatewaySurfaces) ReadResource(ctx context.Context, id, uri string) (*mc
 		}
 		return nil, err
 	}
+	if asks, state := sf.InputRequired(); asks != nil {
+		out, err := surfaceAsks(sf.Server(), asks)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{InputRequests: out, RequestState: state}, nil
+	}
 	return sf.ReadResult(), nil
 }
 
@@ -230,6 +254,13 @@ func (g *GatewaySurfaces) GetPrompt(ctx context.Context, id, name string, args m
 	}
 	if err := g.run(ctx, id, sf); err != nil {
 		return nil, err
+	}
+	if asks, state := sf.InputRequired(); asks != nil {
+		out, err := surfaceAsks(sf.Server(), asks)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.GetPromptResult{InputRequests: out, RequestState: state}, nil
 	}
 	return sf.PromptResult(), nil
 }

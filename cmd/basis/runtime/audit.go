@@ -28,6 +28,10 @@ const (
 	AuditStart AuditEvent = "start"
 	// AuditEnd: how the call ended.
 	AuditEnd AuditEvent = "end"
+	// AuditInput: while it ran, the tool's provider asked the caller's
+	// client for input (one record a round, between start and end;
+	// [contract.ReportInputRound]).
+	AuditInput AuditEvent = "input"
 )
 
 // AuditRecord is one line of the audit log: what was asked, what was
@@ -63,6 +67,15 @@ type AuditRecord struct {
 	Refusal    string     `json:"refusal,omitempty"`
 	DurationMS float64    `json:"duration_ms"`
 	Exit       *AuditExit `json:"exit,omitempty"`
+	// Input is set in an input record, and only there.
+	Input *AuditInputRound `json:"input,omitempty"`
+}
+
+// AuditInputRound is who asked for input in an input record, and under
+// which keys; never what was asked or answered.
+type AuditInputRound struct {
+	Asker string   `json:"asker"`
+	Keys  []string `json:"keys"`
 }
 
 // AuditVerdict is the gate's decision in an [AuditRecord].
@@ -101,6 +114,17 @@ func (a *auditor) start(r *registered, call contract.Call, p *contract.Preview, 
 	rec := AuditRecord{Time: time.Now().UTC(), Event: AuditStart, CallID: call.ID, Tool: r.desc.Name}
 	a.fill(&rec, r, p, v)
 	return a.write(&rec)
+}
+
+// input writes the record of one input round of a call that runs; a
+// failure goes to onError, since the call is on record already.
+func (a *auditor) input(r *registered, call contract.Call, ir contract.InputRound) {
+	rec := AuditRecord{Time: time.Now().UTC(), Event: AuditInput, CallID: call.ID, Tool: r.desc.Name,
+		Input: &AuditInputRound{Asker: ir.Asker, Keys: ir.Keys}}
+	if r != nil {
+		rec.Binding, rec.Source = r.desc.Binding, r.source
+	}
+	a.report(a.write(&rec))
 }
 
 // end writes the end record of a call; a failure goes to onError, since

@@ -308,6 +308,9 @@ func (rt *Runtime) execute(ctx context.Context, r *registered, call contract.Cal
 	}
 	runCtx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
+	if rt.audit != nil {
+		runCtx = contract.WithInputRounds(runCtx, func(ir contract.InputRound) { rt.audit.input(r, call, ir) })
+	}
 
 	method := "Execute"
 	defer func() {

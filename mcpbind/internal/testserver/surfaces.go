@@ -56,6 +56,7 @@ func addSurfaces(s *mcp.Server, label string) {
 				{Role: "user", Content: &mcp.ImageContent{MIMEType: "image/png", Data: []byte{1, 2, 3}}},
 			}}, nil
 		})
+	addInputRequired(s)
 	object := json.RawMessage(`{"type":"object"}`)
 	// ask elicits a form whose message is the call's "message" argument
 	// (as an input request, which the SDK turns into elicitation/create

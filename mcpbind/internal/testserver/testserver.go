@@ -54,7 +54,9 @@ type Options struct {
 	// prompt and completions, each text saying Surfaces (so a test tells
 	// two servers apart), subscriptions, the tools ask and sample,
 	// which ask the client during the call, and change, which changes
-	// the prompts or resources or says a resource was updated.
+	// the prompts or resources or says a resource was updated, and the
+	// tools and prompt of inputrequired.go, which ask through
+	// input-required results.
 	Surfaces string
 }
 
