@@ -210,7 +210,28 @@ func BenchmarkServeStdioOverSDK(b *testing.B) {
 	if catErr != nil {
 		b.Fatal(catErr)
 	}
-	served, _ := connectServe(b, catWorkspace(b), "--approve", "allow")
+	// The bare server runs /bin/cat unconfined; basis confines it unless
+	// the operator's sandbox.json turns the sandbox off. Both are
+	// reported: "sandboxed" is what basis costs as it ships, "nosandbox"
+	// what basis itself adds to the same unconfined start.
+	for _, tc := range []struct{ name, operator string }{
+		{"sandboxed", ""},
+		{"nosandbox", `{"schema": 1, "mode": "off"}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			cfg := b.TempDir()
+			if tc.operator != "" {
+				writeFilesTB(b, cfg, map[string]string{"sandbox.json": tc.operator})
+			}
+			served, _ := connectServeConfig(b, catWorkspace(b), cfg, "--approve", "allow")
+			serveOverSDK(b, served)
+		})
+	}
+}
+
+// serveOverSDK alternates a call to basis serve with the same call to
+// catserver and reports each median and their ratio.
+func serveOverSDK(b *testing.B, served *mcp.ClientSession) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis-e2e", Version: "v0"}, nil)
 	bare, err := client.Connect(b.Context(), &mcp.CommandTransport{Command: exec.Command(catBin)}, nil)
 	if err != nil {

@@ -183,8 +183,15 @@ func serveAvailable(t testing.TB) bool {
 // and returns the session and the basis process's id.
 func connectServe(t testing.TB, ws string, extra ...string) (*mcp.ClientSession, int) {
 	t.Helper()
+	return connectServeConfig(t, ws, t.TempDir(), extra...)
+}
+
+// connectServeConfig is connectServe with the operator's configuration
+// directory cfg (a sandbox.json in it, say).
+func connectServeConfig(t testing.TB, ws, cfg string, extra ...string) (*mcp.ClientSession, int) {
+	t.Helper()
 	cmd := exec.Command(basisBinary, append([]string{"-C", ws, "serve"}, extra...)...)
-	cmd.Env = basisEnv("BASIS_CONFIG_DIR=" + t.TempDir())
+	cmd.Env = basisEnv("BASIS_CONFIG_DIR=" + cfg)
 	cmd.Stderr = io.Discard // one line per call: thousands of them here
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis-e2e", Version: "v0"}, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

@@ -124,26 +124,36 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 		return finish(stoppedOutcome(ctx))
 	}
 	env := MergeEnv(c.Env)
-	dir, err := resolveDir(c.Root, c.Dir)
-	if err == nil {
-		err = checkDir(dir)
+	if env == nil {
+		env = []string{} // nil would inherit this process's environment
 	}
-	if err != nil {
-		return finish(Outcome{Kind: StartFailed, Err: asStartError("enter working directory", err)})
+	// With neither Root nor Dir the program runs where this process
+	// does: exec.Cmd's empty Dir says so without a Getwd and a stat per
+	// run. A Confine is given the directory itself.
+	dir := ""
+	if c.Root != "" || c.Dir != "" || c.Confine != nil {
+		var err error
+		dir, err = resolveDir(c.Root, c.Dir)
+		if err == nil {
+			err = checkDir(dir)
+		}
+		if err != nil {
+			return finish(Outcome{Kind: StartFailed, Err: asStartError("enter working directory", err)})
+		}
 	}
 	program, err := ResolveProgram(c.Argv[0], c.Root, env)
 	if err != nil {
 		return finish(Outcome{Kind: StartFailed, Err: asStartError("look up program", err)})
 	}
 
-	p, err := newPipes(c.Stdin != nil)
+	p, err := newPipes(c.Stdin)
 	if err != nil {
 		return nil, fmt.Errorf("subprocess: creating pipes: %w", err)
 	}
 	cmd := &exec.Cmd{
 		Path:        program,
 		Args:        c.Argv,
-		Env:         append([]string{}, env...), // never nil: nil would inherit
+		Env:         env, // MergeEnv's own copy, never nil
 		Dir:         dir,
 		Stdout:      p.stdoutW,
 		Stderr:      p.stderrW,
@@ -337,21 +347,33 @@ type pipes struct {
 	stderrR, stderrW *os.File
 }
 
-func newPipes(withStdin bool) (*pipes, error) {
+// newPipes makes the pipes of a run. A stdin that fits in an empty pipe
+// whatever its size limit (one page) is written into it here, before the
+// program starts, and the pipe closed: no writer goroutine and no poller
+// for it (stdinW stays nil).
+func newPipes(stdin []byte) (*pipes, error) {
 	p := &pipes{}
 	var err error
-	if p.stdoutR, p.stdoutW, err = os.Pipe(); err != nil {
+	if p.stdoutR, p.stdoutW, err = pipe(true); err != nil {
 		return nil, err
 	}
-	if p.stderrR, p.stderrW, err = os.Pipe(); err != nil {
+	if p.stderrR, p.stderrW, err = pipe(true); err != nil {
 		p.closeAll()
 		return nil, err
 	}
-	if withStdin {
-		if p.stdinR, p.stdinW, err = os.Pipe(); err != nil {
+	if stdin == nil {
+		return p, nil
+	}
+	if smallStdin > 0 && len(stdin) <= smallStdin {
+		if p.stdinR, err = filledPipe(stdin); err != nil {
 			p.closeAll()
 			return nil, err
 		}
+		return p, nil
+	}
+	if p.stdinW, p.stdinR, err = pipe(false); err != nil {
+		p.closeAll()
+		return nil, err
 	}
 	return p, nil
 }

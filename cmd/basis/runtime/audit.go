@@ -209,13 +209,31 @@ func (a *auditor) write(rec *AuditRecord) error {
 // is not JSON at all, which no binding should produce, is kept as a JSON
 // string, so the call is still on record and the line stays one line.
 func encodeRecord(rec *AuditRecord) ([]byte, error) {
+	if err := quoteInvalidSubject(rec); err != nil {
+		return nil, err
+	}
+	if line, ok := appendRecord(make([]byte, 0, 512), rec); ok {
+		return line, nil
+	}
+	return encodeReflect(rec)
+}
+
+// quoteInvalidSubject makes a subject that is not JSON a JSON string.
+func quoteInvalidSubject(rec *AuditRecord) error {
 	if len(rec.Subject) > 0 && !json.Valid(rec.Subject) {
 		quoted, err := encodeNoHTML(string(rec.Subject))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rec.Subject = bytes.TrimSuffix(quoted, []byte("\n"))
 	}
+	return nil
+}
+
+// encodeReflect is encodeRecord through encoding/json: the reference
+// appendRecord is tested against, and what encodes (or refuses, with
+// encoding/json's error) a record appendRecord leaves to it.
+func encodeReflect(rec *AuditRecord) ([]byte, error) {
 	if rec.Event == AuditStart {
 		// A start has no duration: the shallower field hides the
 		// record's own duration_ms.

@@ -115,9 +115,14 @@ var rows = []row{
 		baseline: "the same declared call through the runtime in-process, alternated", kind: ratioKind, target: 1.25, source: "issue 13",
 	},
 	{
-		name: "basis serve round trip (a process over stdio, declared /bin/cat), against a bare go-sdk server", module: "e2e",
-		bench: "^BenchmarkServeStdioOverSDK$", match: "^BenchmarkServeStdioOverSDK$",
-		baseline: "the same call to e2e/cmd/catserver (go-sdk, one tool that execs /bin/cat), alternated", kind: ratioKind, target: 1.10, source: "issue 25",
+		name: "basis serve, sandboxed: round trip over stdio (declared /bin/cat, confined as shipped), against a bare go-sdk server", module: "e2e",
+		bench: "^BenchmarkServeStdioOverSDK$/^sandboxed$", match: "^BenchmarkServeStdioOverSDK/sandboxed$",
+		baseline: "the same call to e2e/cmd/catserver (go-sdk, one tool that execs /bin/cat unconfined), alternated", kind: ratioKind, metric: "ratio", target: 1.10, source: "issue 25",
+	},
+	{
+		name: "basis serve, no sandbox: the same with the operator's sandbox.json mode \"off\" (basis's own cost)", module: "e2e",
+		bench: "^BenchmarkServeStdioOverSDK$/^nosandbox$", match: "^BenchmarkServeStdioOverSDK/nosandbox$",
+		baseline: "the same call to e2e/cmd/catserver (go-sdk, one tool that execs /bin/cat unconfined), alternated", kind: ratioKind, metric: "ratio", target: 1.10, source: "issue 25",
 	},
 	{
 		name: "basis serve round trip (in-memory transport, /bin/cat tool), against a bare go-sdk pair", module: "mcpbind",
