@@ -218,8 +218,28 @@ func runServers(dir, bin string, peers peerPaths, baseline map[string]map[string
 		return 0, nil
 	}
 	n := 0
-	for _, r := range regs {
-		n += len(unexplained(r))
+	for i, m := range modes {
+		lost := unexplained(regs[i])
+		if len(lost) == 0 {
+			continue
+		}
+		// The suite times concurrent streams on a shared machine: a check
+		// lost once is run again, and counts only if basis loses it twice.
+		again, err := runBasis(m, bin, ws, cfg, mark, peers, filepath.Join(dir, "results", m.Requirements, "basis-again"))
+		if err != nil {
+			return 0, fmt.Errorf("%s, through basis serve, again: %w", m.Label(), err)
+		}
+		lostAgain := map[string]bool{}
+		for _, r := range unexplained(compare(rows[0][i], again, baseline[m.Requirements])) {
+			lostAgain[r.Check] = true
+		}
+		for _, r := range lost {
+			if lostAgain[r.Check] {
+				n++
+				continue
+			}
+			fmt.Fprintf(stdout, "\n%s: `%s` was lost in one run through basis and passed in a second: flaky, not counted\n", m.Label(), r.Check)
+		}
 	}
 	if n > 0 {
 		fmt.Fprintf(os.Stderr, "conformance: -strict: basis serve fails %d check(s) the server passes directly that %s does not list; fix basis, or list each with the reason basis differs there on purpose\n", n, baselinePath)
