@@ -9,6 +9,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -84,6 +85,13 @@ func (in *inflight) callFor(ctx context.Context) (context.Context, error) {
 // it asks through input requests, which its SDK turns into those requests
 // on this version, so both kinds of server reach the user.
 const forwardingProtocol = "2025-11-25"
+
+// newestOnly reports whether a handshake on forwardingProtocol failed
+// because the server knows no initialize: it speaks 2026-07-28 alone.
+func newestOnly(err error) bool {
+	var we *jsonrpc.Error
+	return errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound
+}
 
 // sessionOptions are the options of a session with the server: the
 // protocol of forwarding when the host takes the server's questions, the

@@ -643,6 +643,11 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	s.forwardingMiddleware(client)
 	c.acks.hearing(client)
 	session, err := connect(ctx, c, client, s.transport(c, l), s.sessionOptions())
+	if err != nil && s.sessionOptions() != nil && s.cfg.Type != TypeStdio && newestOnly(err) {
+		// A server of 2026-07-28 alone has no initialize: it asks through
+		// input requests, which the SDK answers with the same handlers.
+		session, err = connect(ctx, c, client, s.transport(c, l), nil)
+	}
 	if err != nil {
 		close(c.done) // a refresh waiting for the session gives up
 		if c.stdio != nil {
