@@ -113,6 +113,24 @@ func appendRecord(b []byte, rec *AuditRecord) (_ []byte, ok bool) {
 		}
 		b = append(b, '}')
 	}
+	if in := rec.Input; in != nil {
+		b = append(b, `,"input":{"asker":`...)
+		b = appendString(b, in.Asker)
+		b = append(b, `,"keys":`...)
+		if in.Keys == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i, k := range in.Keys {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, k)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	}
 	return append(b, '}', '\n'), true
 }
 

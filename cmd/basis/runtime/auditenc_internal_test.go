@@ -71,12 +71,15 @@ func TestAppendRecordMatchesEncodingJSON(t *testing.T) {
 		{"bad side effect", AuditRecord{Time: when, Event: AuditEnd, Tool: "x", SideEffect: &badEffect}},
 		{"bad status", AuditRecord{Time: when, Event: AuditEnd, Tool: "x", Outcome: "maybe"}},
 		{"bad stage", AuditRecord{Time: when, Event: AuditEnd, Tool: "x", Stage: "later"}},
+		{"input round", AuditRecord{Time: when, Event: AuditInput, CallID: "c1", Tool: "x", Input: &AuditInputRound{Asker: "s", Keys: []string{"step1", "<a\u2028>"}}}},
+		{"input round without keys", AuditRecord{Time: when, Event: AuditInput, Tool: "x", Input: &AuditInputRound{Asker: "s"}}},
 	}
 	for _, s := range awkward {
 		rec := full
 		rec.CallID, rec.Tool, rec.Binding, rec.Source, rec.Refusal = s, s, s, s, s
 		rec.Verdict = &AuditVerdict{Source: s, Reason: s, Rule: s}
 		rec.Exit = &AuditExit{Kind: s, Signal: s}
+		rec.Input = &AuditInputRound{Asker: s, Keys: []string{s, s}}
 		tests = append(tests, struct {
 			name string
 			rec  AuditRecord
