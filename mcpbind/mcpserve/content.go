@@ -76,7 +76,13 @@ func textResult(res contract.Result, isError bool) *mcp.CallToolResult {
 // and _meta pass on as the tool gave them, for a tool error that came
 // with them too; a refusal is its text.
 func (r *RuntimeRoster) CallResult(ctx context.Context, name string, call contract.Call) (contract.Result, bool) {
+	res, status := r.callStatus(ctx, name, call)
+	return res, status != runtime.StatusOK
+}
+
+// callStatus is CallResult with how the call ended, for the server's log:
+// a refusal is not a tool's error.
+func (r *RuntimeRoster) callStatus(ctx context.Context, name string, call contract.Call) (contract.Result, runtime.Status) {
 	out := r.rt.Load().Call(contract.WithDelegationDepth(ctx, r.Depth), name, call)
-	return contract.Result{Text: out.Text, Truncated: out.Truncated, Content: out.Content, Structured: out.Structured, Meta: out.Meta},
-		out.Status != runtime.StatusOK
+	return contract.Result{Text: out.Text, Truncated: out.Truncated, Content: out.Content, Structured: out.Structured, Meta: out.Meta}, out.Status
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind/mcpserve"
@@ -91,5 +93,68 @@ func TestRuntimeRoster(t *testing.T) {
 	}
 	if text, isErr := call("second"); text != "depth 2" || isErr {
 		t.Errorf("second: %q, error %v", text, isErr)
+	}
+}
+
+// processTool is a depthTool whose calls are consequential, so the gate
+// judges them.
+type processTool struct{ depthTool }
+
+func (p processTool) Descriptor() contract.Descriptor {
+	d := p.depthTool.Descriptor()
+	d.SideEffect = contract.SideEffectProcess
+	return d
+}
+
+func (p processTool) AuthorizationPreview(ctx context.Context, c contract.Call) (contract.Preview, error) {
+	pv, err := p.depthTool.AuthorizationPreview(ctx, c)
+	pv.SideEffect = contract.SideEffectProcess
+	return pv, err
+}
+
+// The server's log tells a call basis refused from a tool's error.
+func TestServeLogsARefusalAsRefused(t *testing.T) {
+	b := runtime.NewBuilder()
+	for _, n := range []string{"kept", "denied"} {
+		if err := b.Add(processTool{depthTool{n}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gate, err := approver.NewGate(approver.AllowAll(), &approver.GateOptions{Rules: []approver.Rule{{Tool: "denied", Decision: approver.RuleDeny, Reason: "not here"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := b.Build(&runtime.Options{Gate: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &lockedBuffer{}
+	srv := mcpserve.NewServer(mcpserve.NewRuntimeRoster(rt), &mcpserve.ServerOptions{Logger: mcpserve.LineLogger(log, "")})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kept", "denied"} {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A call logs as its pipeline ends, maybe just after its result;
+	// Serve returns once every pipeline has.
+	cs.Close()
+	cancel()
+	<-served
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		got = append(got, l[:strings.LastIndex(l, " in ")])
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"call 1 kept: ok", "call 2 denied: refused"}, got); diff != "" {
+		t.Errorf("log lines (-want +got):\n%s", diff)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -554,6 +555,15 @@ func (s *Server) run(pc *pendingCall) {
 			defer pc.slot.leave()
 		}
 		c := contract.Call{ID: "mcp-" + s.runID + "-" + strconv.FormatUint(pc.seq, 10), Input: in}
+		if rr, ok := s.roster.(*RuntimeRoster); ok {
+			var st runtime.Status
+			pc.res, st = rr.callStatus(pc.ctx, pc.name, c)
+			pc.text, pc.isError = pc.res.Text, st != runtime.StatusOK
+			if st == runtime.StatusRefused {
+				status = "refused"
+			}
+			return
+		}
 		if rr, ok := s.roster.(ResultRoster); ok {
 			pc.res, pc.isError = rr.CallResult(pc.ctx, pc.name, c)
 			pc.text = pc.res.Text
