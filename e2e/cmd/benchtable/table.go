@@ -95,24 +95,9 @@ var rows = []row{
 		baseline: "the slowest of the 8 started alone", kind: ratioKind, target: 1.30, source: "issue 12",
 	},
 	{
-		name: "8 stdio MCP servers started concurrently, as fast as the CPU allows", module: "mcpbind",
-		bench: "^BenchmarkStartup$/^nodelay$", match: "^BenchmarkStartup/nodelay$",
-		baseline: "the slowest of the 8 started alone", kind: ratioKind, metric: "concurrent-ratio", target: 1.30, source: "issue 12",
-	},
-	{
 		name: "8 stdio MCP servers started concurrently, as fast as the CPU allows, against the cores' floor", module: "mcpbind",
 		bench: "^BenchmarkStartup$/^nodelay$", match: "^BenchmarkStartup/nodelay$",
 		baseline: "⌈8 / cores⌉ × the slowest of the 8 started alone", kind: ratioKind, metric: "floor-ratio", target: 1.20, source: "issue 25",
-	},
-	{
-		name: "basis serve round trip (in-memory transport, /bin/cat tool)", module: "mcpbind",
-		bench: "^BenchmarkServeCall$/^bin-cat$", match: "^BenchmarkServeCall/bin-cat$",
-		baseline: "the same call on the roster directly, in-process", kind: ratioKind, metric: "served/direct", target: 1.25, source: "issue 13",
-	},
-	{
-		name: "basis serve round trip (a process over stdio, declared /bin/cat)", module: "e2e",
-		bench: "^BenchmarkServeStdioOverRuntime$", match: "^BenchmarkServeStdioOverRuntime$",
-		baseline: "the same declared call through the runtime in-process, alternated", kind: ratioKind, target: 1.25, source: "issue 13",
 	},
 	{
 		name: "basis serve, sandboxed: round trip over stdio (declared /bin/cat, confined as shipped), against a bare go-sdk server", module: "e2e",
