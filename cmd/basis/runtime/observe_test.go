@@ -61,9 +61,13 @@ func TestObserver(t *testing.T) {
 	}
 	denied := newHostTool("denied", contract.SideEffectLocalState)
 	refusing := newHostTool("refusing", contract.SideEffectLocalState)
-	refusing.preview = func(context.Context, contract.Call) (contract.Preview, error) { return contract.Preview{}, errors.New("no") }
+	refusing.preview = func(context.Context, contract.Call) (contract.Preview, error) {
+		return contract.Preview{}, errors.New("no")
+	}
 	failing := newHostTool("failing", contract.SideEffectLocalState)
-	failing.execute = func(context.Context, contract.Call) (contract.Result, error) { return contract.Result{}, errors.New("broke") }
+	failing.execute = func(context.Context, contract.Call) (contract.Result, error) {
+		return contract.Result{}, errors.New("broke")
+	}
 	gate := newGate(t, approver.DenyAll(), approver.Rule{Tool: "allowed", Decision: approver.RuleAllow, Source: approver.AnySource},
 		approver.Rule{Tool: "failing", Decision: approver.RuleAllow, Source: approver.AnySource})
 
