@@ -165,6 +165,7 @@ func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.
 		MCPTools:     w.mcpTools,
 		AuditWriter:  opts.Audit,
 		OnAuditError: opts.OnAuditError,
+		Observer:     opts.Observer,
 	})
 	if err != nil {
 		return nil, basisws.Problems(err)
