@@ -905,6 +905,14 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 	callCtx, cancel := context.WithTimeout(callCtx, s.callTimeout())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if tc, ok := contract.TraceContextOf(ctx); ok {
+		// The MCP semantic conventions' carrier: the server's work joins
+		// the call's trace.
+		params.Meta = mcp.Meta{"traceparent": tc.Parent}
+		if tc.State != "" {
+			params.Meta["tracestate"] = tc.State
+		}
+	}
 	if contract.HasProgress(ctx) {
 		token := "basis-" + strconv.FormatInt(s.nextToken.Add(1), 10)
 		s.progress.Store(token, ctx)

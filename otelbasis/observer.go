@@ -115,7 +115,9 @@ type call struct {
 	tool string
 }
 
-// StartCall starts the call's execute_tool span.
+// StartCall starts the call's execute_tool span: a child of the span in
+// ctx, or else of the [contract.TraceContext] ctx carries (a remote
+// caller's), or else a root.
 func (o *Observer) StartCall(ctx context.Context, cs runtime.CallStart) (context.Context, func(*runtime.Outcome)) {
 	start := time.Now()
 	attrs := []attribute.KeyValue{
@@ -129,6 +131,13 @@ func (o *Observer) StartCall(ctx context.Context, cs runtime.CallStart) (context
 	}
 	if o.opts.RecordArguments {
 		attrs = append(attrs, KeyToolArguments.String(string(cs.Input)))
+	}
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		// A caller that is not in this process's trace may have sent its
+		// own (basis serve puts a client's _meta traceparent here).
+		if tc, ok := contract.TraceContextOf(ctx); ok {
+			ctx = o.prop.Extract(ctx, propagation.MapCarrier{"traceparent": tc.Parent, "tracestate": tc.State})
+		}
 	}
 	ctx, span := o.tracer.Start(ctx, "execute_tool "+cs.Tool, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	ctx = context.WithValue(ctx, callKey{}, &call{tool: cs.Tool})

@@ -276,3 +276,25 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("the metrics hold the secret argument: %s", b)
 	}
 }
+
+// A call whose context carries a remote caller's trace context (basis
+// serve's client) and no span continues that trace.
+func TestCallContinuesRemoteTrace(t *testing.T) {
+	const traceID, spanID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	f := newFixture(t, nil)
+	ctx := contract.WithTraceContext(t.Context(), contract.TraceContext{Parent: "00-" + traceID + "-" + spanID + "-01"})
+	f.rt.Call(ctx, "echo", contract.Call{ID: "c1", Input: json.RawMessage(`{}`)})
+	for _, s := range f.spans.GetSpans() {
+		if s.Name != "execute_tool echo" {
+			continue
+		}
+		if got := s.SpanContext.TraceID().String(); got != traceID {
+			t.Errorf("trace %s, want the caller's %s", got, traceID)
+		}
+		if got := s.Parent.SpanID().String(); got != spanID || !s.Parent.IsRemote() {
+			t.Errorf("parent %s (remote %v), want the caller's %s", got, s.Parent.IsRemote(), spanID)
+		}
+		return
+	}
+	t.Fatal("no execute_tool span")
+}
