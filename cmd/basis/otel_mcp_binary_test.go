@@ -4,11 +4,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // basis call of an MCP tool, exported: the server receives the execute
@@ -36,5 +39,34 @@ func TestBinaryMCPCallCarriesTrace(t *testing.T) {
 	want := "traceparent=00-" + agentTrace + "-" + execID + "-01 tracestate=<nil>"
 	if execID == "" || strings.TrimSpace(stdout.String()) != want {
 		t.Errorf("the server saw %q, want %q", strings.TrimSpace(stdout.String()), want)
+	}
+}
+
+// basis serve, exported: a client's call continues the trace the client
+// sent in _meta, and what is left is exported when serve exits.
+func TestBinaryServeContinuesClientTrace(t *testing.T) {
+	rcv, url := newOTLPReceiver(t)
+	r := newServeRig(t)
+	r.env = append(r.env, "OTEL_EXPORTER_OTLP_ENDPOINT="+url)
+	s := r.serve(t, nil, "--approve", "allow")
+	p := &mcp.CallToolParams{Name: "look", Arguments: map[string]any{"name": "x"}}
+	p.Meta = mcp.Meta{"traceparent": "00-" + agentTrace + "-" + agentSpan + "-01"}
+	res, err := s.cs.CallTool(context.Background(), p)
+	if err != nil || res.IsError {
+		t.Fatalf("call look: %v %v\nstderr:\n%s", err, resultText(res), s.stderr.String())
+	}
+	// serve exits when its client goes; it exports what is left first.
+	s.cs.Close()
+	var call *otlpSpan
+	for _, sp := range rcv.spans() {
+		if sp.Name == "execute_tool look" {
+			call = &sp
+		}
+	}
+	if call == nil {
+		t.Fatalf("no execute_tool look span exported; stderr:\n%s", s.stderr.String())
+	}
+	if call.traceID != agentTrace || call.parentID != agentSpan {
+		t.Errorf("execute_tool look is in trace %s under %s, want the client's %s under %s", call.traceID, call.parentID, agentTrace, agentSpan)
 	}
 }
