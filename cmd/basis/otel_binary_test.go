@@ -164,7 +164,7 @@ func TestBinaryCallExportsOTLP(t *testing.T) {
 	}
 
 	out, stderr := run("allow")
-	vars := varsOf(out)
+	vars := otelVars(out)
 	if _, ok := vars["OTEL_EXPORTER_OTLP_HEADERS"]; ok {
 		t.Errorf("the program was given the exporter's headers:\n%s", out)
 	}
@@ -279,4 +279,15 @@ func TestOTLPProtocol(t *testing.T) {
 			t.Errorf("otlpProtocol(%q) = %q, %v; want %q (error %v)", tt.environ, got, err, tt.want, tt.err)
 		}
 	}
+}
+
+// otelVars reads the NAME=value lines /usr/bin/env printed.
+func otelVars(text string) map[string]string {
+	vars := map[string]string{}
+	for line := range strings.SplitSeq(text, "\n") {
+		if name, value, ok := strings.Cut(line, "="); ok {
+			vars[name] = value
+		}
+	}
+	return vars
 }
