@@ -4,8 +4,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +22,7 @@ import (
 	metricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -290,4 +293,57 @@ func otelVars(text string) map[string]string {
 		}
 	}
 	return vars
+}
+
+// grpcTraces is an OTLP/gRPC trace receiver.
+type grpcTraces struct {
+	tracepb.UnimplementedTraceServiceServer
+	mu    sync.Mutex
+	names []string
+}
+
+func (g *grpcTraces) Export(_ context.Context, req *tracepb.ExportTraceServiceRequest) (*tracepb.ExportTraceServiceResponse, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				g.names = append(g.names, s.Name)
+			}
+		}
+	}
+	return &tracepb.ExportTraceServiceResponse{}, nil
+}
+
+// OTEL_EXPORTER_OTLP_PROTOCOL=grpc exports over gRPC.
+func TestBinaryCallExportsOTLPgRPC(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	rcv := &grpcTraces{}
+	tracepb.RegisterTraceServiceServer(srv, rcv)
+	go srv.Serve(lis)
+	t.Cleanup(srv.Stop)
+
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	write(t, filepath.Join(ws, ".basis/tools.json"), `{"schema": 1, "tools": {
+		"env": {"description": "Print the environment.", "input_schema": {"type": "object"}, "command": ["/usr/bin/env"]}
+	}}`)
+	cmd := exec.Command(basisBinary, "-C", ws, "call", "env", `{}`, "--approve", "allow")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "BASIS_CONFIG_DIR=" + filepath.Join(dir, "config"),
+		"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + lis.Addr().String(), "OTEL_EXPORTER_OTLP_PROTOCOL=grpc", "OTEL_METRICS_EXPORTER=none"}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("basis call: %v\n%s", err, stderr.String())
+	}
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	slices.Sort(rcv.names)
+	if diff := cmp.Diff([]string{"basis.execute", "basis.gate", "basis.preview", "execute_tool env"}, rcv.names); diff != "" {
+		t.Errorf("spans received over gRPC (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+	}
 }
