@@ -78,6 +78,9 @@ type ManagerOptions struct {
 	// means the Manager cannot sign in interactively, and such a server
 	// fails with a [*SignInError].
 	SignIn func(ctx context.Context, server string) (*SignIn, error)
+	// Observer, when set, is told of each request sent to a server, for
+	// tracing (otelbasis implements it). Nil costs nothing.
+	Observer RequestObserver
 }
 
 // State is where a server is in its life, spelt as status lines and
@@ -641,6 +644,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	s.noticing(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
 	s.forwardingMiddleware(client)
+	s.observing(client)
 	c.acks.hearing(client)
 	session, err := connect(ctx, c, client, s.transport(c, l), s.sessionOptions())
 	if err != nil && s.sessionOptions() != nil && s.cfg.Type != TypeStdio && newestOnly(err) {

@@ -12,6 +12,10 @@
 // anything itself; the exporter is the host's choice. Arguments and
 // results are recorded only when [Options] asks for them.
 //
+// [Observer.StartMCPRequest] makes mcpbind's requests to MCP servers
+// "{mcp.method.name} {target}" client spans in the MCP conventions
+// (pass the Observer as mcpbind.ManagerOptions.Observer).
+//
 // The execute phase's context carries its span as a
 // [contract.TraceContext], which a declared tool's program receives as
 // TRACEPARENT.

@@ -42,6 +42,13 @@ const (
 	KeySandboxMode  = attribute.Key("basis.sandbox.mode")
 	KeySideEffect   = attribute.Key("basis.side_effect")
 	KeySource       = attribute.Key("basis.source")
+
+	// The MCP semantic conventions' (mcp.md).
+	KeyMCPMethod          = attribute.Key("mcp.method.name")
+	KeyMCPProtocolVersion = attribute.Key("mcp.protocol.version")
+	KeyMCPSessionID       = attribute.Key("mcp.session.id")
+	KeyNetworkTransport   = attribute.Key("network.transport")
+	KeyMCPServer          = attribute.Key("basis.mcp.server")
 )
 
 // Metric names.
@@ -52,6 +59,9 @@ const (
 	// MetricDenials counts the calls the gate denied, by the layer that
 	// decided ([KeyGateLayer]).
 	MetricDenials = "basis.gate.denials"
+	// MetricMCPClientDuration is the MCP conventions' histogram of the
+	// requests basis sends to MCP servers, in seconds.
+	MetricMCPClientDuration = "mcp.client.operation.duration"
 )
 
 // Options configure an [Observer]. The zero value records neither the
@@ -73,6 +83,7 @@ type Observer struct {
 	tracer   trace.Tracer
 	duration metric.Float64Histogram
 	denials  metric.Int64Counter
+	mcpDur   metric.Float64Histogram
 	opts     Options
 	prop     propagation.TraceContext
 }
@@ -104,6 +115,11 @@ func NewObserver(tp trace.TracerProvider, mp metric.MeterProvider, opts *Options
 		metric.WithDescription("Calls the gate denied, by the layer that decided."))
 	if err != nil {
 		return nil, errors.Join(errors.New("otelbasis: cannot create the denial counter"), err)
+	}
+	o.mcpDur, err = meter.Float64Histogram(MetricMCPClientDuration, metric.WithUnit("s"),
+		metric.WithDescription("Duration of the requests basis sends to MCP servers."))
+	if err != nil {
+		return nil, errors.Join(errors.New("otelbasis: cannot create the MCP duration histogram"), err)
 	}
 	return o, nil
 }
@@ -288,4 +304,52 @@ func layerOf(v *approver.Verdict) string {
 		}
 	}
 	return string(v.Source)
+}
+
+// StartMCPRequest starts a client span "{mcp.method.name} {target}" for a
+// request basis sends to an MCP server (mcpbind's RequestObserver), and
+// puts its trace context in the returned context, which mcpbind sends in
+// params._meta.
+func (o *Observer) StartMCPRequest(ctx context.Context, r contract.MCPRequest) (context.Context, func(error)) {
+	start := time.Now()
+	name := r.Method
+	if r.Target != "" {
+		name += " " + r.Target
+	}
+	attrs := []attribute.KeyValue{KeyMCPMethod.String(r.Method), KeyMCPServer.String(r.Server)}
+	if r.Method == "tools/call" && r.Target != "" {
+		attrs = append(attrs, KeyToolName.String(r.Target), KeyOperationName.String("execute_tool"))
+	}
+	if r.ProtocolVersion != "" {
+		attrs = append(attrs, KeyMCPProtocolVersion.String(r.ProtocolVersion))
+	}
+	if r.SessionID != "" {
+		attrs = append(attrs, KeyMCPSessionID.String(r.SessionID))
+	}
+	if r.Transport != "" {
+		attrs = append(attrs, KeyNetworkTransport.String(r.Transport))
+	}
+	ctx, span := o.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	if span.SpanContext().IsValid() {
+		carrier := propagation.MapCarrier{}
+		o.prop.Inject(ctx, carrier)
+		ctx = contract.WithTraceContext(ctx, contract.TraceContext{Parent: carrier.Get("traceparent"), State: carrier.Get("tracestate")})
+	}
+	return ctx, func(err error) {
+		mattrs := []attribute.KeyValue{KeyMCPMethod.String(r.Method)}
+		if err != nil {
+			// The type alone: a server's message may quote anything.
+			t := "mcp_error"
+			if errors.Is(err, context.DeadlineExceeded) {
+				t = "timeout"
+			} else if errors.Is(err, context.Canceled) {
+				t = "canceled"
+			}
+			span.SetAttributes(KeyErrorType.String(t))
+			span.SetStatus(codes.Error, t)
+			mattrs = append(mattrs, KeyErrorType.String(t))
+		}
+		span.End()
+		o.mcpDur.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(mattrs...))
+	}
 }

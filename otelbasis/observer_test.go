@@ -298,3 +298,61 @@ func TestCallContinuesRemoteTrace(t *testing.T) {
 	}
 	t.Fatal("no execute_tool span")
 }
+
+// An MCP request is a client span "{method} {target}" in the MCP
+// conventions, under the caller's span, and its context carries the
+// span's trace context for the server.
+func TestMCPRequestSpan(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	reader := sdkmetric.NewManualReader()
+	obs, err := otelbasis.NewObserver(tp, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, parent := tp.Tracer("test").Start(t.Context(), "basis.execute")
+	ctx, end := obs.StartMCPRequest(ctx, contract.MCPRequest{Method: "tools/call", Target: "search", Server: "gh",
+		ProtocolVersion: "2025-11-25", SessionID: "s-1", Transport: "tcp"})
+	tc, ok := contract.TraceContextOf(ctx)
+	end(errors.New("boom " + canary))
+	parent.End()
+
+	var got sdktrace.ReadOnlySpan
+	for _, s := range spans.GetSpans().Snapshots() {
+		if s.Name() == "tools/call search" {
+			got = s
+		}
+	}
+	if got == nil {
+		t.Fatal("no tools/call search span")
+	}
+	want := map[string]string{"mcp.method.name": "tools/call", "basis.mcp.server": "gh", "gen_ai.tool.name": "search",
+		"gen_ai.operation.name": "execute_tool", "mcp.protocol.version": "2025-11-25", "mcp.session.id": "s-1",
+		"network.transport": "tcp", "error.type": "mcp_error"}
+	if diff := cmp.Diff(want, attrs(got.Attributes())); diff != "" {
+		t.Errorf("attributes (-want +got):\n%s", diff)
+	}
+	if got.SpanKind().String() != "client" || got.Parent().SpanID() != parent.SpanContext().SpanID() {
+		t.Errorf("kind %v parent %v: want a client span under basis.execute", got.SpanKind(), got.Parent().SpanID())
+	}
+	wantTP := "00-" + got.SpanContext().TraceID().String() + "-" + got.SpanContext().SpanID().String() + "-01"
+	if !ok || tc.Parent != wantTP {
+		t.Errorf("the request's context carries %q (%v), want %q", tc.Parent, ok, wantTP)
+	}
+	if b, _ := json.Marshal(got.Status()); strings.Contains(string(b), canary) {
+		t.Errorf("the span's status quotes the error: %s", b)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			found = found || m.Name == otelbasis.MetricMCPClientDuration
+		}
+	}
+	if !found {
+		t.Errorf("no %s histogram", otelbasis.MetricMCPClientDuration)
+	}
+}

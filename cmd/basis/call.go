@@ -89,6 +89,7 @@ by signal N.
 	tel := startTelemetry(ctx, e)
 	defer tel.close()
 	ctx = tel.parent(ctx, e)
+	w.tel = tel
 	opts := &runtime.Options{Gate: gate, Observer: tel.observer()}
 	if *auditPath != "" {
 		f, code := w.openAudit("call", *auditPath)

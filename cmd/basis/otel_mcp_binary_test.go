@@ -14,8 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// basis call of an MCP tool, exported: the server receives the execute
-// span's traceparent in _meta, in the agent's trace.
+// basis call of an MCP tool, exported: the request is a client span under
+// the execute span, and the server receives its traceparent in _meta, in
+// the agent's trace.
 func TestBinaryMCPCallCarriesTrace(t *testing.T) {
 	rcv, url := newOTLPReceiver(t)
 	dir := t.TempDir()
@@ -30,15 +31,27 @@ func TestBinaryMCPCallCarriesTrace(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("basis call: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
-	var execID string
-	for _, s := range rcv.spans() {
-		if s.Name == "basis.execute" {
-			execID = s.id
+	var execID, clientID, clientParent string
+	var client otlpSpan
+	for _, sp := range rcv.spans() {
+		switch sp.Name {
+		case "basis.execute":
+			execID = sp.id
+		case "tools/call tracecontext":
+			client, clientID, clientParent = sp, sp.id, sp.parentID
 		}
 	}
-	want := "traceparent=00-" + agentTrace + "-" + execID + "-01 tracestate=<nil>"
-	if execID == "" || strings.TrimSpace(stdout.String()) != want {
-		t.Errorf("the server saw %q, want %q", strings.TrimSpace(stdout.String()), want)
+	if execID == "" || clientID == "" || clientParent != execID {
+		t.Fatalf("want a tools/call tracecontext span under basis.execute; got execute %q, client %q under %q", execID, clientID, clientParent)
+	}
+	for k, v := range map[string]string{"mcp.method.name": "tools/call", "network.transport": "pipe", "basis.mcp.server": "t", "gen_ai.tool.name": "tracecontext"} {
+		if client.Attrs[k] != v {
+			t.Errorf("tools/call span %s = %q, want %q", k, client.Attrs[k], v)
+		}
+	}
+	want := "traceparent=00-" + agentTrace + "-" + clientID + "-01 tracestate=<nil>"
+	if got := strings.TrimSpace(stdout.String()); got != want {
+		t.Errorf("the server saw %q, want the client span's %q", got, want)
 	}
 }
 

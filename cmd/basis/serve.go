@@ -105,6 +105,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}
 	tel := startTelemetry(ctx, e)
 	defer tel.close()
+	w.tel = tel
 	// build makes a runtime from the files as they are now, with a gate
 	// that has read the rules as they are now.
 	build := func(ctx context.Context, mcpTools func(context.Context) ([]contract.ExecutableTool, error)) (*runtime.Runtime, error) {
