@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package otelbasis records the calls of a basis runtime as OpenTelemetry
 // spans and metrics, in the GenAI semantic conventions: an
 // "execute_tool {tool}" span per call with basis's own attributes (the
