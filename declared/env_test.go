@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/declared"
 	"github.com/google/go-cmp/cmp"
 )
@@ -157,5 +158,56 @@ func TestManifestEnvWinsOverInherited(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"FOO": "from-manifest", "GITHUB_TOKEN": "literal"},
 		map[string]string{"FOO": got["FOO"], "GITHUB_TOKEN": got["GITHUB_TOKEN"]}); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A call whose context carries a trace context gives the program
+// TRACEPARENT and TRACESTATE, over what it would inherit or its manifest
+// sets; without one, the environment is what it was.
+func TestProgramTraceContext(t *testing.T) {
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	const stale = "00-11111111111111111111111111111111-2222222222222222-01"
+	tests := []struct {
+		name                  string
+		tc                    *contract.TraceContext
+		environ               []string
+		tool                  map[string]any
+		wantParent, wantState string
+		wantSet               bool
+	}{
+		{name: "none", environ: []string{"PATH=" + os.Getenv("PATH")}},
+		{name: "none, inherited", environ: []string{"PATH=" + os.Getenv("PATH"), "TRACEPARENT=" + stale}, wantParent: stale, wantSet: true},
+		{name: "carried", tc: &contract.TraceContext{Parent: parent, State: "v=1"}, environ: []string{"PATH=" + os.Getenv("PATH")},
+			wantParent: parent, wantState: "v=1", wantSet: true},
+		{name: "over inherited and manifest", tc: &contract.TraceContext{Parent: parent},
+			environ: []string{"PATH=" + os.Getenv("PATH"), "TRACEPARENT=" + stale, "TRACESTATE=old=1"},
+			tool:    map[string]any{"env": map[string]string{"TRACEPARENT": stale}}, wantParent: parent, wantSet: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := map[string]any{"description": "d", "input_schema": map[string]any{"type": "object"}, "command": []string{"/usr/bin/env"}}
+			for k, v := range tt.tool {
+				body[k] = v
+			}
+			root := workspace(t, manifestOf(t, map[string]any{"env": body}))
+			ctx := t.Context()
+			if tt.tc != nil {
+				ctx = contract.WithTraceContext(ctx, *tt.tc)
+			}
+			res, err := loadTool(t, root, &declared.Options{Environ: tt.environ}, "env").Execute(ctx, callWith(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for line := range strings.SplitSeq(res.Text, "\n") {
+				if name, value, ok := strings.Cut(line, "="); ok {
+					got[name] = value
+				}
+			}
+			p, set := got["TRACEPARENT"]
+			if set != tt.wantSet || p != tt.wantParent || got["TRACESTATE"] != tt.wantState {
+				t.Errorf("TRACEPARENT=%q (set %v) TRACESTATE=%q, want %q (set %v) %q", p, set, got["TRACESTATE"], tt.wantParent, tt.wantSet, tt.wantState)
+			}
+		})
 	}
 }

@@ -74,7 +74,7 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 		Argv:    argv,
 		Root:    t.spec.Root,
 		Dir:     dir,
-		Env:     run.env,
+		Env:     withTraceContext(ctx, run.env),
 		Stdin:   input,
 		Timeout: t.spec.Timeout,
 		// A program that prints more than the limit still runs to its
@@ -103,6 +103,29 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 		msg += "\n" + confinement.Refusal
 	}
 	return contract.Result{}, &RunError{Tool: t.spec.Name, Err: res.Err(), msg: msg}
+}
+
+// withTraceContext puts the call's trace context, when it has one
+// ([contract.TraceContextOf]), into a program's environment as TRACEPARENT
+// and TRACESTATE (the OpenTelemetry convention for environment carriers),
+// over any the environment had: the program's work joins the call's
+// trace. Without one env is returned as it is.
+func withTraceContext(ctx context.Context, env []string) []string {
+	tc, ok := contract.TraceContextOf(ctx)
+	if !ok {
+		return env
+	}
+	out := make([]string, 0, len(env)+2)
+	for _, e := range env {
+		if name, _, _ := strings.Cut(e, "="); name != "TRACEPARENT" && name != "TRACESTATE" {
+			out = append(out, e)
+		}
+	}
+	out = append(out, "TRACEPARENT="+tc.Parent)
+	if tc.State != "" {
+		out = append(out, "TRACESTATE="+tc.State)
+	}
+	return out
 }
 
 // result is what a successful run gives the model.

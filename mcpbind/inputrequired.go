@@ -116,6 +116,7 @@ func (s *server) modern(ctx context.Context, main *conn) (*conn, error) {
 	}
 	s.noticing(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
+	s.observing(client)
 	c.acks.hearing(client)
 	session, err := connect(ctx, c, client, s.transport(c, main.launch), &mcp.ClientSessionOptions{ProtocolVersion: modernVersion})
 	if err != nil {

@@ -78,6 +78,9 @@ type ManagerOptions struct {
 	// means the Manager cannot sign in interactively, and such a server
 	// fails with a [*SignInError].
 	SignIn func(ctx context.Context, server string) (*SignIn, error)
+	// Observer, when set, is told of each request sent to a server, for
+	// tracing (otelbasis implements it). Nil costs nothing.
+	Observer RequestObserver
 }
 
 // State is where a server is in its life, spelt as status lines and
@@ -641,6 +644,7 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	s.noticing(clientOpts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis", Version: "0.1.0"}, clientOpts)
 	s.forwardingMiddleware(client)
+	s.observing(client)
 	c.acks.hearing(client)
 	session, err := connect(ctx, c, client, s.transport(c, l), s.sessionOptions())
 	if err != nil && s.sessionOptions() != nil && s.cfg.Type != TypeStdio && newestOnly(err) {
@@ -905,6 +909,14 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (c
 	callCtx, cancel := context.WithTimeout(callCtx, s.callTimeout())
 	defer cancel()
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if tc, ok := contract.TraceContextOf(ctx); ok {
+		// The MCP semantic conventions' carrier: the server's work joins
+		// the call's trace.
+		params.Meta = mcp.Meta{"traceparent": tc.Parent}
+		if tc.State != "" {
+			params.Meta["tracestate"] = tc.State
+		}
+	}
 	if contract.HasProgress(ctx) {
 		token := "basis-" + strconv.FormatInt(s.nextToken.Add(1), 10)
 		s.progress.Store(token, ctx)

@@ -315,6 +315,9 @@ type RuntimeOptions struct {
 	OnAuditError   func(error)
 	DefaultTimeout time.Duration
 	MaxParallel    int
+	// Observer is the runtime's [runtime.Options.Observer]: tracing and
+	// metrics (the otelbasis module makes one); nil, none.
+	Observer runtime.Observer
 }
 
 // Runtime builds the runtime of this workspace: the host's tools, the
@@ -328,7 +331,7 @@ func (w *Workspace) Runtime(ctx context.Context, opts *RuntimeOptions) (*runtime
 		return nil, errors.New("workspace: RuntimeOptions.Audit and AuditWriter are both set; set one")
 	}
 	ro := &runtime.Options{Gate: opts.Gate, Audit: opts.AuditWriter, OnAuditError: opts.OnAuditError,
-		DefaultTimeout: opts.DefaultTimeout, MaxParallel: opts.MaxParallel}
+		DefaultTimeout: opts.DefaultTimeout, MaxParallel: opts.MaxParallel, Observer: opts.Observer}
 	var errs []error
 	if w.sandboxErr != nil {
 		errs = append(errs, w.sandboxErr)

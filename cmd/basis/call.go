@@ -86,7 +86,11 @@ by signal N.
 	if len(errs) > 0 {
 		return configErr(e, errs)
 	}
-	opts := &runtime.Options{Gate: gate}
+	tel := startTelemetry(ctx, e)
+	defer tel.close()
+	ctx = tel.parent(ctx, e)
+	w.tel = tel
+	opts := &runtime.Options{Gate: gate, Observer: tel.observer()}
 	if *auditPath != "" {
 		f, code := w.openAudit("call", *auditPath)
 		if code >= 0 {

@@ -67,6 +67,9 @@ func (w *workspace) openMCP(ctx context.Context, opts *mcpbind.ManagerOptions) *
 	// Sign-ins are the operator's, kept in the operator config dir; the
 	// browser half runs only where a browser can be opened.
 	opts.Tokens = mcpbind.NewFileTokenStore(w.configDir)
+	if w.tel != nil && w.tel.obs != nil {
+		opts.Observer = w.tel.obs
+	}
 	if opts.SignIn == nil {
 		opts.SignIn = w.signInHook(false)
 	}

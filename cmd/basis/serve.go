@@ -103,6 +103,9 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		defer f.Close()
 		audit = f
 	}
+	tel := startTelemetry(ctx, e)
+	defer tel.close()
+	w.tel = tel
 	// build makes a runtime from the files as they are now, with a gate
 	// that has read the rules as they are now.
 	build := func(ctx context.Context, mcpTools func(context.Context) ([]contract.ExecutableTool, error)) (*runtime.Runtime, error) {
@@ -110,7 +113,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		if len(errs) > 0 {
 			return nil, errors.Join(errs...)
 		}
-		opts := &runtime.Options{Gate: gate}
+		opts := &runtime.Options{Gate: gate, Observer: tel.observer()}
 		if audit != nil {
 			opts.Audit = audit
 			opts.OnAuditError = func(err error) { log.Info(fmt.Sprintf("writing the audit record failed: %v", err)) }

@@ -48,6 +48,9 @@ type workspace struct {
 	// mcpState is this invocation's MCP client; with -tags nomcp it is
 	// empty.
 	mcpState
+	// tel is this invocation's OpenTelemetry, nil when not exported: the
+	// MCP client's requests are observed with it.
+	tel *telemetry
 }
 
 // mcpStart says which MCP servers a command starts.
@@ -165,6 +168,7 @@ func (w *workspace) build(ctx context.Context, opts *runtime.Options) (*runtime.
 		MCPTools:     w.mcpTools,
 		AuditWriter:  opts.Audit,
 		OnAuditError: opts.OnAuditError,
+		Observer:     opts.Observer,
 	})
 	if err != nil {
 		return nil, basisws.Problems(err)

@@ -18,8 +18,10 @@ var credentialWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENT
 
 // withheldNames are withheld whole, although no credential word is in
 // them: SSH_AUTH_SOCK hands over the operator's SSH keys, one signature at
-// a time, to whoever can reach the socket.
-var withheldNames = []string{"SSH_AUTH_SOCK"}
+// a time, to whoever can reach the socket; the OTLP exporter's headers
+// usually hold the telemetry backend's API key ("Authorization=Bearer …").
+var withheldNames = []string{"SSH_AUTH_SOCK", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+	"OTEL_EXPORTER_OTLP_METRICS_HEADERS", "OTEL_EXPORTER_OTLP_LOGS_HEADERS"}
 
 // IsBasisVariable reports whether name is one of basis's own: it starts
 // with BASIS_ in any case.
@@ -41,7 +43,9 @@ func LooksLikeCredential(name string) bool {
 
 // Withheld reports whether a variable of this name is inherited only when
 // a pass list names it: it looks like a credential
-// ([LooksLikeCredential]) or is SSH_AUTH_SOCK. basis's own variables are
+// ([LooksLikeCredential]), or is SSH_AUTH_SOCK or one of the OTLP
+// exporter's headers variables (OTEL_EXPORTER_OTLP_HEADERS and its
+// per-signal forms). basis's own variables are
 // not "withheld" but never inherited at all ([IsBasisVariable]).
 func Withheld(name string) bool {
 	if LooksLikeCredential(name) {

@@ -39,6 +39,13 @@ func TestPasses(t *testing.T) {
 		{"SSH_AUTH_SOCK", nil, false},
 		{"ssh_auth_sock", nil, false},
 		{"MONKEY_ID", nil, false}, // a false alarm, passed by name
+		// The OTLP exporter's headers carry the backend's API key.
+		{"OTEL_EXPORTER_OTLP_HEADERS", nil, false},
+		{"OTEL_EXPORTER_OTLP_TRACES_HEADERS", nil, false},
+		{"OTEL_EXPORTER_OTLP_METRICS_HEADERS", nil, false},
+		{"OTEL_EXPORTER_OTLP_LOGS_HEADERS", nil, false},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", nil, true},
+		{"OTEL_EXPORTER_OTLP_HEADERS", []string{"OTEL_*"}, true},
 		{"GITHUB_TOKEN", []string{"GITHUB_TOKEN"}, true},
 		{"GITHUB_TOKEN", []string{"GITHUB_*"}, true},
 		{"GITHUB_TOKEN", []string{"*_TOKEN"}, true},

@@ -14,8 +14,10 @@
 //     them.
 //   - names that look like credentials ([Withheld]): containing TOKEN,
 //     SECRET, PASSWORD, PASSWD, CREDENTIAL or KEY in any case, and
-//     SSH_AUTH_SOCK. They pass only when the caller names them in its
-//     pass list: the operator's setting, or a program's own
+//     SSH_AUTH_SOCK and OTEL_EXPORTER_OTLP_HEADERS (and its per-signal
+//     forms, which hold the telemetry backend's key). They pass only
+//     when the caller names them in its pass list: the operator's
+//     setting, or a program's own
 //     configuration setting the variable explicitly (which is a layer
 //     over the inherited one, not a part of it).
 //

@@ -504,11 +504,26 @@ func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall 
 		done:        make(chan struct{}),
 	}
 	ctx = context.WithValue(ctx, pendingKey{}, pc)
+	ctx = withClientTrace(ctx, req.Params.GetMeta())
 	ctx = contract.WithProgress(ctx, pc.progress)
 	ctx = contract.WithProgressSteps(ctx, pc.step)
 	ctx = contract.WithLog(ctx, s.logLevel(req), pc.log)
 	pc.ctx = pc.withPass(ctx, req)
 	return pc
+}
+
+// withClientTrace continues the trace a client sent in the call's _meta
+// (traceparent, tracestate: the MCP semantic conventions' carrier), as a
+// [contract.TraceContext]: the runtime's observer starts its span under
+// it, and without one a declared program still joins the client's trace.
+// contract refuses a malformed value.
+func withClientTrace(ctx context.Context, meta map[string]any) context.Context {
+	parent, _ := meta["traceparent"].(string)
+	if parent == "" {
+		return ctx
+	}
+	state, _ := meta["tracestate"].(string)
+	return contract.WithTraceContext(ctx, contract.TraceContext{Parent: parent, State: state})
 }
 
 // start runs a new call and waits for its result or its first question.

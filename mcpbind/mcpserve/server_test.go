@@ -141,6 +141,9 @@ func (f *fakeRoster) Call(ctx context.Context, name string, call contract.Call) 
 	switch name {
 	case "echo":
 		return fmt.Sprint(in["text"]), false
+	case "tracecontext":
+		tc, ok := contract.TraceContextOf(ctx)
+		return fmt.Sprintf("%v %s %s", ok, tc.Parent, tc.State), false
 	case "fail":
 		return "exit status 1: the tests failed", true
 	case "slow":

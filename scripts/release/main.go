@@ -23,7 +23,7 @@ import (
 var hosts = []Host{
 	{
 		Dir:       "e2e/hosts/minimal",
-		Forbidden: []string{"github.com/modelcontextprotocol/", "mvdan.cc/sh", "golang.org/x/term", "github.com/basis-go/basis/spawn", "github.com/basis-go/basis/mcpbind", "github.com/basis-go/basis/approver/terminal"},
+		Forbidden: []string{"github.com/modelcontextprotocol/", "mvdan.cc/sh", "golang.org/x/term", "github.com/basis-go/basis/spawn", "github.com/basis-go/basis/mcpbind", "github.com/basis-go/basis/approver/terminal", "go.opentelemetry.io/", "github.com/basis-go/basis/otelbasis"},
 		// Run in its fixture workspace: the tools run, sandboxed, behind
 		// the workspace's rules, and the audit records the sandbox.
 		Runs: []HostRun{
@@ -35,7 +35,7 @@ var hosts = []Host{
 	},
 	{
 		Dir:               "e2e/hosts/spawnonly",
-		Forbidden:         []string{"github.com/basis-go/basis/declared", "github.com/modelcontextprotocol/"},
+		Forbidden:         []string{"github.com/basis-go/basis/declared", "github.com/modelcontextprotocol/", "go.opentelemetry.io/"},
 		ForbiddenPackages: []string{"github.com/basis-go/basis/declared"},
 		Output:            "spawn-only host: hello from spawn",
 	},

@@ -163,13 +163,33 @@ func (rt *Runtime) Call(ctx context.Context, name string, call contract.Call) Ou
 func (rt *Runtime) callIn(ctx context.Context, ro *roster, name string, call contract.Call) Outcome {
 	start := time.Now()
 	r := ro.byName[name]
+	var observed func(*Outcome)
+	if rt.opts.Observer != nil {
+		ctx, observed = rt.observe(ctx, r, name, call)
+	}
 	out := rt.call(ctx, ro, r, name, call)
 	out.CallID, out.Tool = call.ID, name
 	out.Duration = time.Since(start)
 	if rt.audit != nil {
 		rt.audit.end(start, r, &out)
 	}
+	if observed != nil {
+		observed(&out)
+	}
 	return out
+}
+
+// observe tells the observer of a call; the end function is never nil.
+func (rt *Runtime) observe(ctx context.Context, r *registered, name string, call contract.Call) (context.Context, func(*Outcome)) {
+	cs := CallStart{Tool: name, CallID: call.ID, Input: call.Input}
+	if r != nil {
+		cs.Source, cs.MCP = r.source, r.mcp
+	}
+	ctx, end := rt.opts.Observer.StartCall(ctx, cs)
+	if end == nil {
+		end = func(*Outcome) {}
+	}
+	return ctx, end
 }
 
 func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name string, call contract.Call) Outcome {
@@ -182,15 +202,20 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 	}
 	call.Input = input
 
-	preview, text, err := previewOf(ctx, r, call)
+	pctx, endPreview := rt.startPhase(ctx, PhasePreview)
+	preview, text, err := previewOf(pctx, r, call)
+	if err != nil {
+		endPreview(PhaseEnd{Err: err})
+		return refused(name, StagePreview, text, err)
+	}
+	def, text, err := rt.definitionFor(pctx, r, preview)
+	endPreview(PhaseEnd{Err: err, Preview: &preview})
 	if err != nil {
 		return refused(name, StagePreview, text, err)
 	}
-	def, text, err := rt.definitionFor(ctx, r, preview)
-	if err != nil {
-		return refused(name, StagePreview, text, err)
-	}
-	verdict := rt.authorize(ctx, r, call, preview, def)
+	gctx, endGate := rt.startPhase(ctx, PhaseGate)
+	verdict := rt.authorize(gctx, r, call, preview, def)
+	endGate(PhaseEnd{Err: verdict.Err, Verdict: &verdict})
 	if !verdict.Allow {
 		out := refused(name, StageDenied, verdict.Reason, verdict.Err)
 		out.Preview, out.Verdict = &preview, &verdict
@@ -212,7 +237,9 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 		}
 	}
 
-	out := rt.execute(ctx, r, call)
+	ectx, endExecute := rt.startPhase(ctx, PhaseExecute)
+	out := rt.execute(ectx, r, call)
+	endExecute(PhaseEnd{Err: out.Err})
 	out.Preview, out.Verdict = &preview, &verdict
 	return out
 }

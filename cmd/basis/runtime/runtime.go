@@ -58,6 +58,9 @@ type Options struct {
 	// MaxParallel bounds how many parallel calls of one batch run at once.
 	// Zero means DefaultMaxParallel.
 	MaxParallel int
+	// Observer, when set, is told of each call and its phases, for
+	// tracing and metrics ([Observer]). Nil costs nothing.
+	Observer Observer
 }
 
 // Runtime is a roster of tools and the pipeline its calls go through. It

@@ -58,6 +58,9 @@ type Options struct {
 	// tools and prompt of inputrequired.go, which ask through
 	// input-required results.
 	Surfaces string
+	// TraceContext adds the tool "tracecontext", which returns the
+	// traceparent and tracestate its call's _meta held.
+	TraceContext bool
 }
 
 // BidiToolName is the tool Bidi adds: a name that a right-to-left
@@ -134,6 +137,12 @@ func New(opts Options) *mcp.Server {
 		}
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "got " + req.Extra.Header.Get(in.Name)}}}, nil
 	})
+	if opts.TraceContext {
+		add("tracecontext", "Returns the traceparent and tracestate of the call's _meta.", nil, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			meta := req.Params.GetMeta()
+			return text(fmt.Sprintf("traceparent=%v tracestate=%v", meta["traceparent"], meta["tracestate"])), nil
+		})
+	}
 	add("protoerr", "Answers with a protocol error, as Go servers report bad input.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, fmt.Errorf("invalid params: ticket id must be a number")
 	})

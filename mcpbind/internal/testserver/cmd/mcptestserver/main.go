@@ -29,6 +29,7 @@ func main() {
 	flag.BoolVar(&opts.Big, "big", false, "add the tool big, which returns as much text as asked for")
 	names := flag.String("names", "", "comma-separated names of extra echo tools")
 	flag.BoolVar(&opts.Environ, "environ", false, "add the tool environ, which reports the working directory and environment")
+	flag.BoolVar(&opts.TraceContext, "trace", false, "add the tool tracecontext, which returns the traceparent and tracestate of its call's _meta")
 	stubborn := flag.String("stubborn", "", "ignore SIGTERM and stdin EOF, fork a grandchild, and write both pids to this file")
 	sleeper := flag.Bool("sleeper", false, "sleep until killed (the stubborn server's grandchild)")
 	daemon := flag.Bool("daemon", false, "start a sleeper in a session of its own, as a daemon would, and leave it")

@@ -1,0 +1,87 @@
+//go:build unix
+
+package mcpbind
+
+import (
+	"context"
+	"maps"
+	"strings"
+
+	"github.com/basis-go/basis/contract"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// RequestObserver is told of each request a [Manager] sends to a server:
+// [ManagerOptions.Observer]. StartMCPRequest returns the context the
+// request is sent under and a function called, once, with its error when
+// it ends. When the returned context carries a [contract.TraceContext],
+// the request carries it to the server in params._meta (traceparent,
+// tracestate). The otelbasis module's Observer is one.
+type RequestObserver interface {
+	StartMCPRequest(ctx context.Context, req contract.MCPRequest) (context.Context, func(error))
+}
+
+// observing tells the manager's observer of every request c sends.
+func (s *server) observing(c *mcp.Client) {
+	obs := s.m.opts.Observer
+	if obs == nil {
+		return
+	}
+	transport := "tcp"
+	if s.cfg.Type == TypeStdio || s.cfg.Type == "" {
+		transport = "pipe"
+	}
+	c.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "notifications/") {
+				return next(ctx, method, req)
+			}
+			r := contract.MCPRequest{Method: method, Target: targetOf(req), Server: s.cfg.Name, Transport: transport}
+			if cs, ok := req.GetSession().(*mcp.ClientSession); ok && cs != nil {
+				r.SessionID = cs.ID()
+				if ir := cs.InitializeResult(); ir != nil {
+					r.ProtocolVersion = ir.ProtocolVersion
+				}
+			}
+			ctx, end := obs.StartMCPRequest(ctx, r)
+			if tc, ok := contract.TraceContextOf(ctx); ok {
+				if p := req.GetParams(); p != nil {
+					meta := maps.Clone(p.GetMeta())
+					if meta == nil {
+						meta = map[string]any{}
+					}
+					meta["traceparent"] = tc.Parent
+					delete(meta, "tracestate")
+					if tc.State != "" {
+						meta["tracestate"] = tc.State
+					}
+					p.SetMeta(meta)
+				}
+			}
+			res, err := next(ctx, method, req)
+			if end != nil {
+				end(err)
+			}
+			return res, err
+		}
+	})
+}
+
+// targetOf is what a request names: a tool, a prompt, a resource.
+func targetOf(req mcp.Request) string {
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		if p != nil {
+			return p.Name
+		}
+	case *mcp.GetPromptParams:
+		if p != nil {
+			return p.Name
+		}
+	case *mcp.ReadResourceParams:
+		if p != nil {
+			return p.URI
+		}
+	}
+	return ""
+}
