@@ -41,7 +41,7 @@ step() {
 echo "# in examples/workspace, with an empty configuration directory"
 step 0 tools
 step 0 check
-step 0 call word_count '{"path": "data/notes.txt"}' --approve allow
+step 0 call word_count '{"path": "data/notes.txt"}' --approve deny
 step 0 call json_query '{"file": "data/inventory.json", "path": "items.2"}' --approve allow
 step 3 call json_query '{"file": "data/inventory.json", "path": 7}' --approve allow
 step 3 call ticket '{"title": "Recount the brackets", "priority": "high"}' --approve deny
