@@ -101,8 +101,16 @@ tidy: ## go mod tidy in every module
 	$(call each,$(GO) mod tidy)
 
 .PHONY: standalone
-standalone: ## build and test (-race) every module alone (GOWORK=off), nothing cached
-	$(call each,GOWORK=off $(GO) build ./... && GOWORK=off $(GO) test -race -count=1 ./...)
+# Two modules at a time: much of a module's test time is spent waiting on
+# the programs its tests start, which the other module's tests fill. Each
+# module's output is printed whole when it is done.
+STANDALONE_JOBS ?= 2
+standalone: ## build and test (-race) every module alone (GOWORK=off), nothing cached, STANDALONE_JOBS at a time
+	@printf '%s\n' $(MODULES) | xargs -P $(STANDALONE_JOBS) -I{} sh -c '\
+		out=$$(cd {} && GOWORK=off $(GO) build ./... 2>&1 && GOWORK=off $(GO) test -race -count=1 ./... 2>&1); rc=$$?; \
+		printf "%s\n" "$$out"; \
+		[ $$rc -eq 0 ] || { echo "make: failed in module {}" >&2; exit 255; }'
+
 
 .PHONY: bench
 bench: e2e/peers/node_modules/.package-lock.json ## every ratio benchmark against its baseline and the MCP conformance table, written to e2e/BENCHMARKS.md
