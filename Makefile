@@ -36,7 +36,16 @@ help: ## list the targets
 # The tests of ci run once, each module alone (GOWORK=off, as a stranger builds
 # it) and with the race detector; vet compiles every package and test in
 # the workspace too.
-ci: fmt-check vet staticcheck tidy-check standalone release-tool release-check release-dry-run ## everything CI checks
+# The tests and the release checks then run side by side: the tests wait
+# on the programs they start, the release check compiles.
+ci: fmt-check vet staticcheck tidy-check ## everything CI checks: these, then standalone beside release-tool, release-check and release-dry-run
+	@$(MAKE) --no-print-directory -j2 --output-sync=target standalone ci-release
+
+.PHONY: ci-release
+ci-release: ## release-tool, release-check and release-dry-run, one after another
+	@$(MAKE) --no-print-directory release-tool
+	@$(MAKE) --no-print-directory release-check
+	@$(MAKE) --no-print-directory release-dry-run
 
 .PHONY: test
 test: ## the edit-test loop: go test in every module, in the workspace, results cached while nothing changed
