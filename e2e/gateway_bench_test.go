@@ -291,15 +291,15 @@ func startListening(tb testing.TB, cmd *exec.Cmd, addr, logPath string) int {
 			c.Close()
 			return cmd.Process.Pid
 		}
-		select {
-		case <-exited:
-			tb.Fatalf("%s exited before listening on %s:\n%s", filepath.Base(cmd.Path), addr, logTail())
-		default:
-		}
 		if time.Now().After(deadline) {
 			tb.Fatalf("%s is not listening on %s after a minute:\n%s", filepath.Base(cmd.Path), addr, logTail())
 		}
-		time.Sleep(50 * time.Millisecond)
+		// Poll again shortly, or fail at once if the process exits.
+		select {
+		case <-exited:
+			tb.Fatalf("%s exited before listening on %s:\n%s", filepath.Base(cmd.Path), addr, logTail())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
