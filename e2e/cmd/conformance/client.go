@@ -3,11 +3,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -90,33 +87,5 @@ func buildClients(bin string) error {
 // runClientSuite runs the pinned suite's client side with command, its
 // results in out, and reads them.
 func runClientSuite(command string, env []string, peers peerPaths, out string) (Result, error) {
-	if err := os.RemoveAll(out); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), suiteBound)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, peers.node, peers.suite, "client",
-		"--command", command, "--suite", "all", "--output-dir", out)
-	cmd.Dir = out
-	cmd.Env = append(env, "PATH="+filepath.Dir(peers.node)+string(filepath.ListSeparator)+os.Getenv("PATH"))
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	err := cmd.Run()
-	if werr := os.WriteFile(filepath.Join(out, "output.txt"), output.Bytes(), 0o644); werr != nil {
-		return nil, werr
-	}
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("the suite did not finish in %v:\n%s", suiteBound, tail(output.String(), 40))
-	}
-	r, rerr := readClientResults(out)
-	if rerr == nil {
-		rerr = checkTotals(r, output.String())
-	}
-	if rerr != nil {
-		return nil, fmt.Errorf("%v (the suite: %v)\n%s", rerr, err, tail(output.String(), 40))
-	}
-	return r, nil
+	return suiteRun(peers, env, out, readClientResults, "client", "--command", command, "--suite", "all", "--output-dir", out)
 }

@@ -414,7 +414,15 @@ func firstLine(s string) string {
 }
 
 func runSuiteOnce(m Mode, peers peerPaths, url, out string) (Result, error) {
-	// A -keep directory may hold an earlier run's results.
+	return suiteRun(peers, os.Environ(), out, readResults,
+		"server", "--url", url, "--requirements", m.Requirements, "--output-dir", out)
+}
+
+// suiteRun runs the pinned suite with args on the pinned Node, its
+// results in out (emptied first: a -keep directory may hold an earlier
+// run's), and reads them with read, checked against the suite's own
+// totals.
+func suiteRun(peers peerPaths, env []string, out string, read func(string) (Result, error), args ...string) (Result, error) {
 	if err := os.RemoveAll(out); err != nil {
 		return nil, err
 	}
@@ -423,10 +431,9 @@ func runSuiteOnce(m Mode, peers peerPaths, url, out string) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), suiteBound)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, peers.node, peers.suite, "server",
-		"--url", url, "--requirements", m.Requirements, "--output-dir", out)
+	cmd := exec.CommandContext(ctx, peers.node, append([]string{peers.suite}, args...)...)
 	cmd.Dir = out
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(peers.node)+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(env, "PATH="+filepath.Dir(peers.node)+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	err := cmd.Run()
@@ -438,7 +445,7 @@ func runSuiteOnce(m Mode, peers peerPaths, url, out string) (Result, error) {
 	}
 	// The suite exits 1 when a scored check fails: that is a result, not
 	// an error. Its results directory says whether it ran.
-	r, rerr := readResults(out)
+	r, rerr := read(out)
 	if rerr == nil {
 		rerr = checkTotals(r, output.String())
 	}
