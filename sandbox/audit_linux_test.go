@@ -287,7 +287,7 @@ func TestWatchAsNobody(t *testing.T) {
 	workspace := t.TempDir()
 	// /tmp lets everyone create files: Landlock refuses this one.
 	target := filepath.Join("/tmp", fmt.Sprintf("sandbox-watch-nobody-%d", os.Getpid()))
-	for i := range 2 {                                        // the first call finds it may not read; the second does not try
+	for i := range 2 { // the first call finds it may not read; the second does not try
 		sb := newSandbox(t, sandbox.Policy{}, workspace)
 		got, ok := startWatched(t, sb, workspace, "write", target).finish(t)
 		if ok || len(got) > 0 {
