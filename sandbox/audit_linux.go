@@ -106,7 +106,7 @@ func listen() *listener {
 	if auditUnreadable.Load() {
 		return nil
 	}
-	if on, err := auditEnabled(); err == nil && !on {
+	if !auditMayBeOn() {
 		return nil
 	}
 	// Not allowed to ask (no CAP_AUDIT_CONTROL): the subscription says
@@ -138,6 +138,39 @@ func subscribe() (int, error) {
 		return -1, err
 	}
 	return fd, nil
+}
+
+// auditCheckEvery is how long an answer of the kernel to whether its
+// audit is on holds: asking costs a round trip through the audit
+// subsystem (about 0.2 ms here), more than a call should pay where audit
+// is off, and an operator who turns it on while basis runs sees paths
+// named within this.
+const auditCheckEvery = 10 * time.Second
+
+var auditCheck struct {
+	sync.Mutex
+	at time.Time // zero: never asked, or forgotten
+	on bool
+}
+
+// auditMayBeOn reports whether the kernel's audit is on, or may be: a
+// process that may not ask (no CAP_AUDIT_CONTROL) finds out by
+// subscribing.
+func auditMayBeOn() bool {
+	auditCheck.Lock()
+	defer auditCheck.Unlock()
+	if auditCheck.at.IsZero() || time.Since(auditCheck.at) >= auditCheckEvery {
+		on, err := auditEnabled()
+		auditCheck.at, auditCheck.on = time.Now(), on || err != nil
+	}
+	return auditCheck.on
+}
+
+// forgetAuditCheck makes the next call ask the kernel again.
+func forgetAuditCheck() {
+	auditCheck.Lock()
+	auditCheck.at = time.Time{}
+	auditCheck.Unlock()
 }
 
 // auditEnabled asks the kernel whether the audit subsystem is on
@@ -274,7 +307,9 @@ func (l *listener) collect(pids map[int]bool) []Denial {
 	l.mu.Lock()
 	l.mark = mark
 	l.mu.Unlock()
-	if sendMarker(mark) == nil {
+	// Asked again, on this path only: with audit turned off since the
+	// call began, no marker would come.
+	if on, err := auditEnabled(); (on || err != nil) && sendMarker(mark) == nil {
 		timer := time.NewTimer(auditSyncBound)
 		select {
 		case <-l.marked:

@@ -52,7 +52,8 @@ func SetAudit(on bool) (restore func() error, err error) {
 	if err := setAudit(on); err != nil {
 		return nil, err
 	}
-	return func() error { return setAudit(was) }, nil
+	forgetAuditCheck()
+	return func() error { defer forgetAuditCheck(); return setAudit(was) }, nil
 }
 
 func setAudit(on bool) error {

@@ -114,10 +114,35 @@ func writer(t *testing.T, path string) string {
 // without the network ends with.
 const settingsAdvice = `to let it write outside the workspace, add the directory to "write" in ~/.config/basis/sandbox.json (.git, .basis and .mcp.json stay read-only); for the network, "network": true (with "side_effect": "external") in its manifest entry`
 
+// refusalAuditEnv tells a run of this test binary that
+// TestRefusalNamesWhatTheKernelRefused started it, with the kernel's
+// audit on or off: a process asks the kernel whether it is on at most
+// every few seconds, so each state gets a process of its own.
+const refusalAuditEnv = "WORKSPACE_TEST_REFUSAL_AUDIT"
+
 // With the kernel's audit on, a failed sandboxed program's result names
 // what the sandbox refused it, escaped for a terminal, and only what it
 // refused that call; with audit off the line names the settings only.
 func TestRefusalNamesWhatTheKernelRefused(t *testing.T) {
+	if state := os.Getenv(refusalAuditEnv); state != "" {
+		refusalCases(t, state == "on")
+		return
+	}
+	for _, on := range []bool{true, false} {
+		state := map[bool]string{true: "on", false: "off"}[on]
+		t.Run("audit "+state, func(t *testing.T) {
+			auditOn(t, on)
+			cmd := exec.Command(os.Args[0], "-test.count=1", "-test.v", "-test.run", "^TestRefusalNamesWhatTheKernelRefused$")
+			cmd.Env = append(os.Environ(), refusalAuditEnv+"="+state)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS: TestRefusalNamesWhatTheKernelRefused ") || strings.Contains(string(out), "--- SKIP") {
+				t.Fatalf("the run with audit %s: %v\n%s", state, err, out)
+			}
+		})
+	}
+}
+
+func refusalCases(t *testing.T, audit bool) {
 	outside := t.TempDir()
 	lock := filepath.Join(outside, "v0.6.0.lock")
 	other := filepath.Join(outside, "other.lock")
@@ -131,19 +156,23 @@ func TestRefusalNamesWhatTheKernelRefused(t *testing.T) {
 		tools []string // called at the same time
 		want  []string // each call's refusal line
 	}{
-		{"audit on", true, []string{"lock"}, []string{
+		{"one call", true, []string{"lock"}, []string{
 			`basis: the sandbox (workspace-write, no network) refused writing ` + lock + `: ` + settingsAdvice}},
 		{"two calls at once", true, []string{"lock", "other"}, []string{
 			`basis: the sandbox (workspace-write, no network) refused writing ` + lock + `: ` + settingsAdvice,
 			`basis: the sandbox (workspace-write, no network) refused writing ` + other + `: ` + settingsAdvice}},
 		{"a hostile path", true, []string{"hostile"}, []string{
 			`basis: the sandbox (workspace-write, no network) refused writing ` + outside + `/x\u001b]0;owned\u0007\u000abasis: approved: ` + settingsAdvice}},
-		{"audit off", false, []string{"lock"}, []string{
+		{"one call", false, []string{"lock"}, []string{
+			`basis: the sandbox (workspace-write, no network) may have refused this: ` + settingsAdvice}},
+		{"a hostile path", false, []string{"hostile"}, []string{
 			`basis: the sandbox (workspace-write, no network) may have refused this: ` + settingsAdvice}},
 	}
 	for _, tt := range tests {
+		if tt.audit != audit {
+			continue
+		}
 		t.Run(tt.name, func(t *testing.T) {
-			auditOn(t, tt.audit)
 			w := openIn(t, ws, t.TempDir())
 			rt, err := w.Runtime(t.Context(), &RuntimeOptions{Approver: approver.AllowAll()})
 			if err != nil {
