@@ -49,6 +49,9 @@ func auditName(prefix string) string {
 }
 
 func (w *Watch) prepare(cmd *exec.Cmd) (start func() error, release func(), err error) {
+	if w.sb.policy.Mode == Off {
+		return w.sb.Prepare(cmd) // no Landlock, nothing to hear
+	}
 	l := listen()
 	if l == nil {
 		return w.sb.Prepare(cmd)
