@@ -240,3 +240,25 @@ func TestRefusalUnprivilegedWithAuditOn(t *testing.T) {
 		})
 	}
 }
+
+// Only a declared tool's calls listen for what the kernel refused: spawn
+// and MCP servers add no refusal line, and a server runs for the session.
+func TestRefusedOnlyForDeclaredTools(t *testing.T) {
+	if err := checkSandbox(sandbox.Policy{}); err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	ws := markWorkspace(t)
+	w := openIn(t, ws, t.TempDir())
+	for _, tt := range []struct {
+		tool string
+		want bool
+	}{{"mark", true}, {sandbox.SpawnTool, false}, {"mcp__files", false}} {
+		c, err := w.Sandbox()(tt.tool, false, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Refused != nil; got != tt.want {
+			t.Errorf("%s: Refused set %v, want %v", tt.tool, got, tt.want)
+		}
+	}
+}

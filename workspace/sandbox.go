@@ -171,10 +171,16 @@ func (s *sandboxes) confine(key sandboxKey, dir string) (*subprocess.Confinement
 	}
 	c := &subprocess.Confinement{Confine: startUnconfined, Subject: subject, Summary: d.Summary(), Profile: profile,
 		ReadOnly: readOnly, Refusal: s.refusal(key, policy, nil, 0)}
-	if effectiveMode(policy.Mode) != sandbox.Off {
-		// One Watch per call: where the operator turned the kernel's
-		// audit on and basis may read it, the line names what was
-		// refused.
+	switch {
+	case effectiveMode(policy.Mode) == sandbox.Off:
+	case key.tool == sandbox.SpawnTool || strings.HasPrefix(key.tool, "mcp__"):
+		// Their bindings add no refusal line, and an MCP server runs
+		// for the session: nothing to listen for.
+		c.Confine = sb.Prepare
+	default:
+		// One Watch per call of a declared tool: where the operator
+		// turned the kernel's audit on and basis may read it, the line
+		// names what was refused.
 		watch := sb.Watch()
 		c.Confine = watch.Prepare
 		c.Refused = func() string {
