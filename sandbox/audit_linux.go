@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"runtime"
@@ -43,9 +44,11 @@ var auditUnreadable atomic.Bool
 var auditNames atomic.Uint64
 
 // auditName is a thread name (comm, at most 15 bytes) no other call of
-// this process takes: prefix and a number.
+// this process takes at the same time, and that no one can guess ahead:
+// prefix, a number and random bits.
 func auditName(prefix string) string {
-	return fmt.Sprintf("%s%012x", prefix, auditNames.Add(1)&(1<<48-1))
+	n := auditNames.Add(1)<<24 | rand.Uint64()&(1<<24-1)
+	return fmt.Sprintf("%s%012x", prefix, n&(1<<48-1))
 }
 
 func (w *Watch) prepare(cmd *exec.Cmd) (start func() error, release func(), err error) {
@@ -56,10 +59,17 @@ func (w *Watch) prepare(cmd *exec.Cmd) (start func() error, release func(), err 
 	if l == nil {
 		return w.sb.Prepare(cmd)
 	}
-	start, end, err := w.sb.prepare(cmd, false, l.tag)
+	started, end, err := w.sb.prepare(cmd, false, l.tag)
 	if err != nil {
 		l.close()
 		return nil, nil, err
+	}
+	start = func() error {
+		err := started()
+		if err == nil {
+			l.child.Store(int64(cmd.Process.Pid))
+		}
+		return err
 	}
 	return start, func() {
 		end()
@@ -79,8 +89,9 @@ func (w *Watch) prepare(cmd *exec.Cmd) (start func() error, release func(), err 
 
 // listener is one call's subscription to the audit records.
 type listener struct {
-	f   *os.File
-	tag string // the name the call's restricting thread takes
+	f     *os.File
+	tag   string       // the name the call's restricting thread takes
+	child atomic.Int64 // the program's pid, once started
 
 	mu      sync.Mutex
 	mark    string        // the marker's thread name, once sent
@@ -223,11 +234,11 @@ func (l *listener) read() {
 	buf := make([]byte, 1<<16)
 	for {
 		n, err := l.f.Read(buf)
+		if errors.Is(err, unix.ENOBUFS) {
+			continue // the socket overflowed and records were lost; read on
+		}
 		if err != nil {
-			if errors.Is(err, os.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded) {
-				return
-			}
-			continue // ENOBUFS: records were lost; read on
+			return // closed
 		}
 		for b := buf[:n]; len(b) >= unix.NLMSG_HDRLEN; {
 			size := int(binary.NativeEndian.Uint32(b))
@@ -269,7 +280,10 @@ func (l *listener) take(typ uint16, payload []byte) {
 			return
 		}
 		pid, err := strconv.Atoi(rec["pid"])
-		if err != nil {
+		// Made by this process (a thread restricted for the call) or by
+		// the call's program (restricted in the trampoline): anyone else
+		// who took the name fills nothing.
+		if child := int(l.child.Load()); err != nil || pid != os.Getpid() && child != 0 && pid != child {
 			return
 		}
 		l.domains[id] = pid
