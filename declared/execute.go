@@ -96,13 +96,25 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 		return t.result(res), nil
 	}
 	msg := t.failure(ctx, res, started)
-	if confinement != nil && confinement.Refusal != "" && (res.Outcome.Kind == subprocess.Exited || res.Outcome.Kind == subprocess.Signaled) {
+	if line := refusalOf(confinement); line != "" && (res.Outcome.Kind == subprocess.Exited || res.Outcome.Kind == subprocess.Signaled) {
 		// A refused write or connection reads like the tool's own
-		// failure; one line says which sandbox ran it and what would
-		// allow more.
-		msg += "\n" + confinement.Refusal
+		// failure; one line says which sandbox ran it, what it refused
+		// where the kernel says, and what would allow more.
+		msg += "\n" + line
 	}
 	return contract.Result{}, &RunError{Tool: t.spec.Name, Err: res.Err(), msg: msg}
+}
+
+// refusalOf is the line a failed run under c ends with: c.Refused's,
+// which may name what the kernel refused, or c.Refusal.
+func refusalOf(c *subprocess.Confinement) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Refused != nil:
+		return c.Refused()
+	}
+	return c.Refusal
 }
 
 // withTraceContext puts the call's trace context, when it has one

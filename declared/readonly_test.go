@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -144,5 +145,41 @@ func TestRefusalLine(t *testing.T) {
 	res, err := loadTool(t, root, opts, "ok").Execute(context.Background(), callWith(`{}`))
 	if err != nil || strings.Contains(res.Text, line) {
 		t.Errorf("success: %q, %v; want no refusal line", res.Text, err)
+	}
+}
+
+// A confinement that can say what the kernel refused (Refused) gives the
+// line of a failed program, asked after the run; a successful one does
+// not ask.
+func TestRefusedLine(t *testing.T) {
+	const line = "basis: the sandbox (workspace-write, no network) refused writing /x"
+	root := workspace(t, manifestOf(t, map[string]any{
+		"fail": map[string]any{"description": "d", "input_schema": map[string]any{"type": "object"}, "command": []string{"/bin/sh", "-c", "echo nope >&2; exit 3"}},
+		"ok":   map[string]any{"description": "d", "input_schema": map[string]any{"type": "object"}, "command": []string{"/bin/echo", "hi"}},
+	}))
+	asked := 0
+	opts := &declared.Options{Environ: pathEnv(), Sandbox: func(tool string, network bool, dir string) (*subprocess.Confinement, error) {
+		c, err := confiner(false, "basis: the sandbox may have refused this")(tool, network, dir)
+		if err == nil {
+			released := false
+			c.Confine = func(cmd *exec.Cmd) (func() error, func(), error) {
+				return cmd.Start, func() { released = true }, nil
+			}
+			c.Refused = func() string {
+				asked++
+				if !released {
+					return "asked before the program was released"
+				}
+				return line
+			}
+		}
+		return c, err
+	}}
+	_, err := loadTool(t, root, opts, "fail").Execute(context.Background(), callWith(`{}`))
+	if diff := cmp.Diff("fail exited 3: nope\n"+line, fmt.Sprint(err)); diff != "" {
+		t.Errorf("failure text (-want +got):\n%s", diff)
+	}
+	if _, err := loadTool(t, root, opts, "ok").Execute(context.Background(), callWith(`{}`)); err != nil || asked != 1 {
+		t.Errorf("success: %v, Refused asked %d times in all; want no error and once (the failure)", err, asked)
 	}
 }

@@ -60,6 +60,12 @@
 // the operator how to opt out. It never runs a program unconfined by
 // itself.
 //
+// A [Watch] ([Sandbox.Watch]) is Prepare for one call that also reports
+// what Landlock refused its program ([Denial]), read from the kernel's
+// audit records where the operator turned the audit on (Linux 6.15 or
+// later) and this process may read them; a refusal line names the path
+// then, not just the settings.
+//
 // [Sandbox.Describe] returns what a preview shows and rules match: a
 // [Description] with stable JSON, and [Description.Summary] for one human
 // line.

@@ -2,7 +2,11 @@
 
 package sandbox
 
-import "golang.org/x/sys/unix"
+import (
+	"encoding/binary"
+
+	"golang.org/x/sys/unix"
+)
 
 // SimulateKernel makes the sandbox believe the kernel offers Landlock ABI
 // abi and, with netns, network namespaces — made by starting the
@@ -35,3 +39,59 @@ func SimulateNoMountNamespaces() (restore func()) {
 }
 
 func prctlNoNewPrivs() error { return unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }
+
+// SetAudit turns the kernel's audit subsystem on or off (AUDIT_SET,
+// CAP_AUDIT_CONTROL) and returns what restores its previous state: the
+// tests of what the audit reports need it on, and basis never turns it
+// on itself.
+func SetAudit(on bool) (restore func() error, err error) {
+	was, err := auditEnabled()
+	if err != nil {
+		return nil, err
+	}
+	if err := setAudit(on); err != nil {
+		return nil, err
+	}
+	forgetAuditCheck()
+	return func() error { defer forgetAuditCheck(); return setAudit(was) }, nil
+}
+
+func setAudit(on bool) error {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_AUDIT)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	// nlmsghdr, then struct audit_status: mask, enabled, and the rest.
+	req := make([]byte, unix.NLMSG_HDRLEN+40)
+	binary.NativeEndian.PutUint32(req[0:], uint32(len(req)))
+	binary.NativeEndian.PutUint16(req[4:], unix.AUDIT_SET)
+	binary.NativeEndian.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_ACK)
+	binary.NativeEndian.PutUint32(req[unix.NLMSG_HDRLEN:], unix.AUDIT_STATUS_ENABLED)
+	if on {
+		binary.NativeEndian.PutUint32(req[unix.NLMSG_HDRLEN+4:], 1)
+	}
+	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return err
+	}
+	buf := make([]byte, 512)
+	n, _, err := unix.Recvfrom(fd, buf, 0)
+	if err != nil {
+		return err
+	}
+	if n >= unix.NLMSG_HDRLEN+4 && binary.NativeEndian.Uint16(buf[4:]) == unix.NLMSG_ERROR {
+		if e := int32(binary.NativeEndian.Uint32(buf[unix.NLMSG_HDRLEN:])); e != 0 {
+			return unix.Errno(-e)
+		}
+	}
+	return nil
+}
+
+// ParseAuditRecord is parseAuditRecord, DenialOf denialOf.
+var (
+	ParseAuditRecord = func(text string) map[string]string { return parseAuditRecord(text) }
+	DenialOf         = func(rec map[string]string) Denial { return denialOf(rec) }
+)
+
+// LandlockABI is the Landlock ABI the sandbox found on this kernel.
+func LandlockABI() int { return probe().abi }

@@ -254,6 +254,13 @@ func restrict(sp spec) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w; the program did not run", err)
 	}
+	if sp.Tag != "" {
+		// The domain's audit record names the thread that made it: this
+		// name ties the kernel's reports of its denials to the call.
+		if err := setThreadName(sp.Tag); err != nil {
+			return fmt.Errorf("naming the thread: %w; the program did not run", err)
+		}
+	}
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("applying Landlock: %w; the program did not run", err)
 	}

@@ -43,6 +43,9 @@ type spec struct {
 	Read      []string `json:"read,omitempty"`
 	// Probe: set the namespaces up and exit 0; run nothing.
 	Probe bool `json:"probe,omitempty"`
+	// Tag names the thread that restricts itself, so that the kernel's
+	// audit records of its Landlock domain name the call ([Watch]).
+	Tag string `json:"tag,omitempty"`
 }
 
 const specVersion = 3
@@ -80,7 +83,7 @@ const specVersion = 3
 // only if it handles it; a write to a closed pipe fails with EPIPE
 // instead of killing it with SIGPIPE.
 func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), err error) {
-	return s.prepare(cmd, false)
+	return s.prepare(cmd, false, "")
 }
 
 // PrepareCommand is Prepare for a command that something else starts
@@ -92,11 +95,13 @@ func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), er
 // call it from an ordinary goroutine (Go never ends those threads), or
 // one locked to its thread until the program has exited.
 func (s *Sandbox) PrepareCommand(cmd *exec.Cmd) (release func(), err error) {
-	_, release, err = s.prepare(cmd, true)
+	_, release, err = s.prepare(cmd, true, "")
 	return release, err
 }
 
-func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, release func(), err error) {
+// tag, when not "", names the thread that restricts itself for the
+// program (see [Watch]).
+func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func() error, release func(), err error) {
 	if s.policy.Mode == Off {
 		return cmd.Start, func() {}, nil
 	}
@@ -110,7 +115,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool) (start func() error, rele
 	if cmd.Process != nil {
 		return nil, nil, fmt.Errorf("%w: the command has already started", errInvalidPolicy)
 	}
-	sp := spec{Version: specVersion, Program: cmd.Path}
+	sp := spec{Version: specVersion, Program: cmd.Path, Tag: tag}
 	if !s.policy.Network {
 		sp.Net = sup.cut()
 	}

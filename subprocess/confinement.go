@@ -43,6 +43,13 @@ type Confinement struct {
 	// it may have been refused (writes, the network). Empty: nothing to
 	// add (no sandbox).
 	Refusal string
+	// Refused, when set, is the line a binding adds instead of Refusal,
+	// asked once its program failed and Run returned: it names what the
+	// kernel reported it refused the program (a sandbox that reads
+	// Landlock's audit records, where the operator turned audit on), or
+	// is Refusal where it reported nothing. A Confinement that has it is
+	// for one run.
+	Refused func() string
 }
 
 // A Confiner is how a host confines the programs of its tools, the one hook

@@ -169,20 +169,36 @@ func (s *sandboxes) confine(key sandboxKey, dir string) (*subprocess.Confinement
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox cannot be described: %w", err)
 	}
-	confine := sb.Prepare
-	if effectiveMode(policy.Mode) == sandbox.Off {
-		confine = startUnconfined
+	c := &subprocess.Confinement{Confine: startUnconfined, Subject: subject, Summary: d.Summary(), Profile: profile,
+		ReadOnly: readOnly, Refusal: s.refusal(key, policy, nil, 0)}
+	switch {
+	case effectiveMode(policy.Mode) == sandbox.Off:
+	case key.tool == sandbox.SpawnTool || strings.HasPrefix(key.tool, "mcp__"):
+		// Their bindings add no refusal line, and an MCP server runs
+		// for the session: nothing to listen for.
+		c.Confine = sb.Prepare
+	default:
+		// One Watch per call of a declared tool: where the operator
+		// turned the kernel's audit on and basis may read it, the line
+		// names what was refused.
+		watch := sb.Watch()
+		c.Confine = watch.Prepare
+		c.Refused = func() string {
+			denials, more := watch.Denials()
+			return s.refusal(key, policy, denials, more)
+		}
 	}
-	return &subprocess.Confinement{Confine: confine, Subject: subject, Summary: d.Summary(), Profile: profile,
-		ReadOnly: readOnly, Refusal: s.refusal(key, policy)}, nil
+	return c, nil
 }
 
 // refusal is the line a failed program's result ends with: the sandbox
-// it ran in, and the setting that allows what it may have been refused.
-// The kernel does not tell basis which access it refused (Landlock's
-// audit records go to the audit log, which basis does not read), so the
-// line names the settings, not the path.
-func (s *sandboxes) refusal(key sandboxKey, p sandbox.Policy) string {
+// it ran in, what it refused where the kernel said (denials, and more
+// besides them: Landlock's audit records, which basis reads only where
+// the operator turned audit on and basis may read it), and the setting
+// that allows what it may have been refused. Without denials it names
+// the settings only: the kernel does not tell a program which access it
+// refused.
+func (s *sandboxes) refusal(key sandboxKey, p sandbox.Policy, denials []sandbox.Denial, more int) string {
 	mode := effectiveMode(p.Mode)
 	if mode == sandbox.Off {
 		return ""
@@ -209,7 +225,18 @@ func (s *sandboxes) refusal(key sandboxKey, p sandbox.Policy) string {
 			advice = append(advice, `for the network, "network": true (with "side_effect": "external") in its manifest entry`)
 		}
 	}
-	return fmt.Sprintf("basis: the sandbox (%s%s) may have refused this: %s", mode, network, strings.Join(advice, "; "))
+	if len(denials) == 0 {
+		return fmt.Sprintf("basis: the sandbox (%s%s) may have refused this: %s", mode, network, strings.Join(advice, "; "))
+	}
+	refused := make([]string, len(denials))
+	for i, d := range denials {
+		refused[i] = d.String() // escaped: the program chose the path
+	}
+	what := strings.Join(refused, ", ")
+	if more > 0 {
+		what += fmt.Sprintf(" (and %d more)", more)
+	}
+	return fmt.Sprintf("basis: the sandbox (%s%s) refused %s: %s", mode, network, what, strings.Join(advice, "; "))
 }
 
 // profileOf is the sandbox as an approval records it (a tool's
