@@ -258,6 +258,12 @@ func (tool) Execute(ctx context.Context, call contract.Call) (contract.Result, e
 
 // newRuntime is a runtime with the cat tool, allowed by a rule, and obs.
 func newRuntime(t testing.TB, obs runtime.Observer) *runtime.Runtime {
+	return newRuntimeOf(t, tool{}, obs)
+}
+
+// newRuntimeOf is a runtime with tl (named cat), allowed by a rule, and
+// obs.
+func newRuntimeOf(t testing.TB, tl contract.ExecutableTool, obs runtime.Observer) *runtime.Runtime {
 	gate, err := approver.NewGate(approver.DenyAll(), &approver.GateOptions{Rules: []approver.Rule{
 		{Tool: "cat", Decision: approver.RuleAllow, Source: approver.AnySource, Scope: approver.ScopeOperator},
 	}})
@@ -265,7 +271,7 @@ func newRuntime(t testing.TB, obs runtime.Observer) *runtime.Runtime {
 		t.Fatal(err)
 	}
 	b := runtime.NewBuilder()
-	if err := b.Add(tool{}); err != nil {
+	if err := b.Add(tl); err != nil {
 		t.Fatal(err)
 	}
 	rt, err := b.Build(&runtime.Options{Gate: gate, Observer: obs})
