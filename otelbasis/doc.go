@@ -22,6 +22,10 @@
 // [contract.TraceContext], which a declared tool's program receives as
 // TRACEPARENT.
 //
+// Package [github.com/basis-go/basis/otelbasis/otlpenv] sets up export
+// over OTLP from the standard OTEL_* variables, as the basis command does;
+// this package links no exporter.
+//
 // The attribute table and an example of the span tree:
 // docs/observability.md.
 package otelbasis

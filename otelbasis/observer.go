@@ -126,9 +126,54 @@ func NewObserver(tp trace.TracerProvider, mp metric.MeterProvider, opts *Options
 
 type callKey struct{}
 
-// call is what the phases of one call need of it.
+// internalSpan is made once: an option is an allocation per span.
+var internalSpan = trace.WithSpanKind(trace.SpanKindInternal)
+
+// phaseSpanName is "basis." and the phase, a constant for the runtime's
+// phases rather than a string built per span.
+func phaseSpanName(phase runtime.Phase) string {
+	switch phase {
+	case runtime.PhasePreview:
+		return "basis.preview"
+	case runtime.PhaseGate:
+		return "basis.gate"
+	case runtime.PhaseExecute:
+		return "basis.execute"
+	}
+	return "basis." + string(phase)
+}
+
+// call is what the phases of one call need of it, and what they found
+// that the call's own span records again: made once, not twice (the
+// sandbox mode is read from JSON).
 type call struct {
-	tool string
+	tool    string
+	preview *contract.Preview
+	pattrs  []attribute.KeyValue
+	verdict *approver.Verdict
+	vattrs  []attribute.KeyValue
+}
+
+// previewAttrs are [previewAttrs] of p, made once per call.
+func (c *call) previewAttrs(p *contract.Preview) []attribute.KeyValue {
+	if c == nil {
+		return previewAttrs(p)
+	}
+	if c.preview != p {
+		c.preview, c.pattrs = p, previewAttrs(p)
+	}
+	return c.pattrs
+}
+
+// verdictAttrs are [verdictAttrs] of v, made once per call.
+func (c *call) verdictAttrs(v *approver.Verdict) []attribute.KeyValue {
+	if c == nil {
+		return verdictAttrs(v)
+	}
+	if c.verdict != v {
+		c.verdict, c.vattrs = v, verdictAttrs(v)
+	}
+	return c.vattrs
 }
 
 // StartCall starts the call's execute_tool span: a child of the span in
@@ -155,15 +200,19 @@ func (o *Observer) StartCall(ctx context.Context, cs runtime.CallStart) (context
 			ctx = o.prop.Extract(ctx, propagation.MapCarrier{"traceparent": tc.Parent, "tracestate": tc.State})
 		}
 	}
-	ctx, span := o.tracer.Start(ctx, "execute_tool "+cs.Tool, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	ctx = context.WithValue(ctx, callKey{}, &call{tool: cs.Tool})
+	ctx, span := o.tracer.Start(ctx, "execute_tool "+cs.Tool, internalSpan, trace.WithAttributes(attrs...))
+	c := &call{tool: cs.Tool}
+	ctx = context.WithValue(ctx, callKey{}, c)
 	return ctx, func(out *runtime.Outcome) {
-		o.endCall(ctx, span, cs.Tool, start, out)
+		o.endCall(ctx, c, span, start, out)
 	}
 }
 
-func (o *Observer) endCall(ctx context.Context, span trace.Span, tool string, start time.Time, out *runtime.Outcome) {
-	attrs := []attribute.KeyValue{KeyStatus.String(string(out.Status))}
+func (o *Observer) endCall(ctx context.Context, c *call, span trace.Span, start time.Time, out *runtime.Outcome) {
+	tool := c.tool
+	// Room for every attribute below without growing.
+	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs = append(attrs, KeyStatus.String(string(out.Status)))
 	errType := errorType(out)
 	if errType != "" {
 		attrs = append(attrs, KeyErrorType.String(errType))
@@ -175,10 +224,10 @@ func (o *Observer) endCall(ctx context.Context, span trace.Span, tool string, st
 		attrs = append(attrs, KeyStage.String(string(out.Stage)))
 	}
 	if out.Preview != nil {
-		attrs = append(attrs, previewAttrs(out.Preview)...)
+		attrs = append(attrs, c.previewAttrs(out.Preview)...)
 	}
 	if out.Verdict != nil {
-		attrs = append(attrs, verdictAttrs(out.Verdict)...)
+		attrs = append(attrs, c.verdictAttrs(out.Verdict)...)
 		if !out.Verdict.Allow {
 			o.denials.Add(ctx, 1, metric.WithAttributes(KeyToolName.String(tool), KeyGateLayer.String(layerOf(out.Verdict))))
 		}
@@ -202,10 +251,11 @@ func (o *Observer) endCall(ctx context.Context, span trace.Span, tool string, st
 // tool's program receives as TRACEPARENT.
 func (o *Observer) StartPhase(ctx context.Context, phase runtime.Phase) (context.Context, func(runtime.PhaseEnd)) {
 	var attrs []attribute.KeyValue
-	if c, ok := ctx.Value(callKey{}).(*call); ok {
-		attrs = append(attrs, KeyToolName.String(c.tool))
+	c, _ := ctx.Value(callKey{}).(*call)
+	if c != nil {
+		attrs = []attribute.KeyValue{KeyToolName.String(c.tool)}
 	}
-	ctx, span := o.tracer.Start(ctx, "basis."+string(phase), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	ctx, span := o.tracer.Start(ctx, phaseSpanName(phase), internalSpan, trace.WithAttributes(attrs...))
 	if phase == runtime.PhaseExecute && span.SpanContext().IsValid() {
 		carrier := propagation.MapCarrier{}
 		o.prop.Inject(ctx, carrier)
@@ -213,10 +263,10 @@ func (o *Observer) StartPhase(ctx context.Context, phase runtime.Phase) (context
 	}
 	return ctx, func(end runtime.PhaseEnd) {
 		if end.Preview != nil {
-			span.SetAttributes(previewAttrs(end.Preview)...)
+			span.SetAttributes(c.previewAttrs(end.Preview)...)
 		}
 		if end.Verdict != nil {
-			span.SetAttributes(verdictAttrs(end.Verdict)...)
+			span.SetAttributes(c.verdictAttrs(end.Verdict)...)
 		}
 		if end.Err != nil {
 			t := phaseErrorType(end.Err)

@@ -253,34 +253,12 @@ func TestTelemetryOffWithoutVariables(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &env{environ: tt.environ, stderr: io.Discard}
-			if got := telemetryEnabled(e); got != tt.on {
-				t.Errorf("telemetryEnabled = %v, want %v", got, tt.on)
-			}
-			if !tt.on {
-				if tel := startTelemetry(t.Context(), e); tel != nil || tel.observer() != nil {
-					t.Errorf("startTelemetry made %+v with telemetry off", tel)
-				}
+			tel := startTelemetry(t.Context(), e)
+			defer tel.close()
+			if got := tel != nil && tel.observer() != nil; got != tt.on {
+				t.Errorf("startTelemetry made an observer: %v, want %v", got, tt.on)
 			}
 		})
-	}
-}
-
-func TestOTLPProtocol(t *testing.T) {
-	tests := []struct {
-		environ []string
-		want    string
-		err     bool
-	}{
-		{nil, "http/protobuf", false},
-		{[]string{"OTEL_EXPORTER_OTLP_PROTOCOL=grpc"}, "grpc", false},
-		{[]string{"OTEL_EXPORTER_OTLP_PROTOCOL=grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf"}, "http/protobuf", false},
-		{[]string{"OTEL_EXPORTER_OTLP_PROTOCOL=http/json"}, "", true},
-	}
-	for _, tt := range tests {
-		got, err := otlpProtocol(&env{environ: tt.environ}, "TRACES")
-		if got != tt.want || (err != nil) != tt.err {
-			t.Errorf("otlpProtocol(%q) = %q, %v; want %q (error %v)", tt.environ, got, err, tt.want, tt.err)
-		}
 	}
 }
 

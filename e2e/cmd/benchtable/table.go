@@ -60,6 +60,11 @@ var rows = []row{
 		baseline: "exec.Command of /bin/cat in a new session, alternated", kind: ratioKind, target: 1.05, source: "issue 25",
 	},
 	{
+		name: "runtime call exported over OTLP/HTTP (otelbasis observer, otlpenv's batching exporters, a receiver in the process; tool runs /bin/cat)", module: "otelbasis",
+		bench: "^BenchmarkExportOverNoObserver$/^bin-cat$", match: "^BenchmarkExportOverNoObserver/bin-cat$",
+		baseline: "the same call through a runtime with no observer, alternated", kind: ratioKind, metric: "ratio", target: 1.05, source: "issue 26",
+	},
+	{
 		name: "spawn command `echo ok`", module: "spawn",
 		bench: "^BenchmarkCommandOverBareShell$", match: "^BenchmarkCommandOverBareShell$",
 		baseline: "exec.Command(\"/bin/sh\", \"-c\", body) in a new session, alternated", kind: ratioKind, target: 1.20, source: "this table (the runtime's bar)",
