@@ -54,6 +54,9 @@ type cliCase struct {
 	name  string
 	setup func(t *testing.T, ws, config string)
 	steps []step
+	// mcp: the case needs MCP in the build (basis serve, say); a -tags
+	// nomcp build says only that the command is not in it.
+	mcp bool
 }
 
 func one(want int, args ...string) []step { return []step{{args: args, want: want}} }
@@ -169,7 +172,7 @@ func TestCLI(t *testing.T) {
 		{name: "tools_global_manifest", setup: globalManifest, steps: one(exitOK, "tools")},
 		// One tool whose ${VAR} is unset breaks only itself.
 		// One line each, saying what to do.
-		{name: "serve_http_not_loopback", steps: []step{
+		{name: "serve_http_not_loopback", mcp: true, steps: []step{
 			{args: []string{"serve", "--http", "0.0.0.0:8123"}, want: exitUsage},
 			{args: []string{"serve", "--http", "nonsense"}, want: exitUsage},
 		}},
@@ -407,7 +410,12 @@ func TestCLI(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { runCase(t, tc) })
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.mcp && !mcpInBuild {
+				t.Skip("needs MCP, which a -tags nomcp build leaves out")
+			}
+			runCase(t, tc)
+		})
 	}
 }
 
