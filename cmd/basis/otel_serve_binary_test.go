@@ -19,7 +19,9 @@ import (
 // parent of the call's execute_tool span; the
 // mcp.server.operation.duration histogram has the call; and nothing
 // exported holds an argument's value or a credential.
-func TestBinaryServeExportsServerSpans(t *testing.T) { eachTransport(t, testBinaryServeExportsServerSpans) }
+func TestBinaryServeExportsServerSpans(t *testing.T) {
+	eachTransport(t, testBinaryServeExportsServerSpans)
+}
 
 func testBinaryServeExportsServerSpans(t *testing.T, overHTTP bool) {
 	rcv, url := newOTLPReceiver(t)
