@@ -369,7 +369,9 @@ func (m *Manager) httpClient(headers http.Header) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &headerTransport{base: base, headers: headers}
+	// The trace headers are set after the configured ones: a server's
+	// configuration does not name the request's trace.
+	c.Transport = &headerTransport{base: traceTransport{base}, headers: headers}
 	return c
 }
 

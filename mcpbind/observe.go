@@ -5,6 +5,7 @@ package mcpbind
 import (
 	"context"
 	"maps"
+	"net/http"
 	"strings"
 
 	"github.com/basis-go/basis/contract"
@@ -84,4 +85,27 @@ func targetOf(req mcp.Request) string {
 		}
 	}
 	return ""
+}
+
+// traceTransport sends the trace context of a request's context as the
+// W3C traceparent and tracestate headers, the same the request carries
+// in params._meta, so an HTTP server's own tracing (a proxy's too) joins
+// the trace. contract has validated the values.
+type traceTransport struct {
+	base http.RoundTripper
+}
+
+// RoundTrip implements [http.RoundTripper].
+func (t traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	tc, ok := contract.TraceContextOf(req.Context())
+	if !ok {
+		return t.base.RoundTrip(req)
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Traceparent", tc.Parent)
+	req.Header.Del("Tracestate")
+	if tc.State != "" {
+		req.Header.Set("Tracestate", tc.State)
+	}
+	return t.base.RoundTrip(req)
 }

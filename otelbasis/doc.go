@@ -16,7 +16,10 @@
 //
 // [Observer.StartMCPRequest] makes mcpbind's requests to MCP servers
 // "{mcp.method.name} {target}" client spans in the MCP conventions
-// (pass the Observer as mcpbind.ManagerOptions.Observer).
+// (pass the Observer as mcpbind.ManagerOptions.Observer), and
+// [Observer.StartServedRequest] makes the requests an mcpserve.Server
+// answers server spans, parents of the calls they start (pass it as
+// mcpserve.ServerOptions.Observer).
 //
 // The execute phase's context carries its span as a
 // [contract.TraceContext], which a declared tool's program receives as

@@ -84,8 +84,10 @@ type Observer struct {
 	duration metric.Float64Histogram
 	denials  metric.Int64Counter
 	mcpDur   metric.Float64Histogram
-	opts     Options
-	prop     propagation.TraceContext
+	// mcpServerDur is [MetricMCPServerDuration] (served.go).
+	mcpServerDur metric.Float64Histogram
+	opts         Options
+	prop         propagation.TraceContext
 }
 
 var _ runtime.Observer = (*Observer)(nil)
@@ -117,9 +119,16 @@ func NewObserver(tp trace.TracerProvider, mp metric.MeterProvider, opts *Options
 		return nil, errors.Join(errors.New("otelbasis: cannot create the denial counter"), err)
 	}
 	o.mcpDur, err = meter.Float64Histogram(MetricMCPClientDuration, metric.WithUnit("s"),
-		metric.WithDescription("Duration of the requests basis sends to MCP servers."))
+		metric.WithDescription("Duration of the requests basis sends to MCP servers."),
+		metric.WithExplicitBucketBoundaries(mcpDurationBuckets...))
 	if err != nil {
 		return nil, errors.Join(errors.New("otelbasis: cannot create the MCP duration histogram"), err)
+	}
+	o.mcpServerDur, err = meter.Float64Histogram(MetricMCPServerDuration, metric.WithUnit("s"),
+		metric.WithDescription("Duration of the MCP requests basis serves."),
+		metric.WithExplicitBucketBoundaries(mcpDurationBuckets...))
+	if err != nil {
+		return nil, errors.Join(errors.New("otelbasis: cannot create the MCP server duration histogram"), err)
 	}
 	return o, nil
 }

@@ -133,6 +133,9 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	if !g.noMCP {
 		gopts.Open = w.openMCP
 	}
+	if obs, ok := tel.observer().(mcpserve.RequestObserver); ok {
+		gopts.Observer = obs
+	}
 	gw, err := mcpserve.NewGateway(ctx, build, gopts)
 	if err != nil {
 		return configErr(e, basisws.Problems(err))

@@ -35,6 +35,8 @@ type GatewayOptions struct {
 	Logger *slog.Logger
 	// DisplayPath shows a config file's path in a log line; nil: as it is.
 	DisplayPath func(path string) string
+	// Observer is [ServerOptions.Observer].
+	Observer RequestObserver
 }
 
 // Gateway is what `basis serve` runs: a [Server] of a runtime and its MCP
@@ -84,7 +86,7 @@ func NewGateway(ctx context.Context, build func(ctx context.Context, mcpTools fu
 	}
 	g.roster.Store(rt)
 	g.logClient(client)
-	srv := NewServer(g.roster, &ServerOptions{Logger: g.opts.Logger,
+	srv := NewServer(g.roster, &ServerOptions{Logger: g.opts.Logger, Observer: g.opts.Observer,
 		Surfaces: &GatewaySurfaces{Manager: g.manager, Runtime: g.roster.Load, Depth: g.opts.Depth}})
 	g.mu.Lock() // a server's notification may come any time
 	g.Server = srv

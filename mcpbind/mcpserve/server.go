@@ -102,6 +102,10 @@ type ServerOptions struct {
 	// and completions beside the tools ([GatewaySurfaces] for a
 	// runtime's MCP servers).
 	Surfaces Surfaces
+	// Observer, when set, is told of every request the server answers
+	// (tracing: otelbasis's Observer), and a call runs under the context
+	// it returns.
+	Observer RequestObserver
 }
 
 // Server serves a [Roster] as an MCP server, over stdio ([Server.Serve]
@@ -176,6 +180,11 @@ func NewServer(r Roster, opts *ServerOptions) *Server {
 	s.mcp.AddReceivingMiddleware(s.unknownTools, s.setLevel)
 	if s.opts.Surfaces != nil {
 		s.mcp.AddReceivingMiddleware(s.surfaceMethods)
+	}
+	if s.opts.Observer != nil {
+		// Added last, so the outermost: it sees every answer, those of
+		// the middleware above too.
+		s.mcp.AddReceivingMiddleware(s.observing)
 	}
 	empty := map[string]servedTool{}
 	s.served.Store(&empty)
@@ -378,7 +387,7 @@ func (s *Server) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 		// This path is outside the SDK's input-request handling, so the
 		// call may not ask its user anything: [Ask] says so and the
 		// approver denies.
-		pc := s.newPending(call, false)
+		pc := s.newPending(ctx, call, false)
 		res, err := s.start(ctx, pc, call)
 		return completed(call.Session, res), err
 	}
@@ -389,7 +398,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if req.Params.RequestState != "" {
 		return s.resume(ctx, req)
 	}
-	return s.start(ctx, s.newPending(req, true), req)
+	return s.start(ctx, s.newPending(ctx, req, true), req)
 }
 
 // pendingCall is one call in flight. Its pipeline runs on a goroutine of
@@ -488,7 +497,9 @@ func (pc *pendingCall) client() Client {
 	return Client{session: pc.origin}
 }
 
-func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall {
+// newPending makes the call req asks for; reqCtx is the request's
+// context, whose trace the call continues.
+func (s *Server) newPending(reqCtx context.Context, req *mcp.CallToolRequest, canAsk bool) *pendingCall {
 	ctx, cancel := context.WithCancel(s.base)
 	pc := &pendingCall{
 		id:          rand.Text(),
@@ -504,7 +515,7 @@ func (s *Server) newPending(req *mcp.CallToolRequest, canAsk bool) *pendingCall 
 		done:        make(chan struct{}),
 	}
 	ctx = context.WithValue(ctx, pendingKey{}, pc)
-	ctx = withClientTrace(ctx, req.Params.GetMeta())
+	ctx = callTrace(ctx, reqCtx, req.Params.GetMeta())
 	ctx = contract.WithProgress(ctx, pc.progress)
 	ctx = contract.WithProgressSteps(ctx, pc.step)
 	ctx = contract.WithLog(ctx, s.logLevel(req), pc.log)
