@@ -23,6 +23,7 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
+	"github.com/basis-go/basis/mcpbind/signin"
 	"github.com/basis-go/basis/subprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,11 +74,11 @@ type ManagerOptions struct {
 	OnNotification func(method, uri string)
 	// Tokens keeps http and sse servers' sign-ins (nil: they last as
 	// long as the Manager).
-	Tokens TokenStore
+	Tokens signin.Store
 	// SignIn runs the browser half of a sign-in a server asks for; nil
 	// means the Manager cannot sign in interactively, and such a server
 	// fails with a [*SignInError].
-	SignIn func(ctx context.Context, server string) (*SignIn, error)
+	SignIn func(ctx context.Context, server string) (*signin.Flow, error)
 	// Observer, when set, is told of each request sent to a server, for
 	// tracing (otelbasis implements it). Nil costs nothing.
 	Observer RequestObserver

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/configfile"
+	"github.com/basis-go/basis/mcpbind/signin"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -124,33 +125,6 @@ func (e *SignInError) Error() string { return "run: basis mcp login " + printabl
 // Is reports whether target is [ErrSignInRequired].
 func (e *SignInError) Is(target error) bool { return target == ErrSignInRequired }
 
-// SignIn is one sign-in's browser half, from [ManagerOptions].SignIn.
-type SignIn struct {
-	// RedirectURL is where the authorization server sends the browser
-	// back, such as a loopback http://127.0.0.1:PORT/callback.
-	RedirectURL string
-	// Fetch sends the operator to the authorization URL and returns what
-	// came back to RedirectURL: code, state and iss.
-	Fetch auth.AuthorizationCodeFetcher
-	// Close, if set, releases what receiving needed; called once the
-	// sign-in ends either way.
-	Close func()
-}
-
-// SignInState is what [Manager.SignInState] says of a server, spelt as
-// `basis mcp list` shows it.
-type SignInState string
-
-const (
-	// SignedIn: tokens are stored for the server's URL.
-	SignedIn SignInState = "signed in"
-	// NeedsSignIn: the server's entry has "oauth" but no tokens are
-	// stored, or they expired and cannot be refreshed.
-	NeedsSignIn SignInState = "needs sign-in"
-	// SignInNotRequired: a stdio server, or one that has not asked.
-	SignInNotRequired SignInState = "not required"
-)
-
 // signIn is one http or sse server's OAuth handler ([auth.OAuthHandler]):
 // the stored tokens, and go-sdk's [auth.AuthorizationCodeHandler] for a
 // new sign-in. It outlives the server's connections.
@@ -166,9 +140,9 @@ type signIn struct {
 	mu         sync.Mutex
 	loaded     bool // the store was read
 	ts         oauth2.TokenSource
-	last       *Token   // what the store holds
-	granted    []string // scopes granted so far, kept through a step-up
-	authorized bool     // a sign-in ran
+	last       *signin.Token // what the store holds
+	granted    []string      // scopes granted so far, kept through a step-up
+	authorized bool          // a sign-in ran
 }
 
 // oauthFor returns the server's OAuth handler for l, made at its first
@@ -204,7 +178,7 @@ func (a *signIn) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 		if t != nil && t.ServerURL == a.url && t.AccessToken != "" {
 			a.last = t
 			a.granted = t.Scopes
-			a.ts = a.source(t.config(), t.oauth2())
+			a.ts = a.source(tokenConfig(t), oauth2Token(t))
 		}
 	}
 	a.loaded = true
@@ -257,7 +231,7 @@ func (a *signIn) log(msg string) {
 // sign-in for this Manager only.
 func (a *signIn) save(cfg *oauth2.Config, tok *oauth2.Token, issuer string) {
 	a.mu.Lock()
-	t := &Token{ServerURL: a.url, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
+	t := &signin.Token{ServerURL: a.url, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
 		AuthURL: cfg.Endpoint.AuthURL, TokenURL: cfg.Endpoint.TokenURL, AuthStyle: int(cfg.Endpoint.AuthStyle),
 		Scopes: slices.Clone(cfg.Scopes), AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken,
 		TokenType: tok.TokenType, Expiry: tok.Expiry}
@@ -539,13 +513,13 @@ func (m *Manager) Logout(ctx context.Context, name string) error {
 }
 
 // SignInState says whether server name is signed in, starting nothing.
-func (m *Manager) SignInState(ctx context.Context, name string) (SignInState, error) {
+func (m *Manager) SignInState(ctx context.Context, name string) (signin.State, error) {
 	s, err := m.server(name)
 	if err != nil {
 		return "", err
 	}
 	if s.cfg.Type != TypeHTTP && s.cfg.Type != TypeSSE {
-		return SignInNotRequired, nil
+		return signin.NotRequired, nil
 	}
 	_, a, err := m.signInOf(name)
 	if err != nil {
@@ -559,9 +533,9 @@ func (m *Manager) SignInState(ctx context.Context, name string) (SignInState, er
 	a.mu.Unlock()
 	switch {
 	case last != nil && (last.RefreshToken != "" || last.Expiry.IsZero() || last.Expiry.After(time.Now())):
-		return SignedIn, nil
+		return signin.SignedIn, nil
 	case last != nil || s.cfg.OAuth != nil:
-		return NeedsSignIn, nil
+		return signin.NeedsSignIn, nil
 	}
-	return SignInNotRequired, nil
+	return signin.NotRequired, nil
 }
