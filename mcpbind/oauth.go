@@ -21,23 +21,15 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// OAuthConfig is a server entry's "oauth": a pre-registered client, the
-// scopes to ask for, or ({}) only that the server needs sign-in. Without a
-// client ID basis uses a Client ID Metadata Document (ClientMetadataURL)
-// or dynamic registration, as the authorization server allows.
+// OAuthConfig is a server's "oauth" ({} will do): a ClientID, else the
+// Client ID Metadata Document at ClientMetadataURL or dynamic
+// registration. ClientSecret is as written (${VAR}), never shown, and not
+// in a workspace's file. Scopes are asked for besides a challenge's.
 type OAuthConfig struct {
-	// ClientMetadataURL is the https URL of a Client ID Metadata
-	// Document naming basis as a client, used where the authorization
-	// server accepts one.
 	ClientMetadataURL string
-	// ClientID is a client registered with the authorization server.
-	ClientID string
-	// ClientSecret is that client's secret as written (a ${VAR}); never
-	// shown. A workspace's .mcp.json may not name one.
-	ClientSecret string
-	// Scopes are asked for besides those a challenge names (empty: the
-	// server's).
-	Scopes []string
+	ClientID          string
+	ClientSecret      string
+	Scopes            []string
 }
 
 // oauthView is an OAuthConfig fit to print.
@@ -106,24 +98,15 @@ func (p *configParser) oauth(v configfile.Value, server string) *OAuthConfig {
 	return o
 }
 
-// ErrSignInRequired: a server needs the operator to sign in and the
-// Manager cannot run the browser half itself ([ManagerOptions].SignIn is
-// nil). A host branches on it to tell the operator to sign in
-// (`basis mcp login NAME`) rather than report a failed server. The error
-// is a [*SignInError].
-var ErrSignInRequired = errors.New("MCP server needs sign-in")
-
-// SignInError says which server needs sign-in. Its text is the one line
-// the CLI prints: "run: basis mcp login NAME".
+// SignInError: a server needs sign-in and [ManagerOptions].SignIn is nil.
+// A host finds it with [errors.As] to tell the operator to sign in.
 type SignInError struct {
 	// Server is the server's name.
 	Server string
 }
 
+// Error returns the one line: "run: basis mcp login NAME".
 func (e *SignInError) Error() string { return "run: basis mcp login " + printableName(e.Server) }
-
-// Is reports whether target is [ErrSignInRequired].
-func (e *SignInError) Is(target error) bool { return target == ErrSignInRequired }
 
 // signIn is one http or sse server's OAuth handler ([auth.OAuthHandler]):
 // the stored tokens, and go-sdk's [auth.AuthorizationCodeHandler] for a
@@ -476,9 +459,8 @@ func (m *Manager) signInOf(name string) (*server, *signIn, error) {
 	return s, s.oauthFor(l), nil
 }
 
-// Login signs in to server name afresh: it forgets its stored tokens and
-// connects, running the sign-in ([ManagerOptions].SignIn) when the server
-// asks for it. asked is false when the server did not.
+// Login signs in to server name afresh, forgetting its tokens; asked is
+// false when the server did not ask for sign-in.
 func (m *Manager) Login(ctx context.Context, name string) (asked bool, err error) {
 	s, a, err := m.signInOf(name)
 	if err != nil {
