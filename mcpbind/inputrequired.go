@@ -21,8 +21,7 @@ import (
 // client a call is made for ([WithInputPass]), inside the one call, on
 // 2026-07-28 when the server speaks it (see the README).
 type InputPass struct {
-	// Capabilities are what the client declared, sent as they are (nil:
-	// none).
+	// Capabilities are what the client declared, sent as they are.
 	Capabilities json.RawMessage
 	// Responses are answers the client sent before it was asked.
 	Responses mcp.InputResponseMap

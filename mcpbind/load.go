@@ -26,11 +26,9 @@ type LoadOptions struct {
 	// (mcp.json, the trust store); empty for none.
 	Root      string
 	ConfigDir string
-	// Host lists a host's servers, the least specific layer (Origin
-	// OriginHost).
+	// Host lists a host's servers, the least specific layer.
 	Host []ServerConfig
-	// Trust is the workspace trust store; nil means NewTrustStore(ConfigDir),
-	// or, without a ConfigDir, no store (so no workspace file is trusted).
+	// Trust is the trust store (nil: ConfigDir's; without one, none is trusted).
 	Trust *TrustStore
 }
 

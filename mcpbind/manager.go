@@ -38,8 +38,7 @@ type ManagerOptions struct {
 	// and credential-looking names other than PassEnv's (* patterns).
 	Env     []string
 	PassEnv []string
-	// OnToolsChanged is told, never concurrently for one source, of a
-	// source's new tools (a host calls runtime.ReplaceMCPSource).
+	// OnToolsChanged is told of a source's new tools, serially per source.
 	OnToolsChanged func(source string, tools []contract.ExecutableTool)
 	// HTTPClient reaches http and sse servers (nil: http.DefaultTransport).
 	HTTPClient *http.Client
@@ -47,8 +46,7 @@ type ManagerOptions struct {
 	CloseGrace time.Duration
 	// Logger receives what the SDK logs; nil discards it.
 	Logger *slog.Logger
-	// Sandbox confines each stdio server's program as tool
-	// [SandboxName](server), with the network; an error fails the start.
+	// Sandbox confines each stdio server's program ([SandboxName]).
 	Sandbox subprocess.Confiner
 	// Track, when set, starts each stdio server's program (subprocess.Track).
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
@@ -57,8 +55,7 @@ type ManagerOptions struct {
 	// <user cache dir>/basis/mcp-output).
 	MaxOutputTokens int
 	OutputDir       string
-	// ServerRequest answers servers' elicitation and sampling; nil
-	// declares neither capability.
+	// ServerRequest answers servers' elicitation and sampling (nil: none).
 	ServerRequest ServerRequestFunc
 	// OnNotification is told of a server's list_changed of prompts or
 	// resources (uri "") and resources/updated ([Manager.Subscribe]).
