@@ -140,8 +140,8 @@ func (s ServerConfig) checkVariables(lookup func(string) (string, bool)) error {
 	return err
 }
 
-// Check reports, starting nothing, whether the server can start here:
-// its ${VAR}s set, a workspace server's cwd inside the workspace.
+// Check reports, starting nothing, whether the server can start here: its
+// ${VAR}s set and a workspace server's cwd inside the workspace.
 func (s ServerConfig) Check(lookup func(string) (string, bool)) error {
 	if lookup == nil {
 		lookup = os.LookupEnv

@@ -13,7 +13,7 @@ import (
 )
 
 // Values holds a server's env or headers as written: only Lookup gives a
-// value.
+// value; every way of printing one redacts it.
 type Values struct {
 	names []string          // sorted
 	vals  map[string]string // by name
