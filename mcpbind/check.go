@@ -8,11 +8,9 @@ import (
 	"slices"
 )
 
-// Check is what a checker such as basis check reports, one error per
-// problem: the config files' problems, each server's ${VAR}s and cwd
-// (see [ServerConfig.Check]) and, with start, each trusted server's
-// start. With start it also lists the tools' names by server, sorted;
-// [Manager.Close] stops the servers it started.
+// Check is what basis check reports, an error a problem: the files',
+// each server's [ServerConfig.Check] and, with start, each trusted
+// server's start and its tools' names, sorted (Close stops them).
 func (m *Manager) Check(ctx context.Context, start bool) (problems []error, tools map[string][]string) {
 	problems = m.Problems()
 	for _, s := range m.cfg.Servers {
@@ -38,9 +36,8 @@ func (m *Manager) Check(ctx context.Context, start bool) (problems []error, tool
 	return problems, tools
 }
 
-// WorkspaceFile is the path under which a [TrustStore] records the
-// .mcp.json of the workspace at root: symbolic links resolved, those of
-// root alone when the file is gone, so that it can still be untrusted.
+// WorkspaceFile is the path a [TrustStore] records root's .mcp.json
+// under: links resolved (root's alone when the file is gone).
 func WorkspaceFile(root string) string {
 	path := filepath.Join(root, WorkspaceFileName)
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {

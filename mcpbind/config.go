@@ -30,20 +30,14 @@ const (
 	TypeSSE   = "sse"   // the older HTTP+SSE transport
 )
 
-// Origin says where a server's configuration came from, which decides
-// whether it needs trust and whether its annotations may be trusted.
+// Origin says where a server's configuration came from: a workspace's
+// servers run only once trusted, their trust_annotations ignored.
 type Origin string
 
 const (
-	// OriginWorkspace: a repository's <root>/.mcp.json. Its servers are
-	// code the repository asks to run: they start only once the operator
-	// trusted the file, and trust_annotations in it is ignored. The zero
-	// Origin counts as this one, the least trusted.
-	OriginWorkspace Origin = "workspace"
-	// OriginOperator: the operator's <config dir>/mcp.json.
-	OriginOperator Origin = "operator"
-	// OriginHost: a server a Go host supplied in code.
-	OriginHost Origin = "host"
+	OriginWorkspace Origin = "workspace" // a repository's .mcp.json; also the zero Origin
+	OriginOperator  Origin = "operator"  // the operator's <config dir>/mcp.json
+	OriginHost      Origin = "host"      // a server a Go host supplied in code
 )
 
 // workspace reports whether servers of this origin are the workspace's:
@@ -51,36 +45,31 @@ const (
 func (o Origin) workspace() bool { return o != OriginOperator && o != OriginHost }
 
 // ServerConfig is one configured MCP server as written (${VAR}s
-// unexpanded).
+// unexpanded); the README describes each key.
 type ServerConfig struct {
-	// Name is the server's name, the key under "mcpServers".
+	// Name is the key under "mcpServers"; Type is TypeStdio, TypeHTTP or
+	// TypeSSE.
 	Name string
-	// Type is TypeStdio, TypeHTTP or TypeSSE.
 	Type string
-	// Command, Args, Env and Cwd start a stdio server; Cwd is relative to
-	// the config file's directory.
+	// Command, Args, Env and Cwd (relative to File's directory) start a
+	// stdio server; URL and Headers reach an http or sse server.
 	Command string
 	Args    []string
 	Env     *Values
 	Cwd     string
-	// URL and Headers reach an http or sse server.
 	URL     string
 	Headers *Values
 	// StartupTimeout and CallTimeout default to 30 s and 60 s.
 	StartupTimeout time.Duration
 	CallTimeout    time.Duration
-	// TrustAnnotations lets readOnlyHint lower a tool's side effect (not
-	// in a workspace file).
+	// TrustAnnotations lets readOnlyHint lower a tool's side effect.
 	TrustAnnotations bool
-	// File is the absolute path of the config file the server came from;
-	// empty for a host's server.
-	File string
-	// Origin is where the configuration came from.
+	// File is the config file's absolute path (empty for a host's
+	// server), Origin where it came from, and Root the workspace root a
+	// workspace server's cwd must resolve inside (empty: File's directory).
+	File   string
 	Origin Origin
-	// Root is, for a server of a workspace's .mcp.json, the workspace
-	// root its cwd must resolve inside ([ServerConfig.Check]); Load sets
-	// it to LoadOptions.Root. Empty means the directory of File.
-	Root string
+	Root   string
 	// ToolPrefix replaces "mcp__<server>__" in tool and prompt names.
 	ToolPrefix *string
 	// EnabledTools and DisabledTools filter tools by name or * pattern.
@@ -88,8 +77,7 @@ type ServerConfig struct {
 	DisabledTools []string
 	// MaxOutputTokens is the server's output budget (0: the Manager's).
 	MaxOutputTokens int
-	// OAuth, for an http or sse server, is its "oauth" entry: sign-in is
-	// expected (nil: only when the server asks for it with a 401).
+	// OAuth is an http or sse server's "oauth": sign-in is expected.
 	OAuth *OAuthConfig
 }
 

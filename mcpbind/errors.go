@@ -10,15 +10,13 @@ import (
 
 // Sentinels a caller branches on, through [errors.Is] on a [*ServerError].
 var (
-	// ErrStart: a server could not be started or did not finish the MCP
-	// handshake within its startup timeout. A host branches on it (and on
-	// [ErrServerDied]) to tell a call whose server failed, which could not
-	// run, from one refused because its server is untrusted or
-	// unavailable: basis exits 1 for the first and 3 for the second.
+	// ErrStart: a server did not start or finish the MCP handshake in
+	// time. A host branches on it (and on [ErrServerDied]) to tell a call
+	// that could not run from one refused (untrusted, unavailable):
+	// basis exits 1 for the first and 3 for the second.
 	ErrStart = errors.New("MCP server failed to start")
-	// ErrServerDied: the server's connection ended while a call was in
-	// flight. The call is not retried; the next call restarts the server.
-	// A host branches on it as on [ErrStart].
+	// ErrServerDied: the connection ended during a call, which is not
+	// retried (the next restarts the server). Branched on as [ErrStart].
 	ErrServerDied = errors.New("MCP server died")
 )
 
@@ -66,18 +64,16 @@ func subjectOf(server string) string {
 	return "server " + server
 }
 
-// ServerError is a failure of one server. Its message names the server
-// and may quote the end of its stderr, configured values cut out.
+// ServerError is a failure of one server; configured values are cut out.
 type ServerError struct {
-	// Server is the server's name.
+	// Server is the server's name; Op what was being done: "start",
+	// "list tools", "call tool NAME".
 	Server string
-	// Op is what was being done: "start", "list tools", "call tool NAME".
-	Op string
-	// Stderr is the end of the server's stderr (at most 64 KiB), for a
-	// stdio server that failed to start or died; otherwise empty.
+	Op     string
+	// Stderr is the end (at most 64 KiB) of a stdio server's stderr
+	// when it failed to start or died.
 	Stderr string
-	// Err says what happened; errors.Is tells [ErrStart] and
-	// [ErrServerDied].
+	// Err says what happened ([ErrStart], [ErrServerDied], …).
 	Err error
 }
 

@@ -13,14 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ServerRequestFunc answers a request a server makes of basis during a
-// call of one of its tools: an elicitation (*mcp.ElicitParams, form or
-// URL mode) or a sampling request (*mcp.CreateMessageWithToolsParams).
-// ctx is the call's own context, so a host serving its runtime to an MCP
-// client reaches the client that made the call (mcpserve.Forward); server
-// is the server's name, for the person to see who asks. The answer is an
-// *mcp.ElicitResult or an *mcp.CreateMessageWithToolsResult; an error
-// declines.
+// ServerRequestFunc answers a server's elicitation (*mcp.ElicitParams)
+// or sampling (*mcp.CreateMessageWithToolsParams) during a call of its
+// tool, under the call's context (so mcpserve.Forward reaches the client
+// that made it); an error declines.
 type ServerRequestFunc func(ctx context.Context, server string, req mcp.InputRequest) (mcp.InputResponse, error)
 
 // inflight is the calls a server has in flight, so a request it makes

@@ -18,38 +18,21 @@ import (
 )
 
 // InputPass passes a server's input requests (SEP-2322) through to the
-// client a call is made for, unchanged: a host serving a client that
-// speaks 2026-07-28 itself (basis serve) puts one in the call's context
-// with [WithInputPass]. A call carrying one goes to the server on
-// protocol 2026-07-28 when the server speaks it, with the client's
-// capabilities in its _meta, so the server asks only what that client
-// can answer; its input-required results go to Ask, and Ask's answers
-// back to the server with the server's requestState, round after round,
-// inside the one call (which the host gated and audits once). A server
-// that does not speak 2026-07-28 is called as without one.
+// client a call is made for ([WithInputPass]), inside the one call, on
+// 2026-07-28 when the server speaks it (see the README).
 type InputPass struct {
-	// Capabilities are what the client declared, as JSON: sent to the
-	// server as the request's clientCapabilities as they are (the SDK's
-	// ClientCapabilities would add roots that were never declared). Nil
-	// sends empty capabilities.
+	// Capabilities are what the client declared, sent as they are.
 	Capabilities json.RawMessage
-	// Responses are answers the client sent with its first request, for
-	// the server's first round (a client may answer before it is asked).
+	// Responses are answers the client sent before it was asked.
 	Responses mcp.InputResponseMap
-	// State is the server's requestState a retry continues from, for a
-	// read or get ([Surface]): each of its rounds is a request (gated
-	// and audited) of its own, so the host keeps the server's state
-	// between them and the request ends with [Surface.InputRequired].
+	// State is the server's requestState a read or get ([Surface])
+	// continues from: each of its rounds is a request of its own.
 	State string
-	// Refused, when set, is told when the server refuses the call
-	// because the client lacks a capability (JSON-RPC error -32021,
-	// missing required client capabilities): that error is the client's
-	// to see as it is, with the capabilities it names, rather than a
-	// tool error. The call fails as well.
+	// Refused, when set, is told of the server's -32021 (missing client
+	// capabilities), the client's to see as it is; the call fails too.
 	Refused func(err *jsonrpc.Error)
-	// Ask hands the input requests of the server named server to the
-	// client, under the server's keys, and returns the client's answers
-	// to those keys. An error ends the call with it.
+	// Ask hands server's input requests to the client and returns its
+	// answers, under the server's keys; an error ends the call.
 	Ask func(ctx context.Context, server string, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error)
 }
 
@@ -245,7 +228,6 @@ func (s *Surface) passSurface(ctx, callCtx context.Context, p *InputPass, op str
 	return true, nil
 }
 
-// InputRequired is what the server asked instead of answering a read or
-// get made with an [InputPass], and its requestState for the retry; nil
-// when it answered (or the request has not run).
+// InputRequired is what the server asked instead of answering (with an
+// [InputPass]) and its requestState; nil when it answered.
 func (s *Surface) InputRequired() (mcp.InputRequestMap, string) { return s.asks, s.askState }

@@ -13,64 +13,53 @@ import (
 	"github.com/basis-go/basis/configfile"
 )
 
-// File names of the two config files basis reads.
+// The config files basis reads: the workspace's, in its root (the name
+// other agents read too), and the operator's, in the operator config dir.
 const (
-	// WorkspaceFileName is the workspace's file, in its root; the name is
-	// the one other agents read too.
 	WorkspaceFileName = ".mcp.json"
-	// OperatorFileName is the operator's file, in the operator config dir.
-	OperatorFileName = "mcp.json"
+	OperatorFileName  = "mcp.json"
 )
 
-// LoadOptions says where [Load] finds servers; nil or the zero value
-// means none but what a host supplies.
+// LoadOptions says where [Load] finds servers; nil finds a host's only.
 type LoadOptions struct {
-	// Root is the workspace root, where .mcp.json may be; empty for none.
-	Root string
-	// ConfigDir is the operator config dir, where mcp.json and the trust
-	// store are; empty for none.
+	// Root is the workspace root and ConfigDir the operator config dir
+	// (mcp.json, the trust store); empty for none.
+	Root      string
 	ConfigDir string
-	// Host lists servers a Go host supplies; the least specific layer.
-	// Their File may be empty and their Origin is set to OriginHost.
+	// Host lists a host's servers, the least specific layer.
 	Host []ServerConfig
-	// Trust is the workspace trust store; nil means NewTrustStore(ConfigDir),
-	// or, without a ConfigDir, no store (so no workspace file is trusted).
+	// Trust is the trust store (nil: ConfigDir's; without one, none is trusted).
 	Trust *TrustStore
 }
 
 // ConfigFile is one config file [Load] read.
 type ConfigFile struct {
-	// Path is the file's absolute, symlink-resolved path.
-	Path string
-	// Origin is OriginWorkspace or OriginOperator.
+	// Path is absolute, links resolved; Origin is OriginWorkspace or
+	// OriginOperator; Trust is Trusted for the operator's file.
+	Path   string
 	Origin Origin
-	// Trust is the operator's trust in a workspace file; always Trusted
-	// for the operator's own.
-	Trust TrustState
-	// Changed lists the files its servers run that changed since trust.
+	Trust  TrustState
+	// Pinned are the files its servers run, as trusted; Changed those
+	// changed since.
 	Changed []string
-	// Pinned are the files its servers run, as trusted.
-	Pinned map[string]string
+	Pinned  map[string]string
 }
 
 // Config is the layered set of servers [Load] read.
 type Config struct {
-	// Servers are the effective servers, in name order.
-	Servers []ServerConfig
-	// Shadowed are servers hidden by a more specific one of the same name.
+	// Servers are the effective servers, in name order; Shadowed those
+	// hidden by a more specific one of the same name.
+	Servers  []ServerConfig
 	Shadowed []ServerConfig
 	// Files are the config files read, most specific first.
 	Files []ConfigFile
-	// Root is the workspace root Load read .mcp.json from: the files in
-	// it a server runs are pinned in its tools' definitions.
+	// Root is the workspace root .mcp.json was read from.
 	Root string
-	// MaxOutputTokens is the operator's output budget, the top-level
-	// "max_output_tokens" of its mcp.json; zero when it set none.
+	// MaxOutputTokens is the operator's top-level "max_output_tokens".
 	MaxOutputTokens int
 }
 
-// Trust returns the trust state of the file the named server came from:
-// Trusted for operator and host servers.
+// Trust returns the trust in server's file (Trusted: not a workspace's).
 func (c *Config) Trust(server string) TrustState {
 	if f := c.fileOf(server); f != nil {
 		return f.Trust
@@ -98,9 +87,8 @@ func (c *Config) fileOf(server string) *ConfigFile {
 	return nil
 }
 
-// Load reads <Root>/.mcp.json and <ConfigDir>/mcp.json and layers them over
-// the host's servers, starting nothing. It returns every well-formed server
-// and every problem, joined, as *configfile.Error values.
+// Load reads <Root>/.mcp.json and <ConfigDir>/mcp.json over the host's
+// servers, starting nothing; each problem is a joined *configfile.Error.
 func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 	var opts LoadOptions
 	if o != nil {

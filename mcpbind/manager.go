@@ -23,6 +23,7 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/childenv"
+	"github.com/basis-go/basis/mcpbind/signin"
 	"github.com/basis-go/basis/subprocess"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,97 +34,71 @@ import (
 type ManagerOptions struct {
 	// Lookup finds ${VAR} values when a server starts (nil: os.LookupEnv).
 	Lookup func(name string) (string, bool)
-	// Env (nil: os.Environ()) is what stdio servers inherit, without
-	// BASIS_* and credential-looking names but those PassEnv names.
-	Env []string
-	// PassEnv names (or * patterns) credential-looking variables to pass.
+	// Env (nil: os.Environ()) is what stdio servers inherit, less BASIS_*
+	// and credential-looking names other than PassEnv's (* patterns).
+	Env     []string
 	PassEnv []string
-	// OnToolsChanged is called, never concurrently for one server, with a
-	// source's tools after they changed: a host replaces that source's
-	// tools (runtime.ReplaceMCPSource).
+	// OnToolsChanged is told of a source's new tools, serially per source.
 	OnToolsChanged func(source string, tools []contract.ExecutableTool)
-	// HTTPClient reaches http and sse servers, with each server's
-	// headers added (nil: http.DefaultTransport).
+	// HTTPClient reaches http and sse servers (nil: http.DefaultTransport).
 	HTTPClient *http.Client
-	// CloseGrace is how long a stdio server has to exit after its stdin
-	// is closed before its process group is killed (0: 2 s).
+	// CloseGrace is how long a stdio server has to exit on EOF (0: 2 s).
 	CloseGrace time.Duration
 	// Logger receives what the SDK logs; nil discards it.
 	Logger *slog.Logger
-	// Sandbox confines every stdio server's program, as tool
-	// [SandboxName](server) with the network; an error fails the start.
+	// Sandbox confines each stdio server's program ([SandboxName]).
 	Sandbox subprocess.Confiner
-	// Track, when set, starts every stdio server's program (a host that
-	// sweeps orphans passes subprocess.Track).
+	// Track, when set, starts each stdio server's program (subprocess.Track).
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
-	// MaxOutputTokens is the output budget in estimated tokens (0: the
-	// operator's, else 25,000; negative: none); OutputDir keeps whole results.
+	// MaxOutputTokens is the output budget (0: the operator's, else
+	// 25,000; negative: none); OutputDir keeps whole results (empty:
+	// <user cache dir>/basis/mcp-output).
 	MaxOutputTokens int
-	// OutputDir holds whole results (empty: <user cache dir>/basis/mcp-output).
-	OutputDir string
-	// ServerRequest answers a server's elicitation and sampling requests;
-	// nil declares neither capability.
+	OutputDir       string
+	// ServerRequest answers servers' elicitation and sampling (nil: none).
 	ServerRequest ServerRequestFunc
-	// OnNotification is told, for a gateway to tell its clients, when a
-	// server says its prompts or resources changed (method
-	// notifications/prompts/list_changed or
-	// notifications/resources/list_changed, uri "") or that a resource
-	// subscribed to by [Manager.Subscribe] did
-	// (notifications/resources/updated, uri as subscribed).
+	// OnNotification is told of a server's list_changed of prompts or
+	// resources (uri "") and resources/updated ([Manager.Subscribe]).
 	OnNotification func(method, uri string)
-	// Tokens keeps http and sse servers' sign-ins (nil: they last as
-	// long as the Manager).
-	Tokens TokenStore
-	// SignIn runs the browser half of a sign-in a server asks for; nil
-	// means the Manager cannot sign in interactively, and such a server
-	// fails with a [*SignInError].
-	SignIn func(ctx context.Context, server string) (*SignIn, error)
+	// Tokens keeps sign-ins (nil: they last as long as the Manager);
+	// SignIn runs a sign-in's browser half, nil failing with
+	// [*SignInError] instead. Package signin has both.
+	Tokens signin.Store
+	SignIn func(ctx context.Context, server string) (*signin.Flow, error)
 	// Observer, when set, is told of each request sent to a server, for
 	// tracing (otelbasis implements it). Nil costs nothing.
 	Observer RequestObserver
 }
 
-// State is where a server is in its life, spelt as status lines and
-// JSON show it.
+// State is where a server is in its life, spelt as basis shows it.
 type State string
 
 const (
-	// StateNotStarted: the server has not been asked for yet.
-	StateNotStarted State = "not started"
-	// StateConnected: the server is running and its tools are listed.
-	StateConnected State = "connected"
-	// StateFailed: the server could not start, or died and has not been
-	// restarted yet (it will be at the next call).
-	StateFailed State = "failed"
-	// StateUntrusted: the server comes from a workspace file the operator
-	// has not trusted; it is never started.
-	StateUntrusted State = "untrusted"
-	// StateUnavailable: the server's config cannot be used here, such as a
-	// ${VAR} that is not set; it is never started.
-	StateUnavailable State = "unavailable"
-	// StateClosed: the Manager was closed.
-	StateClosed State = "closed"
+	StateNotStarted  State = "not started" // not asked for yet
+	StateConnected   State = "connected"   // running, its tools listed
+	StateFailed      State = "failed"      // did not start, or died (restarted at the next call)
+	StateUntrusted   State = "untrusted"   // its workspace file is not trusted: never started
+	StateUnavailable State = "unavailable" // its config cannot be used here (an unset ${VAR})
+	StateClosed      State = "closed"      // the Manager was closed
 )
 
 // Status is one server's state, for "basis tools" and "basis check".
 type Status struct {
-	// Server is the server's name.
+	// Server is configured in File (of Origin); Reason says why it
+	// failed or is unavailable.
 	Server string
-	// Origin and File say where it was configured.
 	Origin Origin
 	File   string
-	// State is its state; Reason says why it failed or is unavailable.
 	State  State
 	Reason string
-	// Tools counts its tools when connected; Hidden those filtered out.
-	Tools  int
-	Hidden int
-	// Refused lists the tools left out for their names, a line each.
+	// Tools counts its tools when connected, Hidden those filtered out,
+	// and Refused lists those left out for their names, a line each.
+	Tools   int
+	Hidden  int
 	Refused string
 }
 
-// String returns the state in words: "connected, 3 tools", "failed:
-// REASON", "untrusted: run basis mcp trust", "not started"…
+// String returns the state in words: "connected, 3 tools", "failed: …".
 func (s Status) String() string {
 	switch s.State {
 	case StateConnected:
@@ -153,8 +128,8 @@ func (s Status) String() string {
 	return "not started"
 }
 
-// Manager runs the configured MCP servers and offers their tools. It is
-// safe for concurrent use; Close stops every server.
+// Manager runs the configured servers and offers their tools; it is safe
+// for concurrent use.
 type Manager struct {
 	opts ManagerOptions
 	cfg  *Config
@@ -172,8 +147,7 @@ type Manager struct {
 	connectTo func(ServerConfig) mcp.Transport
 }
 
-// NewManager returns a Manager for cfg's servers; nil opts means every
-// default. It starts nothing.
+// NewManager returns a Manager for cfg's servers, starting nothing.
 func NewManager(cfg *Config, o *ManagerOptions) *Manager {
 	var opts ManagerOptions
 	if o != nil {
@@ -288,8 +262,7 @@ func (m *Manager) start(ctx context.Context, name string) error {
 	return err
 }
 
-// StartAll starts every trusted, available server concurrently; the
-// error joins a [*ServerError] for each that failed.
+// StartAll starts every trusted, available server concurrently.
 func (m *Manager) StartAll(ctx context.Context) error {
 	var g errgroup.Group
 	errs := make([]error, len(m.names))
@@ -309,8 +282,7 @@ func (m *Manager) StartAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Tools returns the tools of every connected server, in name order. It
-// starts nothing.
+// Tools returns every connected server's tools, starting nothing.
 func (m *Manager) Tools() []contract.ExecutableTool {
 	var out []contract.ExecutableTool
 	for _, n := range m.names {
@@ -319,8 +291,7 @@ func (m *Manager) Tools() []contract.ExecutableTool {
 	return out
 }
 
-// ServerTools starts the named server if needed and returns its tools;
-// the error reports tools left out for colliding names.
+// ServerTools starts server name if needed and returns its tools.
 func (m *Manager) ServerTools(ctx context.Context, name string) ([]contract.ExecutableTool, error) {
 	s, err := m.server(name)
 	if err != nil {
@@ -334,8 +305,7 @@ func (m *Manager) ServerTools(ctx context.Context, name string) ([]contract.Exec
 	return asExecutable(s.tools), s.toolsErr
 }
 
-// Close stops every server (a stdio server's whole process group, after
-// a grace period). Calls in flight fail.
+// Close stops every server (a stdio server's process group); calls fail.
 func (m *Manager) Close() error {
 	if m.closed.Swap(true) {
 		return nil

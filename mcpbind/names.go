@@ -48,7 +48,6 @@ func nameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
-// SandboxName is the name a stdio server's program goes by for a
-// sandbox (a [subprocess.Confiner]'s tool): "mcp__<server>", so an
-// operator can tighten one server as one tool.
+// SandboxName is a stdio server's tool name for a [subprocess.Confiner]:
+// "mcp__<server>", so an operator tightens one server as one tool.
 func SandboxName(server string) string { return contract.MCPPrefix + server }

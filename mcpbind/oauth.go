@@ -15,28 +15,21 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/configfile"
+	"github.com/basis-go/basis/mcpbind/signin"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
 
-// OAuthConfig is a server entry's "oauth": a pre-registered client, the
-// scopes to ask for, or ({}) only that the server needs sign-in. Without a
-// client ID basis uses a Client ID Metadata Document (ClientMetadataURL)
-// or dynamic registration, as the authorization server allows.
+// OAuthConfig is a server's "oauth" ({} will do): a ClientID, else the
+// Client ID Metadata Document at ClientMetadataURL or dynamic
+// registration. ClientSecret is as written (${VAR}), never shown, and not
+// in a workspace's file. Scopes are asked for besides a challenge's.
 type OAuthConfig struct {
-	// ClientMetadataURL is the https URL of a Client ID Metadata
-	// Document naming basis as a client, used where the authorization
-	// server accepts one.
 	ClientMetadataURL string
-	// ClientID is a client registered with the authorization server.
-	ClientID string
-	// ClientSecret is that client's secret as written (a ${VAR}); never
-	// shown. A workspace's .mcp.json may not name one.
-	ClientSecret string
-	// Scopes are asked for besides those a challenge names (empty: the
-	// server's).
-	Scopes []string
+	ClientID          string
+	ClientSecret      string
+	Scopes            []string
 }
 
 // oauthView is an OAuthConfig fit to print.
@@ -105,51 +98,15 @@ func (p *configParser) oauth(v configfile.Value, server string) *OAuthConfig {
 	return o
 }
 
-// ErrSignInRequired: a server needs the operator to sign in and the
-// Manager cannot run the browser half itself ([ManagerOptions].SignIn is
-// nil). A host branches on it to tell the operator to sign in
-// (`basis mcp login NAME`) rather than report a failed server. The error
-// is a [*SignInError].
-var ErrSignInRequired = errors.New("MCP server needs sign-in")
-
-// SignInError says which server needs sign-in. Its text is the one line
-// the CLI prints: "run: basis mcp login NAME".
+// SignInError: a server needs sign-in and [ManagerOptions].SignIn is nil.
+// A host finds it with [errors.As] to tell the operator to sign in.
 type SignInError struct {
 	// Server is the server's name.
 	Server string
 }
 
+// Error returns the one line: "run: basis mcp login NAME".
 func (e *SignInError) Error() string { return "run: basis mcp login " + printableName(e.Server) }
-
-// Is reports whether target is [ErrSignInRequired].
-func (e *SignInError) Is(target error) bool { return target == ErrSignInRequired }
-
-// SignIn is one sign-in's browser half, from [ManagerOptions].SignIn.
-type SignIn struct {
-	// RedirectURL is where the authorization server sends the browser
-	// back, such as a loopback http://127.0.0.1:PORT/callback.
-	RedirectURL string
-	// Fetch sends the operator to the authorization URL and returns what
-	// came back to RedirectURL: code, state and iss.
-	Fetch auth.AuthorizationCodeFetcher
-	// Close, if set, releases what receiving needed; called once the
-	// sign-in ends either way.
-	Close func()
-}
-
-// SignInState is what [Manager.SignInState] says of a server, spelt as
-// `basis mcp list` shows it.
-type SignInState string
-
-const (
-	// SignedIn: tokens are stored for the server's URL.
-	SignedIn SignInState = "signed in"
-	// NeedsSignIn: the server's entry has "oauth" but no tokens are
-	// stored, or they expired and cannot be refreshed.
-	NeedsSignIn SignInState = "needs sign-in"
-	// SignInNotRequired: a stdio server, or one that has not asked.
-	SignInNotRequired SignInState = "not required"
-)
 
 // signIn is one http or sse server's OAuth handler ([auth.OAuthHandler]):
 // the stored tokens, and go-sdk's [auth.AuthorizationCodeHandler] for a
@@ -166,9 +123,9 @@ type signIn struct {
 	mu         sync.Mutex
 	loaded     bool // the store was read
 	ts         oauth2.TokenSource
-	last       *Token   // what the store holds
-	granted    []string // scopes granted so far, kept through a step-up
-	authorized bool     // a sign-in ran
+	last       *signin.Token // what the store holds
+	granted    []string      // scopes granted so far, kept through a step-up
+	authorized bool          // a sign-in ran
 }
 
 // oauthFor returns the server's OAuth handler for l, made at its first
@@ -204,7 +161,7 @@ func (a *signIn) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 		if t != nil && t.ServerURL == a.url && t.AccessToken != "" {
 			a.last = t
 			a.granted = t.Scopes
-			a.ts = a.source(t.config(), t.oauth2())
+			a.ts = a.source(tokenConfig(t), oauth2Token(t))
 		}
 	}
 	a.loaded = true
@@ -257,7 +214,7 @@ func (a *signIn) log(msg string) {
 // sign-in for this Manager only.
 func (a *signIn) save(cfg *oauth2.Config, tok *oauth2.Token, issuer string) {
 	a.mu.Lock()
-	t := &Token{ServerURL: a.url, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
+	t := &signin.Token{ServerURL: a.url, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
 		AuthURL: cfg.Endpoint.AuthURL, TokenURL: cfg.Endpoint.TokenURL, AuthStyle: int(cfg.Endpoint.AuthStyle),
 		Scopes: slices.Clone(cfg.Scopes), AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken,
 		TokenType: tok.TokenType, Expiry: tok.Expiry}
@@ -502,9 +459,8 @@ func (m *Manager) signInOf(name string) (*server, *signIn, error) {
 	return s, s.oauthFor(l), nil
 }
 
-// Login signs in to server name afresh: it forgets its stored tokens and
-// connects, running the sign-in ([ManagerOptions].SignIn) when the server
-// asks for it. asked is false when the server did not.
+// Login signs in to server name afresh, forgetting its tokens; asked is
+// false when the server did not ask for sign-in.
 func (m *Manager) Login(ctx context.Context, name string) (asked bool, err error) {
 	s, a, err := m.signInOf(name)
 	if err != nil {
@@ -539,13 +495,13 @@ func (m *Manager) Logout(ctx context.Context, name string) error {
 }
 
 // SignInState says whether server name is signed in, starting nothing.
-func (m *Manager) SignInState(ctx context.Context, name string) (SignInState, error) {
+func (m *Manager) SignInState(ctx context.Context, name string) (signin.State, error) {
 	s, err := m.server(name)
 	if err != nil {
 		return "", err
 	}
 	if s.cfg.Type != TypeHTTP && s.cfg.Type != TypeSSE {
-		return SignInNotRequired, nil
+		return signin.NotRequired, nil
 	}
 	_, a, err := m.signInOf(name)
 	if err != nil {
@@ -559,9 +515,9 @@ func (m *Manager) SignInState(ctx context.Context, name string) (SignInState, er
 	a.mu.Unlock()
 	switch {
 	case last != nil && (last.RefreshToken != "" || last.Expiry.IsZero() || last.Expiry.After(time.Now())):
-		return SignedIn, nil
+		return signin.SignedIn, nil
 	case last != nil || s.cfg.OAuth != nil:
-		return NeedsSignIn, nil
+		return signin.NeedsSignIn, nil
 	}
-	return SignInNotRequired, nil
+	return signin.NotRequired, nil
 }

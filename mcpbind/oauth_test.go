@@ -15,15 +15,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/signin"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -151,11 +150,11 @@ func writeJSONTo(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// approve is a SignIn hook whose browser follows the authorization URL
+// approve is a ManagerOptions.SignIn hook whose browser follows the authorization URL
 // to its redirect and hands back the code, as an operator who approves.
-func approve(_ context.Context, _ string) (*mcpbind.SignIn, error) {
+func approve(_ context.Context, _ string) (*signin.Flow, error) {
 	const redirect = "http://127.0.0.1:1/callback"
-	return &mcpbind.SignIn{RedirectURL: redirect, Fetch: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	return &signin.Flow{RedirectURL: redirect, Fetch: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		resp, err := client.Get(args.URL)
 		if err != nil {
@@ -175,7 +174,7 @@ func TestSignInWithoutAHookSaysRunLogin(t *testing.T) {
 	m := newManager(t, nil, mcpbind.ServerConfig{Name: "remote", Type: mcpbind.TypeHTTP, URL: g.URL + "/mcp"})
 	_, err := m.ServerTools(context.Background(), "remote")
 	var sie *mcpbind.SignInError
-	if !errors.Is(err, mcpbind.ErrSignInRequired) || !errors.As(err, &sie) {
+	if !errors.As(err, &sie) {
 		t.Fatalf("error %v is no SignInError", err)
 	}
 	if diff := cmp.Diff("run: basis mcp login remote", sie.Error()); diff != "" || sie.Server != "remote" {
@@ -189,7 +188,7 @@ func TestSignInOverBothTransports(t *testing.T) {
 	for _, tc := range []struct{ typ, path string }{{mcpbind.TypeHTTP, "/mcp"}, {mcpbind.TypeSSE, "/sse"}} {
 		t.Run(tc.typ, func(t *testing.T) {
 			g := newGuarded(t)
-			store := mcpbind.NewFileTokenStore(t.TempDir())
+			store := signin.NewFileStore(filepath.Join(t.TempDir(), mcpbind.TokensDirName))
 			server := mcpbind.ServerConfig{Name: "remote", Type: tc.typ, URL: g.URL + tc.path}
 			m := newManager(t, &mcpbind.ManagerOptions{Tokens: store, SignIn: approve}, server)
 			res, err := call(t, tool(t, m, "remote", "hello"), `{}`)
@@ -202,7 +201,7 @@ func TestSignInOverBothTransports(t *testing.T) {
 			if res, err := call(t, tool(t, m2, "remote", "hello"), `{}`); err != nil || res.Text != "hello done" {
 				t.Fatalf("call with the stored token: %q, %v", res.Text, err)
 			}
-			if state, err := m2.SignInState(context.Background(), "remote"); state != mcpbind.SignedIn || err != nil {
+			if state, err := m2.SignInState(context.Background(), "remote"); state != signin.SignedIn || err != nil {
 				t.Errorf("SignInState = %q, %v", state, err)
 			}
 			if err := m2.Logout(context.Background(), "remote"); err != nil {
@@ -212,6 +211,44 @@ func TestSignInOverBothTransports(t *testing.T) {
 				t.Errorf("after Logout the store holds %v, %v", tok, err)
 			}
 		})
+	}
+}
+
+// TestSignInThroughLoopback: the loopback flow `basis mcp login` runs,
+// as a host gets it from package signin, against go-sdk's client and an
+// authorization server, with a browser that follows the redirects.
+func TestSignInThroughLoopback(t *testing.T) {
+	g := newGuarded(t)
+	follow := func(u string) error {
+		resp, err := http.Get(u) // to /authorize, then the loopback /callback
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("the callback answered %s", resp.Status)
+		}
+		return nil
+	}
+	var notified []bool
+	hook := func(ctx context.Context, server string) (*signin.Flow, error) {
+		return signin.Loopback(ctx, server, &signin.LoopbackOptions{Open: follow, Notify: func(_ string, opened bool) { notified = append(notified, opened) }})
+	}
+	store := signin.NewFileStore(filepath.Join(t.TempDir(), mcpbind.TokensDirName))
+	m := newManager(t, &mcpbind.ManagerOptions{Tokens: store, SignIn: hook},
+		mcpbind.ServerConfig{Name: "remote", Type: mcpbind.TypeHTTP, URL: g.URL + "/mcp"})
+	asked, err := m.Login(context.Background(), "remote")
+	if err != nil || !asked {
+		t.Fatalf("Login = %v, %v", asked, err)
+	}
+	if res, err := call(t, tool(t, m, "remote", "hello"), `{}`); err != nil || res.Text != "hello done" {
+		t.Fatalf("call: %q, %v", res.Text, err)
+	}
+	if diff := cmp.Diff([]bool{true}, notified); diff != "" {
+		t.Errorf("notified (-want +got):\n%s", diff)
+	}
+	if tok, err := store.Load(context.Background(), g.URL+"/mcp"); err != nil || tok == nil || !strings.HasPrefix(tok.AccessToken, oauthAccess) {
+		t.Errorf("stored %v, %v", tok, err)
 	}
 }
 
@@ -268,74 +305,6 @@ func TestSignInStepUpKeepsTheScopesGranted(t *testing.T) {
 	}
 }
 
-// TestFileTokenStoreRefusesWhatOthersControl: the directory and files
-// must be the user's own, not links, readable by no one else.
-func TestFileTokenStoreRefusesWhatOthersControl(t *testing.T) {
-	tok := &mcpbind.Token{ServerURL: "https://h.example/mcp", Issuer: "https://as.example", TokenURL: "https://as.example/token",
-		AccessToken: oauthAccess, RefreshToken: oauthRefresh, ClientSecret: oauthSecret, Expiry: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
-	tests := []struct {
-		name  string
-		spoil func(t *testing.T, dir, file string)
-		want  string // "" means it works
-	}{
-		{"as made", func(*testing.T, string, string) {}, ""},
-		{"file group-readable", func(t *testing.T, _, file string) { os.Chmod(file, 0o640) }, "may be read by group or others (mode 640); run: chmod 600"},
-		{"directory world-readable", func(t *testing.T, dir, _ string) { os.Chmod(dir, 0o705) }, "may be read by group or others (mode 705); run: chmod 700"},
-		{"file is a link", func(t *testing.T, _, file string) {
-			os.Rename(file, file+".real")
-			os.Symlink(file+".real", file)
-		}, "is a symbolic link"},
-		{"directory is a link", func(t *testing.T, dir, _ string) {
-			os.Rename(dir, dir+".real")
-			os.Symlink(dir+".real", dir)
-		}, "is a symbolic link"},
-		{"directory another user's", func(t *testing.T, dir, _ string) {
-			if os.Geteuid() != 0 {
-				t.Skip("only root can give a directory away")
-			}
-			os.Chown(dir, 65534, 65534)
-		}, "belongs to another user"},
-		{"file another user's", func(t *testing.T, _, file string) {
-			if os.Geteuid() != 0 {
-				t.Skip("only root can give a file away")
-			}
-			os.Chown(file, 65534, 65534)
-		}, "belongs to another user"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			conf := t.TempDir()
-			store := mcpbind.NewFileTokenStore(conf)
-			if err := store.Save(context.Background(), tok); err != nil {
-				t.Fatal(err)
-			}
-			files, _ := filepath.Glob(filepath.Join(store.Dir(), "*"))
-			if len(files) != 1 {
-				t.Fatalf("the store holds %v, want one file and no temporary one", files)
-			}
-			for path, mode := range map[string]os.FileMode{store.Dir(): 0o700, files[0]: 0o600} {
-				if fi, _ := os.Stat(path); fi.Mode().Perm() != mode {
-					t.Errorf("%s: mode %o, want %o", path, fi.Mode().Perm(), mode)
-				}
-			}
-			tt.spoil(t, store.Dir(), files[0])
-			got, err := store.Load(context.Background(), tok.ServerURL)
-			if tt.want == "" {
-				if err != nil || got.AccessToken != oauthAccess || got.RefreshToken != oauthRefresh || got.ClientSecret != oauthSecret {
-					t.Fatalf("Load = %v, %v", got, err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Load error %v, want %q", err, tt.want)
-			}
-			if err := store.Save(context.Background(), tok); err == nil {
-				t.Errorf("Save wrote where Load refuses")
-			}
-		})
-	}
-}
-
 // TestSignInCanariesAppearNowhere: tokens and the client secret in no
 // print of a Token or config, no log, no error — not even when the
 // authorization server quotes the secret back.
@@ -346,7 +315,7 @@ func TestSignInCanariesAppearNowhere(t *testing.T) {
 	lookup := func(name string) (string, bool) { return oauthSecret, name == "SECRET" }
 	server := mcpbind.ServerConfig{Name: "remote", Type: mcpbind.TypeHTTP, URL: g.URL + "/mcp", Origin: mcpbind.OriginOperator,
 		OAuth: &mcpbind.OAuthConfig{ClientID: "pre", ClientSecret: "${SECRET}"}}
-	store := mcpbind.NewFileTokenStore(t.TempDir())
+	store := signin.NewFileStore(filepath.Join(t.TempDir(), mcpbind.TokensDirName))
 	m := newManager(t, &mcpbind.ManagerOptions{Tokens: store, SignIn: approve, Lookup: lookup, Logger: logger}, server)
 	if _, err := call(t, tool(t, m, "remote", "hello"), `{}`); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package mcpbind
 
-// ServersIn names, in order, the servers file configures: those in use
-// and those another file's server of the same name shadows.
+// ServersIn names file's servers, in use and shadowed.
 func (c *Config) ServersIn(file string) (servers, shadowed []string) {
 	for _, s := range c.Servers {
 		if s.File == file {
@@ -16,9 +15,8 @@ func (c *Config) ServersIn(file string) (servers, shadowed []string) {
 	return servers, shadowed
 }
 
-// StdioServer is the stdio server a tool's source names
-// ("/repo/.mcp.json#github"), whose program a host confines as
-// [SandboxName]; false for a server that is no program, or none here.
+// StdioServer is the stdio server a tool's source ("/repo/.mcp.json#gh")
+// names; false for a server that is no program, or none here.
 func (c *Config) StdioServer(source string) (string, bool) {
 	for _, s := range c.Servers {
 		if sourceOf(s) == source && s.Type == TypeStdio {

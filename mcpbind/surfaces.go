@@ -139,8 +139,7 @@ func (l *liveServer) listError(op string, err error) error {
 	return &ServerError{Server: l.srv.cfg.Name, Op: op, Err: &problem{kind: errProtocol, cause: err, text: l.conn.launch.redact(err.Error())}}
 }
 
-// Resources returns every connected server's resources, a URI several
-// servers list qualified by server.
+// Resources returns every connected server's resources (see the README).
 func (m *Manager) Resources(ctx context.Context) ([]*mcp.Resource, error) {
 	type owned struct {
 		srv string
@@ -208,8 +207,7 @@ func (m *Manager) ResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplat
 	return out, errors.Join(errs...)
 }
 
-// Prompts returns every connected server's prompts, each named
-// as its server names its tools.
+// Prompts returns every connected server's prompts, named as its tools.
 func (m *Manager) Prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	var out []*mcp.Prompt
 	var errs []error
@@ -341,9 +339,7 @@ func templateMatches(tmpl, uri string) bool {
 	return err == nil && re.MatchString(uri)
 }
 
-// Complete asks the server that owns the prompt or resource template p
-// refers to for completions, with the reference as that server spells
-// it.
+// Complete asks the server owning p's prompt or template for completions.
 func (m *Manager) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
 	if p == nil || p.Ref == nil {
 		return nil, newProblem(errInvalidValue, "a completion needs a reference (ref/prompt or ref/resource)")
@@ -392,9 +388,8 @@ func (m *Manager) ownerOfTemplate(ctx context.Context, tmpl string) (*liveServer
 	return m.ownerOfURI(ctx, tmpl)
 }
 
-// Subscribe asks the server that owns the served URI to say when the
-// resource changes ([ManagerOptions.OnNotification] hears it by uri).
-// The subscription outlasts the server's restarts.
+// Subscribe asks the server owning uri to tell
+// [ManagerOptions].OnNotification of its changes, across restarts.
 func (m *Manager) Subscribe(ctx context.Context, uri string) error {
 	l, own, err := m.ownerOfURI(ctx, uri)
 	if err != nil {
@@ -413,8 +408,7 @@ func (m *Manager) Subscribe(ctx context.Context, uri string) error {
 	return nil
 }
 
-// Unsubscribe undoes [Manager.Subscribe]; the server is told once no
-// subscription to the resource is left.
+// Unsubscribe undoes [Manager.Subscribe].
 func (m *Manager) Unsubscribe(ctx context.Context, uri string) error {
 	l, own, err := m.ownerOfURI(ctx, uri)
 	if err != nil {
@@ -434,9 +428,8 @@ func (m *Manager) Unsubscribe(ctx context.Context, uri string) error {
 	return nil
 }
 
-// Surface is one resource read or prompt get of a server as a tool nobody
-// lists, so it runs through a runtime's pipeline (CallUnlisted with
-// [Surface.Input]) and is gated per server. One Surface serves one request.
+// Surface is a server's resource read or prompt get as a tool nobody
+// lists, run and gated through a runtime (CallUnlisted); one request each.
 type Surface struct {
 	srv    *server
 	conn   *conn
@@ -456,8 +449,7 @@ var (
 	_ contract.Definer        = (*Surface)(nil)
 )
 
-// ReadResource returns the [Surface] that reads the served uri from the
-// server that owns it.
+// ReadResource returns the [Surface] that reads the served uri.
 func (m *Manager) ReadResource(ctx context.Context, uri string) (*Surface, error) {
 	l, own, err := m.ownerOfURI(ctx, uri)
 	if err != nil {
@@ -470,8 +462,7 @@ func (m *Manager) ReadResource(ctx context.Context, uri string) (*Surface, error
 	return &Surface{srv: l.srv, conn: l.conn, method: methodReadResource, served: uri, input: input}, nil
 }
 
-// GetPrompt returns the [Surface] that gets the served prompt name with
-// args from the server that owns it.
+// GetPrompt returns the [Surface] that gets the served prompt name.
 func (m *Manager) GetPrompt(ctx context.Context, name string, args map[string]string) (*Surface, error) {
 	l, own, err := m.ownerOfPrompt(ctx, name)
 	if err != nil {
@@ -490,8 +481,7 @@ func (m *Manager) GetPrompt(ctx context.Context, name string, args map[string]st
 // Server is the name of the server the request goes to.
 func (s *Surface) Server() string { return s.srv.cfg.Name }
 
-// Input is the call's input: {"uri": URI} or {"name": NAME, "arguments":
-// {...}}, the URI and name as the server spells them.
+// Input is {"uri": URI} or {"name": NAME, "arguments": {...}}.
 func (s *Surface) Input() json.RawMessage { return slices.Clone(s.input) }
 
 // Descriptor describes the request as a tool nobody lists.
@@ -531,8 +521,7 @@ func (s *Surface) parse(call contract.Call) (surfaceInput, error) {
 	return in, nil
 }
 
-// AuthorizationPreview's Subject names the server, the method and the URI
-// or the prompt and its arguments.
+// AuthorizationPreview's Subject names the server, method and request.
 func (s *Surface) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
 	in, err := s.parse(call)
 	if err != nil {
@@ -564,8 +553,7 @@ func (s *Surface) AuthorizationPreview(_ context.Context, call contract.Call) (c
 	}, nil
 }
 
-// Definition is the server's part of its tools' definitions: one rule
-// covers a server's reads and prompt gets.
+// Definition is the server's: one rule covers its reads and gets.
 func (s *Surface) Definition(context.Context) (json.RawMessage, error) {
 	s.srv.mu.Lock()
 	files := s.srv.files
@@ -576,8 +564,7 @@ func (s *Surface) Definition(context.Context) (json.RawMessage, error) {
 	return contract.CanonicalJSON(map[string]any{"files": files, "server": s.srv.definition})
 }
 
-// Execute makes the request under the server's call timeout and keeps
-// the answer for [Surface.ReadResult] or [Surface.PromptResult].
+// Execute makes the request under the server's call timeout.
 func (s *Surface) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
 	in, err := s.parse(call)
 	if err != nil {
@@ -633,6 +620,5 @@ func (s *Surface) done(in surfaceInput) (contract.Result, error) {
 // ReadResult is the server's answer to the read, once it ran; nil before.
 func (s *Surface) ReadResult() *mcp.ReadResourceResult { return s.read }
 
-// PromptResult is the server's answer to the prompt get, once it ran; nil
-// before.
+// PromptResult is the server's answer to the prompt get; nil before.
 func (s *Surface) PromptResult() *mcp.GetPromptResult { return s.prompt }

@@ -16,9 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Tool is one tool of an MCP server, bound to the contract. Its name is
-// [ToolName] of the tool's, or under the server's tool_prefix; calling it calls the tool on the server, starting (or
-// restarting) the server if needed.
+// Tool is one tool of an MCP server, bound to the contract; a call starts
+// (or restarts) the server if needed.
 type Tool struct {
 	desc        contract.Descriptor
 	srv         *server
@@ -37,16 +36,14 @@ type Tool struct {
 
 var _ contract.ExecutableTool = (*Tool)(nil)
 
-// Server returns the name of the server the tool is from, whatever name
-// the tool is offered under.
+// Server returns the server's name, whatever the tool's name.
 func (t *Tool) Server() string { return t.srv.cfg.Name }
 
 // remoteName returns the tool's name on its server.
 func (t *Tool) remoteName() string { return t.remote }
 
-// Descriptor describes the tool: binding "mcp", source
-// "<config file>#<server>", side effect external unless the operator trusts
-// the server's readOnlyHint.
+// Descriptor: binding "mcp", source "<config file>#<server>", side
+// effect external unless the server's readOnlyHint is trusted.
 func (t *Tool) Descriptor() contract.Descriptor {
 	d := t.desc
 	d.Capabilities = slices.Clone(d.Capabilities)
@@ -54,8 +51,7 @@ func (t *Tool) Descriptor() contract.Descriptor {
 }
 
 // AuthorizationPreview's Subject is the canonical JSON of the
-// annotations, arguments, server (as configured, never an env or header
-// value) and tool.
+// annotations, arguments, server (never an env or header value) and tool.
 func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (contract.Preview, error) {
 	args, err := contract.CanonicalInput(call.Input)
 	if err != nil {
@@ -88,9 +84,8 @@ func (t *Tool) AuthorizationPreview(_ context.Context, call contract.Call) (cont
 
 var _ contract.Definer = (*Tool)(nil)
 
-// Definition is what an approval of the tool covers: its annotations,
-// input schema, name, server as configured and the workspace files the
-// server was started from.
+// Definition is what an approval covers: annotations, input schema,
+// name, server and the workspace files it was started from.
 func (t *Tool) Definition(context.Context) (json.RawMessage, error) {
 	t.srv.mu.Lock()
 	files := t.srv.files
@@ -153,9 +148,7 @@ func namesOf(v *Values) []string {
 	return []string{}
 }
 
-// Execute calls the tool under the server's call timeout. Failures are
-// [*ServerError]s; an isError result's is a [*contract.ResultError] keeping
-// the result. Nothing is retried.
+// Execute calls the tool under the server's call timeout, never retried.
 func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
 	args, err := contract.CanonicalInput(call.Input)
 	if err != nil {

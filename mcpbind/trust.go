@@ -27,13 +27,12 @@ var errTrustStore = errors.New("MCP trust store unusable")
 
 // TrustRecord is the operator's trust in one workspace config file.
 type TrustRecord struct {
-	// Path is the file's absolute, symlink-resolved path.
-	Path string `json:"path"`
-	// SHA256 is the hex SHA-256 of the file's content when it was trusted.
+	// Path is absolute, links resolved; SHA256 is the hex SHA-256 of the
+	// content trusted.
+	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
-	// Files pins each program and argument file the servers run from
-	// the workspace, by absolute path: "sha256:HEX" of its content, or
-	// "symlink:TARGET" for a link out of the workspace.
+	// Files pins the programs and argument files the servers run from
+	// the workspace: "sha256:HEX", or "symlink:TARGET" for a link out.
 	Files map[string]string `json:"files"`
 }
 
@@ -41,18 +40,12 @@ type TrustRecord struct {
 type TrustState string
 
 const (
-	// Untrusted: the operator never trusted this file. The zero
-	// TrustState counts as this one.
-	Untrusted TrustState = "untrusted"
-	// Trusted: the operator trusted this file with exactly this content.
-	Trusted TrustState = "trusted"
-	// Changed: the operator trusted this file, but its content has changed
-	// since; it needs trusting again.
-	Changed TrustState = "changed"
+	Untrusted TrustState = "untrusted" // never trusted; also the zero TrustState
+	Trusted   TrustState = "trusted"   // trusted with exactly this content
+	Changed   TrustState = "changed"   // trusted, but changed since: to trust again
 )
 
-// String returns "untrusted", "trusted" or "changed"; the zero
-// TrustState is "untrusted".
+// String returns the state; the zero TrustState is "untrusted".
 func (s TrustState) String() string {
 	if s == Trusted || s == Changed {
 		return string(s)
@@ -60,8 +53,7 @@ func (s TrustState) String() string {
 	return string(Untrusted)
 }
 
-// TrustStore records which workspace .mcp.json files the operator
-// trusted, by path and content hash.
+// TrustStore records the workspace .mcp.json files the operator trusted.
 type TrustStore struct {
 	path string
 }
@@ -142,8 +134,7 @@ func (t *TrustStore) record(ctx context.Context, path string, data []byte) (Trus
 	return TrustRecord{}, state, nil
 }
 
-// Trust records file, and the files its stdio servers run from the
-// workspace, as trusted with their present content.
+// Trust records file, and the files its servers run, as trusted now.
 func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error) {
 	path, err := resolvePath(file)
 	if err != nil {
@@ -181,8 +172,7 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 	return rec, t.write(f)
 }
 
-// Untrust removes the records of file. It reports whether there was one.
-// file need not exist any more.
+// Untrust forgets file, which need not exist, reporting if it was known.
 func (t *TrustStore) Untrust(ctx context.Context, file string) (bool, error) {
 	path, err := filepath.Abs(file)
 	if err != nil {

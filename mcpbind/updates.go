@@ -86,10 +86,8 @@ func (s *subscriptions) all() map[string]int {
 	return out
 }
 
-// Subscriptions returns the URIs clients are subscribed to through
-// [Manager.Subscribe], as they subscribed, each with how many
-// subscriptions it has: what a host carries over to the Manager that
-// replaces this one, so clients keep hearing of their resources.
+// Subscriptions counts each URI's subscriptions, for a host to carry
+// over to a Manager that replaces this one.
 func (m *Manager) Subscriptions() map[string]int { return m.subs.all() }
 
 // owned returns the server's own URIs somebody is subscribed to.

@@ -12,15 +12,14 @@ import (
 	"time"
 )
 
-// Values holds a server's env or headers as written: only
-// [Values.Lookup] gives a value; every way of printing one redacts it.
+// Values holds a server's env or headers as written: only Lookup gives a
+// value; every way of printing one redacts it.
 type Values struct {
 	names []string          // sorted
 	vals  map[string]string // by name
 }
 
-// NewValues returns Values holding a copy of m. A nil or empty m gives
-// nil, which every method accepts.
+// NewValues returns Values holding a copy of m (nil when m is empty).
 func NewValues(m map[string]string) *Values {
 	if len(m) == 0 {
 		return nil
@@ -166,8 +165,7 @@ func redactURL(u string) string {
 	return shown
 }
 
-// String prints the config with env and header values and the URL's
-// query and user info redacted.
+// String prints the config with its values and credentials redacted.
 func (s ServerConfig) String() string { return fmt.Sprintf("%+v", s.view()) }
 
 // GoString is like String, for %#v.

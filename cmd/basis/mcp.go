@@ -13,6 +13,7 @@ import (
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/signin"
 	"github.com/basis-go/basis/subprocess"
 	basisws "github.com/basis-go/basis/workspace"
 )
@@ -66,7 +67,7 @@ func (w *workspace) openMCP(ctx context.Context, opts *mcpbind.ManagerOptions) *
 	opts.Track = subprocess.Track
 	// Sign-ins are the operator's, kept in the operator config dir; the
 	// browser half runs only where a browser can be opened.
-	opts.Tokens = mcpbind.NewFileTokenStore(w.configDir)
+	opts.Tokens = signin.NewFileStore(filepath.Join(w.configDir, mcpbind.TokensDirName))
 	if w.tel != nil && w.tel.obs != nil {
 		opts.Observer = w.tel.obs
 	}
