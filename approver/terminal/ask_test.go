@@ -121,7 +121,7 @@ func TestAskForm(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := openPTY(t)
-			typeAhead(t, p, tt.typed)
+			typeAhead(t, p, tt.typed+ctrlD) // nothing more: a form that reads on is cancelled
 			term := &terminal.Terminal{TTY: p.slave}
 			got, err := term.AskForm(context.Background(), "srv", "who?", json.RawMessage(tt.schema))
 			if err != nil {
@@ -262,7 +262,7 @@ func TestAskURL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := openPTY(t)
-			typeAhead(t, p, tt.typed)
+			typeAhead(t, p, tt.typed+ctrlD) // nothing more: a form that reads on is cancelled
 			var opened []string
 			open := tt.open
 			if tt.wantOpened {
