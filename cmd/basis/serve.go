@@ -188,7 +188,7 @@ func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (appr
 	case "elicit":
 		// A client that cannot ask gets a denial naming the command that
 		// allows the call for good.
-		return mcpserve.ElicitApprover(serveAllowHint), nil
+		return mcpserve.ElicitApprover(basisws.AllowCommand), nil
 	case "prompt", "":
 		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
 	}
