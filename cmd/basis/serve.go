@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -124,7 +123,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}
 	gopts := &mcpserve.GatewayOptions{
 		Watch:       w.ws.ConfigFiles(),
-		ClientFiles: []string{filepath.Join(w.root, mcpbind.WorkspaceFileName), filepath.Join(w.configDir, mcpbind.OperatorFileName), filepath.Join(w.configDir, mcpbind.TrustFileName)},
+		ClientFiles: mcpbind.ClientFiles(w.root, w.configDir),
 		Interval:    reloadInterval,
 		Depth:       w.depth,
 		Logger:      log,
