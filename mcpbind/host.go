@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 
 	"github.com/basis-go/basis/configfile"
+	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind/signin"
 	"github.com/basis-go/basis/subprocess"
 )
@@ -69,4 +71,16 @@ func TrustWorkspace(ctx context.Context, root, configDir string) (TrustRecord, [
 		servers, _ = cfg.ServersIn(rec.Path)
 	}
 	return rec, servers, nil
+}
+
+// MayBeServerTool reports whether a tool named tool from source (a rule's
+// tool and source, say) may be an MCP server's: one named mcp__…, or one
+// from an MCP config file, since a server's tools may carry any name
+// (tool_prefix).
+func MayBeServerTool(tool, source string) bool {
+	if strings.HasPrefix(tool, contract.MCPPrefix) {
+		return true
+	}
+	base := filepath.Base(source)
+	return base == WorkspaceFileName || base == OperatorFileName
 }

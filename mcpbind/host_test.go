@@ -120,3 +120,20 @@ func TestClientFiles(t *testing.T) {
 		t.Errorf("ClientFiles (-want +got):\n%s", diff)
 	}
 }
+
+func TestMayBeServerTool(t *testing.T) {
+	for _, tc := range []struct {
+		tool, source string
+		want         bool
+	}{
+		{"mcp__github__search", "", true},
+		{"search", "/repo/.mcp.json", true},
+		{"search", "/home/op/.config/basis/mcp.json", true},
+		{"search", "/repo/.basis/tools.json", false},
+		{"spawn", "builtin", false},
+	} {
+		if got := mcpbind.MayBeServerTool(tc.tool, tc.source); got != tc.want {
+			t.Errorf("MayBeServerTool(%q, %q) = %t; want %t", tc.tool, tc.source, got, tc.want)
+		}
+	}
+}

@@ -3,14 +3,12 @@
 package main
 
 import (
-	"path/filepath"
-
 	"context"
 	"errors"
 	"fmt"
-	"github.com/basis-go/basis/approver"
 	"strings"
 
+	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
 	basisws "github.com/basis-go/basis/workspace"
@@ -187,13 +185,5 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	return errs, lines, len(c.Config().Files), tools
 }
 
-// mcpRule reports whether a rule may be about an MCP server's tool: one
-// named mcp__…, or one bound to an MCP config file (a server's tools may
-// carry any name, tool_prefix).
-func mcpRule(r approver.Rule) bool {
-	if strings.HasPrefix(r.Tool, contract.MCPPrefix) {
-		return true
-	}
-	base := filepath.Base(r.Source)
-	return base == mcpbind.WorkspaceFileName || base == mcpbind.OperatorFileName
-}
+// mcpRule reports whether a rule may be about an MCP server's tool.
+func mcpRule(r approver.Rule) bool { return mcpbind.MayBeServerTool(r.Tool, r.Source) }
