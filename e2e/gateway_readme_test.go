@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
@@ -24,17 +23,15 @@ func serveGateway(ctx context.Context, ws *workspace.Workspace, logger *slog.Log
 			return ws.Runtime(ctx, &workspace.RuntimeOptions{Approver: mcpserve.ElicitApprover(nil), MCPTools: mcpTools})
 		},
 		&mcpserve.GatewayOptions{
-			// The MCP client; the gateway has set o.ServerRequest and o.OnToolsChanged.
+			// The MCP client of the workspace's files, trust, environment and
+			// sandbox; the gateway has set o.ServerRequest and o.OnToolsChanged.
 			Open: func(ctx context.Context, o *mcpbind.ManagerOptions) *mcpbind.Manager {
-				o.Sandbox, o.Env, o.PassEnv = ws.Sandbox(), ws.Environ(), ws.PassEnv()
-				return mcpbind.Open(ctx, &mcpbind.LoadOptions{Root: ws.Root(), ConfigDir: ws.ConfigDir()}, o)
+				return mcpbind.OpenHost(ctx, ws, o)
 			},
 			Watch: ws.ConfigFiles(), // an edit rebuilds the runtime
-			ClientFiles: []string{ // an edit also opens a new client; the old one is closed
-				filepath.Join(ws.Root(), mcpbind.WorkspaceFileName),
-				filepath.Join(ws.ConfigDir(), mcpbind.OperatorFileName),
-				filepath.Join(ws.ConfigDir(), mcpbind.TrustFileName)},
-			Logger: logger, // each server's state, each reload; never stdout on stdio
+			// An edit also opens a new client; the old one is closed.
+			ClientFiles: mcpbind.ClientFiles(ws.Root(), ws.ConfigDir()),
+			Logger:      logger, // each server's state, each reload; never stdout on stdio
 		})
 	if err != nil {
 		return err // the first build's problems

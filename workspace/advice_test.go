@@ -25,6 +25,9 @@ func TestAllowCommand(t *testing.T) {
 		{"spawn unanalysed: the form of a command rule", approver.Request{Tool: "spawn"}, "basis rules add --tool spawn --source builtin --command 'WORDS *' --allow"},
 		{"a declared tool, bound to its source", approver.Request{Tool: "deploy", Source: "/repo/.basis/tools.json"},
 			approver.Rule{Tool: "deploy", Source: "/repo/.basis/tools.json", Decision: approver.RuleAllow}.AddCommand()},
+		{"an MCP tool, bound to its server's file", approver.Request{Tool: "mcp__github__search", Source: "/repo/.mcp.json#github"},
+			approver.Rule{Tool: "mcp__github__search", Source: "/repo/.mcp.json#github", Decision: approver.RuleAllow}.AddCommand()},
+		{"a server's resource read or prompt get: none", approver.Request{Tool: "mcp__github", Source: "/repo/.mcp.json#github"}, ""},
 	} {
 		if got := AllowCommand(tc.req); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

@@ -182,9 +182,14 @@ func (w *Workspace) CheckInside(path string) error {
 // the basis rules add commands an "always" answer would save (the gate's
 // proposal, bound to the tool's source). Allowing spawn as a whole would
 // allow every command, so for a command line that could not be analysed
-// it names the form of a command rule.
+// it names the form of a command rule. A server's resource reads and
+// prompt gets (tool mcp__<server>, ADR 0016) have none: basis rules add
+// cannot look them up, and an "always" answer saves their rule.
 func AllowCommand(req approver.Request) string {
+	server, mcp := strings.CutPrefix(req.Tool, contract.MCPPrefix)
 	switch {
+	case mcp && !strings.Contains(server, "__"):
+		return ""
 	case len(req.Proposed) > 0:
 		adds := make([]string, len(req.Proposed))
 		for i, r := range req.Proposed {

@@ -3,6 +3,7 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,8 @@ import (
 // RuleState is whether an allow rule matches its tool as a runtime holds
 // it now.
 type RuleState struct {
+	// Rule is the rule it tells of.
+	Rule approver.Rule
 	// Current is nil when it cannot be told: the rule is no allow rule,
 	// or records a definition but is bound to no source or to another
 	// one, or its tool is not there.
@@ -36,6 +39,7 @@ type RuleState struct {
 func RuleStates(ctx context.Context, rt *runtime.Runtime, rules []approver.Rule) []RuleState {
 	out := make([]RuleState, len(rules))
 	for i, r := range rules {
+		out[i].Rule = r
 		if r.Decision != approver.RuleAllow {
 			continue
 		}
@@ -47,23 +51,39 @@ func RuleStates(ctx context.Context, rt *runtime.Runtime, rules []approver.Rule)
 		if !ok || r.Source == "" || (r.Source != approver.AnySource && r.Source != here) {
 			if len(r.Definition) == 0 {
 				f := false
-				out[i] = RuleState{Current: &f, Changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
+				out[i] = RuleState{Rule: r, Current: &f, Changes: []string{"the rule records no definition of the tool: it matches no declared, MCP or spawn tool"}}
 			}
 			continue
 		}
 		def, err := rt.Definition(ctx, r.Tool)
 		if err != nil {
 			f := false
-			out[i] = RuleState{Current: &f, Changes: []string{"the tool cannot say what it is now: " + err.Error()}}
+			out[i] = RuleState{Rule: r, Current: &f, Changes: []string{"the tool cannot say what it is now: " + err.Error()}}
 			continue
 		}
 		ok, changes, err := approver.CompareDefinitions(r.Definition, def)
 		if err != nil {
 			changes = []string{err.Error()}
 		}
-		out[i] = RuleState{Current: &ok, Changes: changes}
+		out[i] = RuleState{Rule: r, Current: &ok, Changes: changes}
 	}
 	return out
+}
+
+// MarshalJSON is an entry of basis rules list --json: the rule's JSON
+// form with "digest" (of the definition it records, if any), "current"
+// (null when it cannot be told) and "changes".
+func (s RuleState) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a pattern such as "<*>" reads as written
+	err := enc.Encode(struct {
+		approver.Rule
+		Digest  string   `json:"digest,omitempty"`
+		Current *bool    `json:"current"`
+		Changes []string `json:"changes,omitempty"`
+	}{s.Rule, s.Rule.Digest(), s.Current, s.Changes})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // RuleSource is a rule's source as an operator names it (basis rules

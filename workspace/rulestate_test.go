@@ -234,3 +234,39 @@ func TestAddRule(t *testing.T) {
 		t.Error("a broken rules file: no error")
 	}
 }
+
+// TestRuleStateJSON: an entry of basis rules list --json is the rule,
+// its digest, whether it is current (null when that cannot be told) and
+// what changed; a pattern reads as written.
+func TestRuleStateJSON(t *testing.T) {
+	f := false
+	deny := approver.Rule{Tool: "mark", Source: "/ws/.basis/tools.json", Pattern: "<*>", Decision: approver.RuleDeny}
+	allow := approver.Rule{Tool: "mark", Source: "/ws/.basis/tools.json", Decision: approver.RuleAllow, Definition: json.RawMessage(`{"command":["x"]}`)}
+	for _, tc := range []struct {
+		name  string
+		state RuleState
+		want  map[string]any
+	}{
+		{"no allow rule", RuleState{Rule: deny}, map[string]any{"tool": "mark", "source": "/ws/.basis/tools.json", "pattern": "<*>", "decision": "deny", "scope": "operator", "current": nil}},
+		{"a changed tool", RuleState{Rule: allow, Current: &f, Changes: []string{"command"}}, map[string]any{"tool": "mark", "source": "/ws/.basis/tools.json", "decision": "allow", "scope": "operator",
+			"definition": map[string]any{"command": []any{"x"}}, "digest": allow.Digest(), "current": false, "changes": []any{"command"}}},
+	} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // as basis rules list --json prints it
+		if err := enc.Encode(tc.state); err != nil {
+			t.Fatal(err)
+		}
+		data := b.String()
+		var got map[string]any
+		if err := json.Unmarshal([]byte(data), &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: JSON (-want +got):\n%s", tc.name, diff)
+		}
+		if strings.Contains(data, `\u003c`) {
+			t.Errorf("%s: the pattern is escaped: %s", tc.name, data)
+		}
+	}
+}

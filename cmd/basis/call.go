@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/basis-go/basis/approver"
@@ -123,10 +120,7 @@ by signal N.
 			return exitRefused
 		}
 	}
-	callID, err := newCallID()
-	if err != nil {
-		return usageErr(e, "call: %v", err)
-	}
+	callID := runtime.NewCallID("cli-")
 
 	// Progress is shown only where it can be taken back: on a terminal,
 	// as one line erased before the result. The result holds what the
@@ -180,16 +174,6 @@ by signal N.
 	return exitFailed
 }
 
-// newCallID returns a fresh call id, "cli-" and 16 hex digits, so each
-// invocation's audit record can be told apart from every other's.
-func newCallID() (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("cannot make a call id: %v", err)
-	}
-	return "cli-" + hex.EncodeToString(b[:]), nil
-}
-
 // writeOutcomeJSON prints out as call --json does (runtime.Outcome's
 // JSON form), the text as the tool gave it.
 func writeOutcomeJSON(w io.Writer, out runtime.Outcome) error {
@@ -205,7 +189,11 @@ func (c *command) callTarget(ctx context.Context, g *globals, args []string, e *
 	if code >= 0 {
 		return "", nil, nil, code
 	}
-	input, err := readInput(ctx, args[1:], e)
+	arg := "{}" // no input is the empty object
+	if len(args) > 1 {
+		arg = args[1]
+	}
+	input, err := runtime.ReadInput(ctx, arg, e.stdin)
 	if err != nil {
 		return "", nil, nil, usageErr(e, "%s: %v", c.name, err)
 	}
@@ -214,52 +202,6 @@ func (c *command) callTarget(ctx context.Context, g *globals, args []string, e *
 		return "", nil, nil, configErr(e, []error{err})
 	}
 	return args[0], input, w, -1
-}
-
-// readInput returns the call's input: the argument, @FILE, - for stdin, or
-// {} when there is none.
-func readInput(ctx context.Context, args []string, e *env) (json.RawMessage, error) {
-	if len(args) == 0 {
-		return json.RawMessage(`{}`), nil
-	}
-	arg := args[0]
-	var data []byte
-	var err error
-	switch {
-	case arg == "-":
-		data, err = readAll(ctx, e.stdin)
-		if err != nil {
-			return nil, fmt.Errorf("reading the input from stdin: %w", err)
-		}
-	case strings.HasPrefix(arg, "@"):
-		data, err = os.ReadFile(arg[1:])
-		if err != nil {
-			return nil, fmt.Errorf("reading the input: %v", err)
-		}
-	default:
-		data = []byte(arg)
-	}
-	return json.RawMessage(data), nil
-}
-
-// readAll reads r to its end, or returns when ctx is done: a signal must
-// stop basis even while it waits for input that never comes.
-func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
-	type read struct {
-		data []byte
-		err  error
-	}
-	done := make(chan read, 1)
-	go func() {
-		data, err := io.ReadAll(r)
-		done <- read{data, err}
-	}()
-	select {
-	case got := <-done:
-		return got.data, got.err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
 }
 
 // chooseApprover maps --approve to an approver. Unset, it asks when

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/contract/display"
-	"github.com/basis-go/basis/declared"
 )
 
 func cmdExplain(ctx context.Context, g *globals, args []string, e *env) int {
@@ -55,7 +53,7 @@ refused or would need an approver's answer, 2 usage or configuration error.
 	fmt.Fprintf(out, "would:       %s\n", show(p.Summary))
 	fmt.Fprintf(out, "side effect: %s\n", p.SideEffect)
 	fmt.Fprintf(out, "subject:     %s\n", show(string(p.Subject)))
-	if line := w.sandboxRefusal(name, p.Dir); line != "" {
+	if line := w.ws.SandboxRefusal(name, p.Dir, w.declared); line != "" {
 		fmt.Fprintf(out, "if it fails: %s\n", show(line))
 	}
 	for _, warning := range w.ws.CallGitWarnings(ctx, ex.Request) {
@@ -116,27 +114,4 @@ func sourceText(source string) string {
 		return "builtin"
 	}
 	return strings.TrimSpace(source)
-}
-
-// sandboxRefusal is the line a failed run of tool's program ends with:
-// the sandbox it runs in and the settings that allow more. Empty for a
-// tool whose programs basis does not confine here (an MCP tool).
-func (w *workspace) sandboxRefusal(tool, dir string) string {
-	confine, network := w.ws.Sandbox(), false
-	if !contract.IsSpawnName(tool) {
-		i := slices.IndexFunc(w.declared, func(t *declared.Tool) bool { return t.Descriptor().Name == tool })
-		if i < 0 {
-			return ""
-		}
-		spec := w.declared[i].Spec()
-		network = spec.Network
-		if spec.ReadOnly {
-			confine = w.ws.ReadOnlySandbox()
-		}
-	}
-	c, err := confine(tool, network, dir)
-	if err != nil || c == nil {
-		return ""
-	}
-	return c.Refusal
 }

@@ -3,18 +3,14 @@
 package main
 
 import (
-	"path/filepath"
-
 	"context"
 	"errors"
 	"fmt"
-	"github.com/basis-go/basis/approver"
 	"strings"
 
+	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
-	"github.com/basis-go/basis/mcpbind/signin"
-	"github.com/basis-go/basis/subprocess"
 	basisws "github.com/basis-go/basis/workspace"
 )
 
@@ -34,47 +30,19 @@ type mcpState struct {
 	mcpFrom func(context.Context) ([]contract.ExecutableTool, error)
 }
 
-// lookupEnv finds a ${VAR} in basis's environment.
-func (w *workspace) lookupEnv(name string) (string, bool) {
-	return subprocess.LookupEnv(w.e.environ, name)
-}
-
-// loadMCPConfig reads the workspace's .mcp.json and the operator's
-// mcp.json. Every problem is one error.
-func (w *workspace) loadMCPConfig(ctx context.Context) (*mcpbind.Config, []error) {
-	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir})
-	if err != nil {
-		return cfg, basisws.Problems(err)
-	}
-	return cfg, nil
-}
-
 // openMCP opens the MCP client of the config files, starting nothing,
-// with opts (nil: none) and what the workspace adds to them.
+// with opts (nil: none) and what the workspace and the command add.
 func (w *workspace) openMCP(ctx context.Context, opts *mcpbind.ManagerOptions) *mcpbind.Manager {
 	if opts == nil {
 		opts = &mcpbind.ManagerOptions{}
 	}
-	opts.Lookup = w.lookupEnv
-	opts.Env = w.e.environ // stdio servers inherit what PassEnv lets through
-	opts.PassEnv = w.ws.PassEnv()
-	// The operator configured the server, so it has the network (it
-	// talks to its service), but it writes only where the policy says;
-	// a machine that cannot sandbox it as asked refuses to start it.
-	opts.Sandbox = w.ws.Sandbox()
-	// basis sweeps what its programs leave behind (ReapOrphans): a live
-	// server is none of that.
-	opts.Track = subprocess.Track
-	// Sign-ins are the operator's, kept in the operator config dir; the
-	// browser half runs only where a browser can be opened.
-	opts.Tokens = signin.NewFileStore(filepath.Join(w.configDir, mcpbind.TokensDirName))
 	if w.tel != nil && w.tel.obs != nil {
 		opts.Observer = w.tel.obs
 	}
 	if opts.SignIn == nil {
 		opts.SignIn = w.signInHook(false)
 	}
-	return mcpbind.Open(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir}, opts)
+	return mcpbind.OpenHost(ctx, w.ws, opts)
 }
 
 // mcpTools starts the MCP servers the command needs (workspace.mcpStart)
@@ -217,13 +185,5 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 	return errs, lines, len(c.Config().Files), tools
 }
 
-// mcpRule reports whether a rule may be about an MCP server's tool: one
-// named mcp__…, or one bound to an MCP config file (a server's tools may
-// carry any name, tool_prefix).
-func mcpRule(r approver.Rule) bool {
-	if strings.HasPrefix(r.Tool, contract.MCPPrefix) {
-		return true
-	}
-	base := filepath.Base(r.Source)
-	return base == mcpbind.WorkspaceFileName || base == mcpbind.OperatorFileName
-}
+// mcpRule reports whether a rule may be about an MCP server's tool.
+func mcpRule(r approver.Rule) bool { return mcpbind.MayBeServerTool(r.Tool, r.Source) }

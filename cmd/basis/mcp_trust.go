@@ -67,7 +67,11 @@ func cmdMCP(ctx context.Context, g *globals, args []string, e *env) int {
 // mcpList prints each config file with its trust and servers.
 func (w *workspace) mcpList(ctx context.Context) int {
 	e := w.e
-	cfg, errs := w.loadMCPConfig(ctx)
+	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir})
+	var errs []error
+	if err != nil {
+		errs = basisws.Problems(err)
+	}
 	for _, err := range errs {
 		fmt.Fprintf(e.stderr, "basis: %v\n", err)
 	}
@@ -125,24 +129,16 @@ func exitCode(errs []error) int {
 // mcpTrust trusts the workspace's .mcp.json as it is now.
 func (w *workspace) mcpTrust(ctx context.Context) int {
 	e := w.e
-	path := filepath.Join(w.root, mcpbind.WorkspaceFileName)
-	if err := w.ws.CheckInside(path); err != nil {
-		// Trusting it would trust the other repository's file.
-		return configErr(e, []error{err})
-	}
-	store := mcpbind.NewTrustStore(w.configDir)
-	rec, err := store.Trust(ctx, path)
+	rec, names, err := mcpbind.TrustWorkspace(ctx, w.root, w.configDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return usageErr(e, "mcp trust: there is no %s in this workspace (%s) to trust", mcpbind.WorkspaceFileName, w.root)
 	}
 	if err != nil {
+		// Outside the workspace (trusting it would trust another
+		// repository's file), or unreadable.
 		return configErr(e, basisws.Problems(err))
 	}
-	var names []string
-	if cfg, _ := w.loadMCPConfig(ctx); cfg != nil {
-		names, _ = cfg.ServersIn(rec.Path)
-	}
-	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s…), recorded in %s\n", w.displayPath(rec.Path), shortHash(rec.SHA256), w.displayPath(store.Path()))
+	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s…), recorded in %s\n", w.displayPath(rec.Path), shortHash(rec.SHA256), w.displayPath(mcpbind.NewTrustStore(w.configDir).Path()))
 	if len(rec.Files) > 0 {
 		var pinned []string
 		for _, p := range slices.Sorted(maps.Keys(rec.Files)) {

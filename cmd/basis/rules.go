@@ -162,25 +162,11 @@ func printStale(e *env, r approver.Rule, c basisws.RuleState) {
 	}
 }
 
-// ruleJSON is one rule of `basis rules list --json`.
-type ruleJSON struct {
-	approver.Rule
-	// Digest names the rule's definition; empty when it records none.
-	Digest string `json:"digest,omitempty"`
-	// Current: whether an allow rule matches its tool as loaded now;
-	// null when that cannot be told.
-	Current *bool    `json:"current"`
-	Changes []string `json:"changes,omitempty"`
-}
-
 func writeRulesJSON(e *env, p *basisws.Policy, states []basisws.RuleState) int {
 	out := struct {
-		Rules    []ruleJSON `json:"rules"`
-		Warnings []string   `json:"warnings"`
-	}{Rules: []ruleJSON{}, Warnings: []string{}}
-	for i, r := range p.Rules() {
-		out.Rules = append(out.Rules, ruleJSON{Rule: r, Digest: r.Digest(), Current: states[i].Current, Changes: states[i].Changes})
-	}
+		Rules    []basisws.RuleState `json:"rules"`
+		Warnings []string            `json:"warnings"`
+	}{Rules: append([]basisws.RuleState{}, states...), Warnings: []string{}}
 	for _, wn := range p.Warnings {
 		out.Warnings = append(out.Warnings, wn.String())
 	}

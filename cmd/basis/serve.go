@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -124,7 +123,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}
 	gopts := &mcpserve.GatewayOptions{
 		Watch:       w.ws.ConfigFiles(),
-		ClientFiles: []string{filepath.Join(w.root, mcpbind.WorkspaceFileName), filepath.Join(w.configDir, mcpbind.OperatorFileName), filepath.Join(w.configDir, mcpbind.TrustFileName)},
+		ClientFiles: mcpbind.ClientFiles(w.root, w.configDir),
 		Interval:    reloadInterval,
 		Depth:       w.depth,
 		Logger:      log,
@@ -188,7 +187,7 @@ func serveApprover(ctx context.Context, mode string, w *workspace, e *env) (appr
 	case "elicit":
 		// A client that cannot ask gets a denial naming the command that
 		// allows the call for good.
-		return mcpserve.ElicitApprover(serveAllowHint), nil
+		return mcpserve.ElicitApprover(basisws.AllowCommand), nil
 	case "prompt", "":
 		return nil, fmt.Errorf("--approve %s: basis serve has no terminal to ask at; want elicit, allow, deny or hook:ARGV", mode)
 	}
