@@ -40,6 +40,12 @@ help: ## list the targets
 # on the programs they start, the release check compiles.
 ci: fmt-check vet staticcheck tidy-check ## everything CI checks: these, then standalone beside release-tool, release-check and release-dry-run
 	@$(MAKE) --no-print-directory -j2 --output-sync=target standalone ci-release
+	@$(MAKE) --no-print-directory test-audit
+
+.PHONY: test-audit
+test-audit: ## the tests that turn the kernel's audit on, which is the whole machine's: alone, after every other test (they skip without CAP_AUDIT_CONTROL)
+	cd sandbox && BASIS_TEST_AUDIT=1 GOWORK=off $(GO) test -count=1 -run 'Watch|Audit' ./...
+	cd workspace && BASIS_TEST_AUDIT=1 GOWORK=off $(GO) test -count=1 -run 'Refus' ./...
 
 .PHONY: ci-release
 ci-release: ## release-tool, release-check and release-dry-run, one after another
