@@ -228,9 +228,9 @@ func restrict(sp spec) error {
 	case CutNamespace:
 		cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 	}
-	read := readable()
+	held, read := readable(), []landlock.Rule(nil)
 	if sp.LimitRead {
-		read = limitedReadable(sp.Read)
+		held, read = limitedReadable(sp.Read)
 	}
 	rules := append(read,
 		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
@@ -251,6 +251,11 @@ func restrict(sp spec) error {
 		return &UnavailableError{Reason: "Landlock restricts nothing on this kernel"}
 	}
 	defer unix.Close(fd)
+	for _, r := range held {
+		if err := ll.LandlockAddPathBeneathRule(fd, &ll.PathBeneathAttr{ParentFd: r.fd, AllowedAccess: r.access}, 0); err != nil {
+			return fmt.Errorf("building the Landlock ruleset: %w; the program did not run", err)
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w; the program did not run", err)
 	}
@@ -273,40 +278,54 @@ func restrict(sp spec) error {
 // (/dev/pts/N: keystrokes typed there), consoles, input devices and raw
 // disks stay closed. Landlock grants a right on a whole hierarchy, so "/"
 // is granted for listing only, and reading for each entry of "/" but
-// /dev. Made once per process: an entry of "/" made later is not
-// readable, which nothing basis starts should need.
-func readable() []landlock.Rule {
+// /dev. Made once per process, and held open (see [heldRule]): an entry
+// of "/" made later is not readable, which nothing basis starts should
+// need.
+func readable() []heldRule {
 	readableOnce.Do(func() {
-		readableRules = []landlock.Rule{landlock.PathAccess(ll.AccessFSReadDir, "/")}
+		readableRules = holdRules([]pathRule{{"/", ll.AccessFSReadDir}})
+		var entries []pathRule
 		for _, path := range topLevel("/") {
 			if path != "/dev" {
-				readableRules = append(readableRules, readRule(path))
+				entries = append(entries, readRule(path))
 			}
 		}
+		readableRules = append(readableRules, holdRules(entries)...)
 		readableRules = append(readableRules, deviceReadable()...)
 	})
-	return slices.Clone(readableRules)
+	return readableRules
 }
 
 // limitedReadable is what a program whose reads are limited may read:
 // each of paths (a directory's hierarchy, or one file) and /dev's shared
 // memory, but of /etc only the entries that hold no secret. No right on
-// "/" itself: listing it would list every directory beneath.
-func limitedReadable(paths []string) []landlock.Rule {
-	rules := deviceReadable()
+// "/" itself: listing it would list every directory beneath. What every
+// such program may read is held (see [heldRule]); paths but /etc, which
+// differ from call to call, are rules.
+func limitedReadable(paths []string) (held []heldRule, rules []landlock.Rule) {
+	held = deviceReadable()
 	for _, p := range paths {
 		if p == "/etc" {
-			for _, entry := range topLevel("/etc") {
-				if !etcSecrets[filepath.Base(entry)] {
-					rules = append(rules, readRule(entry))
-				}
-			}
+			held = append(held, etcReadable()...)
 			continue
 		}
-		rules = append(rules, readRule(p))
+		r := readRule(p)
+		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(r.access), r.path).IgnoreIfMissing())
 	}
-	return rules
+	return held, rules
 }
+
+// etcReadable holds the entries of /etc but its secrets, made once per
+// process like readable's.
+var etcReadable = sync.OnceValue(func() []heldRule {
+	var entries []pathRule
+	for _, entry := range topLevel("/etc") {
+		if !etcSecrets[filepath.Base(entry)] {
+			entries = append(entries, readRule(entry))
+		}
+	}
+	return holdRules(entries)
+})
 
 // etcSecrets are the entries of /etc a program whose reads are limited
 // may not read: password hashes, sudo's rules, the host's ssh keys and
@@ -318,7 +337,7 @@ var etcSecrets = map[string]bool{
 
 var (
 	readableOnce  sync.Once
-	readableRules []landlock.Rule
+	readableRules []heldRule
 )
 
 // deviceDirs are the directories of /dev a program may read: POSIX
@@ -328,30 +347,70 @@ var deviceDirs = []string{"/dev/shm", "/dev/mqueue"}
 // deviceReadable grants reading deviceDirs, except the other calls'
 // temporary directories where they live in one of them (see
 // [callTempBase]): that directory may be listed, and each entry read but
-// those. Like readable's, the list is made once per process: what appears
-// there later is not readable.
-func deviceReadable() []landlock.Rule {
+// those. Like readable's, the list is made once per process and held:
+// what appears there later is not readable.
+func deviceReadable() []heldRule {
 	deviceOnce.Do(func() {
+		var entries []pathRule
 		for _, dir := range deviceDirs {
 			if dir != tmpfsBase {
-				deviceRules = append(deviceRules, landlock.RODirs(dir).IgnoreIfMissing())
+				entries = append(entries, pathRule{dir, readDirs})
 				continue
 			}
-			deviceRules = append(deviceRules, landlock.PathAccess(ll.AccessFSReadDir, dir).IgnoreIfMissing())
+			entries = append(entries, pathRule{dir, ll.AccessFSReadDir})
 			for _, entry := range topLevel(dir) {
 				if !strings.HasPrefix(filepath.Base(entry), callTempPrefix) {
-					deviceRules = append(deviceRules, readRule(entry))
+					entries = append(entries, readRule(entry))
 				}
 			}
 		}
+		deviceRules = holdRules(entries)
 	})
-	return slices.Clone(deviceRules)
+	return slices.Clip(deviceRules)
 }
 
 var (
 	deviceOnce  sync.Once
-	deviceRules []landlock.Rule
+	deviceRules []heldRule
 )
+
+// pathRule grants access beneath path.
+type pathRule struct {
+	path   string
+	access uint64
+}
+
+// Read rights, which every Landlock ABI handles: a directory's hierarchy,
+// and one file (Landlock refuses directory rights on a file).
+const (
+	readDirs  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	readFiles = ll.AccessFSExecute | ll.AccessFSReadFile
+)
+
+// heldRule is a rule every ruleset of this process has, with its path
+// opened (O_PATH) once and held open for the process's life: opening
+// some thirty paths again at every start cost a sandboxed start about a
+// tenth of a plain one. A path replaced later keeps the rule on what it
+// was (the new one is not readable: fail closed), and a file system
+// mounted at a held path cannot be unmounted, but lazily, while the
+// process lives.
+type heldRule struct {
+	fd     int
+	access uint64
+}
+
+// holdRules opens each rule's path; a path missing is skipped.
+func holdRules(rules []pathRule) []heldRule {
+	held := make([]heldRule, 0, len(rules))
+	for _, r := range rules {
+		fd, err := unix.Open(r.path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		held = append(held, heldRule{fd: fd, access: r.access})
+	}
+	return held
+}
 
 // topLevel lists dir's entries as paths.
 func topLevel(dir string) []string {
@@ -367,12 +426,12 @@ func topLevel(dir string) []string {
 }
 
 // readRule grants reading path: a directory's whole hierarchy, or one
-// file (Landlock refuses directory rights on a file).
-func readRule(path string) landlock.Rule {
+// file.
+func readRule(path string) pathRule {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return landlock.RODirs(path).IgnoreIfMissing()
+		return pathRule{path, readDirs}
 	}
-	return landlock.ROFiles(path).IgnoreIfMissing()
+	return pathRule{path, readFiles}
 }
 
 // deviceFiles are written by ordinary programs (`> /dev/null`) and are
