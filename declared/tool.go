@@ -139,14 +139,18 @@ func newPreviewView(spec *Spec) *previewView {
 
 // withObjectType states "type": "object" in a schema that leaves it out, as
 // the contract's descriptors and model providers expect. (The manifest may
-// leave it out: the program reads an object either way.)
+// leave it out: the program reads an object either way.) Only the
+// top-level keys are read, unescaped, without decoding the rest: this
+// runs for every tool of a manifest.
 func withObjectType(schema json.RawMessage) json.RawMessage {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(schema, &top) != nil {
+	v := configfile.Value{Raw: bytes.TrimSpace(schema)}
+	if v.Kind() != "object" || !json.Valid(schema) {
 		return schema
 	}
-	if _, ok := top["type"]; ok {
-		return schema
+	for _, m := range v.Members() {
+		if m.Key == "type" {
+			return schema
+		}
 	}
 	rest := bytes.TrimSpace(schema[bytes.IndexByte(schema, '{')+1:])
 	if len(rest) > 0 && rest[0] == '}' {
