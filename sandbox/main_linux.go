@@ -232,13 +232,8 @@ func restrict(sp spec) error {
 	if sp.LimitRead {
 		held, read = limitedReadable(sp.Read)
 	}
-	rules := append(read,
-		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
-		landlock.RWFiles(deviceFiles...).WithIoctlDev().IgnoreIfMissing(),
-		// Without the ioctl right: no TIOCSTI (typing into the
-		// operator's terminal), no TIOCSCTTY, no terminal settings.
-		landlock.RWFiles(terminalFiles...).IgnoreIfMissing(),
-	)
+	rules := append(read, landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing())
+	held = slices.Concat(held, writableDevices())
 	// Only this thread is restricted, and it executes the program next:
 	// execve gives the new program this thread's credentials, and every
 	// other thread of the trampoline ends with it. Restricting all threads
@@ -251,8 +246,9 @@ func restrict(sp spec) error {
 		return &UnavailableError{Reason: "Landlock restricts nothing on this kernel"}
 	}
 	defer unix.Close(fd)
+	handled := handledAccessFS(abi)
 	for _, r := range held {
-		if err := ll.LandlockAddPathBeneathRule(fd, &ll.PathBeneathAttr{ParentFd: r.fd, AllowedAccess: r.access}, 0); err != nil {
+		if err := ll.LandlockAddPathBeneathRule(fd, &ll.PathBeneathAttr{ParentFd: r.fd, AllowedAccess: r.access & handled}, 0); err != nil {
 			return fmt.Errorf("building the Landlock ruleset: %w; the program did not run", err)
 		}
 	}
@@ -432,6 +428,33 @@ func readRule(path string) pathRule {
 		return pathRule{path, readDirs}
 	}
 	return pathRule{path, readFiles}
+}
+
+// writableDevices holds the deviceFiles and terminalFiles, opened once
+// per process like readable's. Their rights are what RWFiles grants
+// (with the ioctl right for deviceFiles only), cut to what the kernel
+// handles when added ([handledAccessFS]).
+var writableDevices = sync.OnceValue(func() []heldRule {
+	const rw = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile
+	var rules []pathRule
+	for _, f := range deviceFiles {
+		rules = append(rules, pathRule{f, rw | ll.AccessFSIoctlDev})
+	}
+	for _, f := range terminalFiles {
+		// Without the ioctl right: no TIOCSTI (typing into the
+		// operator's terminal), no TIOCSCTTY, no terminal settings.
+		rules = append(rules, pathRule{f, rw})
+	}
+	return holdRules(rules)
+})
+
+// handledAccessFS is what restrict's rulesets handle on a kernel of
+// Landlock ABI abi: V5's rights, less those the kernel does not know (as
+// go-landlock's best effort cuts them). A held rule's rights are cut to
+// it, since the kernel refuses a rule that grants a right not handled.
+func handledAccessFS(abi int) uint64 {
+	known := []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5}
+	return uint64(known[min(abi, len(known))-1].HandledAccessFS & landlock.V5.HandledAccessFS)
 }
 
 // deviceFiles are written by ordinary programs (`> /dev/null`) and are
