@@ -279,14 +279,14 @@ func restrict(sp spec) error {
 // need.
 func readable() []heldRule {
 	readableOnce.Do(func() {
-		readableRules = holdRules([]pathRule{{"/", ll.AccessFSReadDir}})
+		readableRules = openRules([]pathRule{{"/", ll.AccessFSReadDir}})
 		var entries []pathRule
 		for _, path := range topLevel("/") {
 			if path != "/dev" {
 				entries = append(entries, readRule(path))
 			}
 		}
-		readableRules = append(readableRules, holdRules(entries)...)
+		readableRules = append(readableRules, openRules(entries)...)
 		readableRules = append(readableRules, deviceReadable()...)
 	})
 	return readableRules
@@ -320,7 +320,7 @@ var etcReadable = sync.OnceValue(func() []heldRule {
 			entries = append(entries, readRule(entry))
 		}
 	}
-	return holdRules(entries)
+	return openRules(entries)
 })
 
 // etcSecrets are the entries of /etc a program whose reads are limited
@@ -360,7 +360,7 @@ func deviceReadable() []heldRule {
 				}
 			}
 		}
-		deviceRules = holdRules(entries)
+		deviceRules = openRules(entries)
 	})
 	return slices.Clip(deviceRules)
 }
@@ -395,8 +395,20 @@ type heldRule struct {
 	access uint64
 }
 
-// holdRules opens each rule's path; a path missing is skipped.
-func holdRules(rules []pathRule) []heldRule {
+// holdRules opens, the first time, the paths of the rules every ruleset
+// of a program whose reads are limited (or not) has.
+func holdRules(limitRead bool) {
+	if limitRead {
+		deviceReadable()
+		etcReadable()
+	} else {
+		readable()
+	}
+	writableDevices()
+}
+
+// openRules opens each rule's path; a path missing is skipped.
+func openRules(rules []pathRule) []heldRule {
 	held := make([]heldRule, 0, len(rules))
 	for _, r := range rules {
 		fd, err := unix.Open(r.path, unix.O_PATH|unix.O_CLOEXEC, 0)
@@ -445,7 +457,7 @@ var writableDevices = sync.OnceValue(func() []heldRule {
 		// operator's terminal), no TIOCSCTTY, no terminal settings.
 		rules = append(rules, pathRule{f, rw})
 	}
-	return holdRules(rules)
+	return openRules(rules)
 })
 
 // handledAccessFS is what restrict's rulesets handle on a kernel of

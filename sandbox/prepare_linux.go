@@ -174,6 +174,10 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 		}
 	}
 	if !trampoline {
+		// The rules every ruleset has are opened here, in this
+		// process's mount namespace, not on the thread, which may make
+		// one of its own.
+		holdRules(sp.LimitRead)
 		start, unblock := startFromRestrictedThread(cmd, sp)
 		return keeping(cmd, attr, start), func() { kill(); unblock(); removeTmp() }, nil
 	}
