@@ -139,13 +139,15 @@ func newPreviewView(spec *Spec) *previewView {
 
 // withObjectType states "type": "object" in a schema that leaves it out, as
 // the contract's descriptors and model providers expect. (The manifest may
-// leave it out: the program reads an object either way.)
+// leave it out: the program reads an object either way.) Only the
+// top-level keys are read, without allocating or decoding the rest: this
+// runs for every tool of a manifest.
 func withObjectType(schema json.RawMessage) json.RawMessage {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(schema, &top) != nil {
+	doc := schema[skipSpace(schema, 0):]
+	if len(doc) == 0 || doc[0] != '{' || !json.Valid(schema) {
 		return schema
 	}
-	if _, ok := top["type"]; ok {
+	if hasTopLevelKey(doc, "type") {
 		return schema
 	}
 	rest := bytes.TrimSpace(schema[bytes.IndexByte(schema, '{')+1:])
@@ -153,6 +155,91 @@ func withObjectType(schema json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{"type":"object"}`)
 	}
 	return json.RawMessage(append([]byte(`{"type":"object",`), rest...))
+}
+
+// hasTopLevelKey reports whether obj, a valid JSON object, has the key
+// name at its top level, read as encoding/json reads keys (escapes
+// decoded, exact case).
+func hasTopLevelKey(obj []byte, name string) bool {
+	i := skipSpace(obj, 1) // past {
+	for i < len(obj) && obj[i] == '"' {
+		end, escaped := stringEnd(obj, i)
+		key := obj[i+1 : end-1]
+		if escaped {
+			var s string
+			if json.Unmarshal(obj[i:end], &s) != nil {
+				return false
+			}
+			key = []byte(s)
+		}
+		if string(key) == name {
+			return true
+		}
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past :
+		i = skipSpace(obj, valueEnd(obj, i))
+		if i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
+	return false
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string that begins at b[i]
+// (a quote), and whether it holds an escape.
+func stringEnd(b []byte, i int) (end int, escaped bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j + 1, escaped
+		}
+	}
+	return len(b), escaped
+}
+
+// valueEnd returns the index just past the valid JSON value that begins
+// at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		end, _ := stringEnd(b, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, _ := stringEnd(b, j)
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	return j
 }
 
 // InputSchema returns the tool's compiled input schema, so a runtime

@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"encoding/hex"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -223,13 +222,24 @@ func denialOf(rec auditRecord) Denial {
 	}
 	switch {
 	case rec["daddr"] != "" && rec["dest"] != "":
-		d.Address = net.JoinHostPort(rec["daddr"], rec["dest"])
+		d.Address = joinHostPort(rec["daddr"], rec["dest"])
 	case rec["saddr"] != "" && rec["src"] != "":
-		d.Address = net.JoinHostPort(rec["saddr"], rec["src"])
+		d.Address = joinHostPort(rec["saddr"], rec["src"])
 	case rec["dest"] != "":
 		d.Address = "port " + rec["dest"]
 	case rec["src"] != "":
 		d.Address = "port " + rec["src"]
 	}
 	return d
+}
+
+// joinHostPort is net.JoinHostPort (an IPv6 address in brackets), without
+// importing net: the sandbox's trampoline runs in this package's init,
+// which waits for every package it imports, and net, late in Go's
+// initialisation order, held it back by a millisecond in the basis binary.
+func joinHostPort(host, port string) string {
+	if strings.IndexByte(host, ':') >= 0 {
+		return "[" + host + "]:" + port
+	}
+	return host + ":" + port
 }

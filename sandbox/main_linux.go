@@ -228,17 +228,12 @@ func restrict(sp spec) error {
 	case CutNamespace:
 		cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 	}
-	read := readable()
+	held, read := readable(), []landlock.Rule(nil)
 	if sp.LimitRead {
-		read = limitedReadable(sp.Read)
+		held, read = limitedReadable(sp.Read)
 	}
-	rules := append(read,
-		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
-		landlock.RWFiles(deviceFiles...).WithIoctlDev().IgnoreIfMissing(),
-		// Without the ioctl right: no TIOCSTI (typing into the
-		// operator's terminal), no TIOCSCTTY, no terminal settings.
-		landlock.RWFiles(terminalFiles...).IgnoreIfMissing(),
-	)
+	rules := append(read, landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing())
+	held = slices.Concat(held, writableDevices())
 	// Only this thread is restricted, and it executes the program next:
 	// execve gives the new program this thread's credentials, and every
 	// other thread of the trampoline ends with it. Restricting all threads
@@ -251,6 +246,12 @@ func restrict(sp spec) error {
 		return &UnavailableError{Reason: "Landlock restricts nothing on this kernel"}
 	}
 	defer unix.Close(fd)
+	handled := handledAccessFS(abi)
+	for _, r := range held {
+		if err := ll.LandlockAddPathBeneathRule(fd, &ll.PathBeneathAttr{ParentFd: r.fd, AllowedAccess: r.access & handled}, 0); err != nil {
+			return fmt.Errorf("building the Landlock ruleset: %w; the program did not run", err)
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("setting no_new_privs: %w; the program did not run", err)
 	}
@@ -273,40 +274,54 @@ func restrict(sp spec) error {
 // (/dev/pts/N: keystrokes typed there), consoles, input devices and raw
 // disks stay closed. Landlock grants a right on a whole hierarchy, so "/"
 // is granted for listing only, and reading for each entry of "/" but
-// /dev. Made once per process: an entry of "/" made later is not
-// readable, which nothing basis starts should need.
-func readable() []landlock.Rule {
+// /dev. Made once per process, and held open (see [heldRule]): an entry
+// of "/" made later is not readable, which nothing basis starts should
+// need.
+func readable() []heldRule {
 	readableOnce.Do(func() {
-		readableRules = []landlock.Rule{landlock.PathAccess(ll.AccessFSReadDir, "/")}
+		readableRules = openRules([]pathRule{{"/", ll.AccessFSReadDir}})
+		var entries []pathRule
 		for _, path := range topLevel("/") {
 			if path != "/dev" {
-				readableRules = append(readableRules, readRule(path))
+				entries = append(entries, readRule(path))
 			}
 		}
+		readableRules = append(readableRules, openRules(entries)...)
 		readableRules = append(readableRules, deviceReadable()...)
 	})
-	return slices.Clone(readableRules)
+	return readableRules
 }
 
 // limitedReadable is what a program whose reads are limited may read:
 // each of paths (a directory's hierarchy, or one file) and /dev's shared
 // memory, but of /etc only the entries that hold no secret. No right on
-// "/" itself: listing it would list every directory beneath.
-func limitedReadable(paths []string) []landlock.Rule {
-	rules := deviceReadable()
+// "/" itself: listing it would list every directory beneath. What every
+// such program may read is held (see [heldRule]); paths but /etc, which
+// differ from call to call, are rules.
+func limitedReadable(paths []string) (held []heldRule, rules []landlock.Rule) {
+	held = deviceReadable()
 	for _, p := range paths {
 		if p == "/etc" {
-			for _, entry := range topLevel("/etc") {
-				if !etcSecrets[filepath.Base(entry)] {
-					rules = append(rules, readRule(entry))
-				}
-			}
+			held = append(held, etcReadable()...)
 			continue
 		}
-		rules = append(rules, readRule(p))
+		r := readRule(p)
+		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(r.access), r.path).IgnoreIfMissing())
 	}
-	return rules
+	return held, rules
 }
+
+// etcReadable holds the entries of /etc but its secrets, made once per
+// process like readable's.
+var etcReadable = sync.OnceValue(func() []heldRule {
+	var entries []pathRule
+	for _, entry := range topLevel("/etc") {
+		if !etcSecrets[filepath.Base(entry)] {
+			entries = append(entries, readRule(entry))
+		}
+	}
+	return openRules(entries)
+})
 
 // etcSecrets are the entries of /etc a program whose reads are limited
 // may not read: password hashes, sudo's rules, the host's ssh keys and
@@ -318,7 +333,7 @@ var etcSecrets = map[string]bool{
 
 var (
 	readableOnce  sync.Once
-	readableRules []landlock.Rule
+	readableRules []heldRule
 )
 
 // deviceDirs are the directories of /dev a program may read: POSIX
@@ -328,30 +343,82 @@ var deviceDirs = []string{"/dev/shm", "/dev/mqueue"}
 // deviceReadable grants reading deviceDirs, except the other calls'
 // temporary directories where they live in one of them (see
 // [callTempBase]): that directory may be listed, and each entry read but
-// those. Like readable's, the list is made once per process: what appears
-// there later is not readable.
-func deviceReadable() []landlock.Rule {
+// those. Like readable's, the list is made once per process and held:
+// what appears there later is not readable.
+func deviceReadable() []heldRule {
 	deviceOnce.Do(func() {
+		var entries []pathRule
 		for _, dir := range deviceDirs {
 			if dir != tmpfsBase {
-				deviceRules = append(deviceRules, landlock.RODirs(dir).IgnoreIfMissing())
+				entries = append(entries, pathRule{dir, readDirs})
 				continue
 			}
-			deviceRules = append(deviceRules, landlock.PathAccess(ll.AccessFSReadDir, dir).IgnoreIfMissing())
+			entries = append(entries, pathRule{dir, ll.AccessFSReadDir})
 			for _, entry := range topLevel(dir) {
 				if !strings.HasPrefix(filepath.Base(entry), callTempPrefix) {
-					deviceRules = append(deviceRules, readRule(entry))
+					entries = append(entries, readRule(entry))
 				}
 			}
 		}
+		deviceRules = openRules(entries)
 	})
-	return slices.Clone(deviceRules)
+	return slices.Clip(deviceRules)
 }
 
 var (
 	deviceOnce  sync.Once
-	deviceRules []landlock.Rule
+	deviceRules []heldRule
 )
+
+// pathRule grants access beneath path.
+type pathRule struct {
+	path   string
+	access uint64
+}
+
+// Read rights, which every Landlock ABI handles: a directory's hierarchy,
+// and one file (Landlock refuses directory rights on a file).
+const (
+	readDirs  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	readFiles = ll.AccessFSExecute | ll.AccessFSReadFile
+)
+
+// heldRule is a rule every ruleset of this process has, with its path
+// opened (O_PATH) once and held open for the process's life: opening
+// some thirty paths again at every start cost a sandboxed start about a
+// tenth of a plain one. A path replaced later keeps the rule on what it
+// was (the new one is not readable: fail closed), and a file system
+// mounted at a held path cannot be unmounted, but lazily, while the
+// process lives.
+type heldRule struct {
+	fd     int
+	access uint64
+}
+
+// holdRules opens, the first time, the paths of the rules every ruleset
+// of a program whose reads are limited (or not) has.
+func holdRules(limitRead bool) {
+	if limitRead {
+		deviceReadable()
+		etcReadable()
+	} else {
+		readable()
+	}
+	writableDevices()
+}
+
+// openRules opens each rule's path; a path missing is skipped.
+func openRules(rules []pathRule) []heldRule {
+	held := make([]heldRule, 0, len(rules))
+	for _, r := range rules {
+		fd, err := unix.Open(r.path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		held = append(held, heldRule{fd: fd, access: r.access})
+	}
+	return held
+}
 
 // topLevel lists dir's entries as paths.
 func topLevel(dir string) []string {
@@ -367,12 +434,39 @@ func topLevel(dir string) []string {
 }
 
 // readRule grants reading path: a directory's whole hierarchy, or one
-// file (Landlock refuses directory rights on a file).
-func readRule(path string) landlock.Rule {
+// file.
+func readRule(path string) pathRule {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return landlock.RODirs(path).IgnoreIfMissing()
+		return pathRule{path, readDirs}
 	}
-	return landlock.ROFiles(path).IgnoreIfMissing()
+	return pathRule{path, readFiles}
+}
+
+// writableDevices holds the deviceFiles and terminalFiles, opened once
+// per process like readable's. Their rights are what RWFiles grants
+// (with the ioctl right for deviceFiles only), cut to what the kernel
+// handles when added ([handledAccessFS]).
+var writableDevices = sync.OnceValue(func() []heldRule {
+	const rw = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile
+	var rules []pathRule
+	for _, f := range deviceFiles {
+		rules = append(rules, pathRule{f, rw | ll.AccessFSIoctlDev})
+	}
+	for _, f := range terminalFiles {
+		// Without the ioctl right: no TIOCSTI (typing into the
+		// operator's terminal), no TIOCSCTTY, no terminal settings.
+		rules = append(rules, pathRule{f, rw})
+	}
+	return openRules(rules)
+})
+
+// handledAccessFS is what restrict's rulesets handle on a kernel of
+// Landlock ABI abi: V5's rights, less those the kernel does not know (as
+// go-landlock's best effort cuts them). A held rule's rights are cut to
+// it, since the kernel refuses a rule that grants a right not handled.
+func handledAccessFS(abi int) uint64 {
+	known := []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5}
+	return uint64(known[min(abi, len(known))-1].HandledAccessFS & landlock.V5.HandledAccessFS)
 }
 
 // deviceFiles are written by ordinary programs (`> /dev/null`) and are

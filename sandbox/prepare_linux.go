@@ -174,6 +174,10 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 		}
 	}
 	if !trampoline {
+		// The rules every ruleset has are opened here, in this
+		// process's mount namespace, not on the thread, which may make
+		// one of its own.
+		holdRules(sp.LimitRead)
 		start, unblock := startFromRestrictedThread(cmd, sp)
 		return keeping(cmd, attr, start), func() { kill(); unblock(); removeTmp() }, nil
 	}
@@ -305,10 +309,23 @@ func goOnChildlessThread(f func()) {
 // threadHasChildren reports whether the calling thread, which must be
 // locked, has child processes. A kernel without
 // /proc/thread-self/children (CONFIG_PROC_CHILDREN) cannot tell; then
-// it says no.
+// it says no. It reads the file with plain system calls, into a buffer
+// on the stack: os.ReadFile's stat, poller registration and allocation
+// made this check a twentieth of a sandboxed start.
 func threadHasChildren() bool {
-	b, err := os.ReadFile("/proc/thread-self/children")
-	return err == nil && len(strings.TrimSpace(string(b))) > 0
+	fd, err := unix.Open("/proc/thread-self/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var buf [16]byte // "PID PID ... ": one digit is enough to tell
+	for {
+		n, err := unix.Read(fd, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		return err == nil && len(strings.TrimSpace(string(buf[:n]))) > 0
+	}
 }
 
 // withPIDNamespace makes the program the first process of a PID

@@ -19,8 +19,17 @@ var ErrInvalidCmd = errors.New("invalid command")
 // result is deterministic. Entries without '=' are kept as they are, for
 // [Run] to refuse.
 func MergeEnv(layers ...[]string) []string {
-	index := make(map[string]int)
+	n := 0
+	for _, layer := range layers {
+		n += len(layer)
+	}
+	// Sized once: this runs for every program started, and growing the
+	// map and the slice entry by entry allocated several times over.
+	index := make(map[string]int, n)
 	var merged []string
+	if n > 0 {
+		merged = make([]string, 0, n)
+	}
 	for _, layer := range layers {
 		for _, entry := range layer {
 			name, _, _ := strings.Cut(entry, "=")

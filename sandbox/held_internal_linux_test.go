@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The held read rules are opened in this process's mount namespace, not
+// in the private one a call's thread makes to hold .git read-only (which
+// a held descriptor would otherwise keep alive, and whose mounts it would
+// name): every held descriptor's mount is one of this process's.
+func TestHeldRulesAreOpenedInTheProcessMountNamespace(t *testing.T) {
+	if os.Geteuid() != 0 || !probe().threadMounts {
+		t.Skip("a call's thread makes its mount namespace only as root")
+	}
+	readableOnce, readableRules = sync.Once{}, nil // opened again by the call below
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(Policy{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/true")
+	cmd.Dir = ws
+	start, release, err := sb.Prepare(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	mounts := map[string]bool{}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for s := bufio.NewScanner(f); s.Scan(); {
+		mounts[strings.Fields(s.Text())[0]] = true
+	}
+	if len(readableRules) == 0 {
+		t.Fatal("no read rule is held")
+	}
+	for _, r := range readableRules {
+		info, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", r.fd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(info), "\n") {
+			if id, ok := strings.CutPrefix(line, "mnt_id:"); ok && !mounts[strings.TrimSpace(id)] {
+				link, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.fd))
+				t.Errorf("held %s is on mount %s, which is not this process's", link, strings.TrimSpace(id))
+			}
+		}
+	}
+}
