@@ -44,6 +44,7 @@ func TestProblems(t *testing.T) {
 		err  error
 		want []string
 	}{
+		{"none", nil, nil},
 		{"one", a, []string{"a"}},
 		{"joined", errors.Join(a, b), []string{"a", "b"}},
 		{"nested", errors.Join(a, errors.Join(b, c)), []string{"a", "b", "c"}},

@@ -165,13 +165,13 @@ func (q RuleFilter) Match(_ int, r approver.Rule) bool {
 		(q.Decision == "" || q.Decision == r.Decision)
 }
 
-// UnknownToolRules warns about the operator's and the workspace's rules
+// unknownToolRules warns about the operator's and the workspace's rules
 // that name a tool the roster (the runtime's Tools) does not have: a typo,
 // or a rule for another repository's tool, harmless but worth knowing
 // about. A system rule is the administrator's, for every workspace, and
 // is not judged; nor is a rule skip reports (nil: none), such as one for
 // an MCP server's tool when no server was started.
-func UnknownToolRules(roster []contract.Descriptor, rules []approver.Rule, skip func(approver.Rule) bool) []string {
+func unknownToolRules(roster []contract.Descriptor, rules []approver.Rule, skip func(approver.Rule) bool) []string {
 	var names []string
 	have := map[string]bool{}
 	for _, d := range roster {

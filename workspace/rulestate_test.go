@@ -195,7 +195,7 @@ func TestUnknownToolRules(t *testing.T) {
 		{Tool: "mcp__srv__x", Source: approver.AnySource, Decision: approver.RuleDeny, File: "/c/rules.json", Number: 3, Scope: approver.ScopeOperator},
 	}
 	skipMCP := func(r approver.Rule) bool { return strings.HasPrefix(r.Tool, "mcp__") }
-	got := UnknownToolRules(roster, rules, skipMCP)
+	got := unknownToolRules(roster, rules, skipMCP)
 	want := []string{
 		"/c/rules.json rule 2: " + rules[1].String() + ": no tool named deplyo here (did you mean deploy?)",
 		".basis/rules.json: " + rules[2].String() + ": no tool named zzz here",
@@ -203,7 +203,7 @@ func TestUnknownToolRules(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
-	if n := len(UnknownToolRules(roster, rules, nil)); n != 3 {
+	if n := len(unknownToolRules(roster, rules, nil)); n != 3 {
 		t.Errorf("without skip: %d warnings, want 3 (the MCP rule too)", n)
 	}
 }

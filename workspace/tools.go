@@ -136,11 +136,11 @@ func DeclaredStatus(t *declared.Tool) string {
 	return "unavailable: " + strings.Join(reasons, "; ")
 }
 
-// CheckDeclared is what a checker (basis check) says of declared tools
+// checkDeclared is what a checker (basis check) says of declared tools
 // beyond their manifests' syntax: each tool that cannot run here (an
 // unset ${VAR}, a program not found) is a problem; what a manifest says
 // that works but is unwise, a warning.
-func CheckDeclared(tools []*declared.Tool) (problems []error, warnings []string) {
+func checkDeclared(tools []*declared.Tool) (problems []error, warnings []string) {
 	for _, t := range tools {
 		if err := t.Unavailable(); err != nil {
 			problems = append(problems, err)

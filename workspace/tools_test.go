@@ -144,7 +144,7 @@ func TestCheckDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems, _ := CheckDeclared(tools)
+	problems, _ := checkDeclared(tools)
 	var got []string
 	for _, p := range problems {
 		switch {

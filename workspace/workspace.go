@@ -109,8 +109,11 @@ type Workspace struct {
 
 // Problems splits an error Open, Policy, Declared or Runtime returned,
 // joined from several problems, into them, one line each, as a host lists
-// them.
+// them; none for nil.
 func Problems(err error) []error {
+	if err == nil {
+		return nil
+	}
 	j, ok := err.(interface{ Unwrap() []error })
 	if !ok || !strings.Contains(err.Error(), "\n") {
 		return []error{err}

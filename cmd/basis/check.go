@@ -3,11 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-
-	"github.com/basis-go/basis/sandbox"
 	basisws "github.com/basis-go/basis/workspace"
 )
 
@@ -37,61 +32,27 @@ problem, 2 otherwise.
 	if err != nil {
 		return configErr(e, []error{err})
 	}
-	p, err := w.ws.Policy(ctx)
-	var errs []error
-	if err != nil {
-		errs = basisws.Problems(err)
-	}
-	rules := p.Rules()
 	rt, buildErrs := w.build(ctx, nil)
-	errs = append(errs, buildErrs...)
-	if rt != nil {
-		if err := w.ws.SandboxProblems(w.ws.ToolPolicies(w.declared)); err != nil {
-			errs = append(errs, basisws.Problems(err)...)
-		}
-	}
-	var warnings []string
-	for _, wn := range p.Warnings {
-		warnings = append(warnings, "warning: "+wn.String())
-	}
-	var unknown []string
-	if rt != nil {
-		// check starts no MCP server: their tools are not known.
-		unknown = basisws.UnknownToolRules(rt.Tools(), rules, mcpRule)
-	}
 	mcpErrs, mcpLines, mcpFiles, mcpTools := w.mcpCheck(ctx, *start)
-	errs = append(errs, mcpErrs...)
-	declErrs, declWarnings := basisws.CheckDeclared(w.declared)
-	errs = append(errs, declErrs...)
-	for _, wn := range slices.Concat(unknown, w.ws.GitFindings(ctx), declWarnings) {
-		warnings = append(warnings, "warning: "+wn)
-	}
-	for _, err := range errs {
+	// check starts no MCP server: their tools are not known.
+	r := w.ws.Check(ctx, &basisws.CheckOptions{Runtime: rt, Declared: w.declared, BuildProblems: buildErrs,
+		MCPProblems: mcpErrs, MCPFiles: mcpFiles, MCPRule: mcpRule})
+	for _, err := range r.Problems {
 		fmt.Fprintln(e.stdout, err)
 	}
-	for _, w := range warnings {
-		fmt.Fprintln(e.stdout, w)
+	for _, w := range r.Warnings {
+		fmt.Fprintln(e.stdout, "warning: "+w)
 	}
 	for _, l := range mcpLines {
 		fmt.Fprintln(e.stdout, l)
 	}
-	if len(errs) > 0 {
-		fmt.Fprintf(e.stderr, "basis: %d problem%s; fix %s and run basis check again\n", len(errs), plural(len(errs)), them(len(errs)))
+	if n := len(r.Problems); n > 0 {
+		fmt.Fprintf(e.stderr, "basis: %d problem%s; fix %s and run basis check again\n", n, plural(n), them(n))
 		return exitUsage
-	}
-	// The manifests were read and are counted as declared found them; the
-	// rules files are counted when they exist.
-	manifests, _ := w.ws.Manifests()
-	files := len(manifests) + mcpFiles
-	for _, p := range []string{w.ws.OperatorRules().Path, w.ws.WorkspaceRulesPath(),
-		filepath.Join(w.configDir, sandbox.ConfigFile), filepath.Join(w.root, ".basis", sandbox.ConfigFile)} {
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
-			files++
-		}
 	}
 	tools := len(rt.Tools()) + mcpTools
 	fmt.Fprintf(e.stdout, "ok: %d tool%s, %d rule%s, %d configuration file%s read\n",
-		tools, plural(tools), len(rules), plural(len(rules)), files, plural(files))
+		tools, plural(tools), r.Rules, plural(r.Rules), r.Files, plural(r.Files))
 	return exitOK
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/basis-go/basis/subprocess"
 	basisws "github.com/basis-go/basis/workspace"
 	"golang.org/x/term"
 )
@@ -26,7 +27,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "basis: %v\n", err)
 		os.Exit(exitUsage)
 	}
-	ctx, received, stop := signalContext(context.Background())
+	// Ctrl-C and the like cancel the call in progress; a second signal
+	// ends basis at once.
+	ctx, stop := basisws.StopContext(context.Background())
 	code := run(ctx, os.Args[1:], &env{
 		stdin:   os.Stdin,
 		stdout:  os.Stdout,
@@ -47,10 +50,12 @@ func main() {
 			return w
 		},
 	})
-	stop()
-	if sig := received(); sig != 0 {
+	if sig := stop(); sig != 0 {
 		fmt.Fprintf(os.Stderr, "basis: stopped by %s\n", signalName(sig))
-		code = exitStatusFor(sig)
+		code = 128 + int(sig) // the shell's convention
 	}
 	os.Exit(code)
 }
+
+// signalName is the name basis says it was stopped by.
+var signalName = subprocess.SignalName
