@@ -28,8 +28,8 @@ type LoadOptions struct {
 	ConfigDir string
 	// Host lists a host's servers, the least specific layer.
 	Host []ServerConfig
-	// Trust is the trust store (nil: ConfigDir's; without one, none is trusted).
-	Trust *TrustStore
+	// Trust says which workspace files the operator trusted (nil: none).
+	Trust Trust
 }
 
 // ConfigFile is one config file [Load] read.
@@ -102,9 +102,6 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 	}
 	var errs []error
 	trust := opts.Trust
-	if trust == nil && opts.ConfigDir != "" {
-		trust = NewTrustStore(opts.ConfigDir)
-	}
 	var layers [][]ServerConfig
 	read := func(dir, name string, origin Origin) {
 		if dir == "" {
@@ -138,14 +135,18 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 			return
 		}
 		file := ConfigFile{Path: path, Origin: origin, Trust: Trusted}
+		var pins map[string]string
 		if origin.workspace() {
 			file.Trust = Untrusted
 			if trust != nil {
-				state, err := trust.state(ctx, path, data)
+				// The hash is of the bytes parsed below: a file changed
+				// in between cannot slip through.
+				state, trusted, err := trust.Trusted(ctx, path, contentHash(data))
 				if err != nil {
 					errs = append(errs, err)
+					state = Untrusted
 				}
-				file.Trust = state
+				file.Trust, pins = state, trusted
 			}
 		}
 		servers, budget, err := parseFile(path, data, origin)
@@ -159,7 +160,7 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 		}
 		if file.Trust == Trusted && origin.workspace() {
 			// The content is trusted; what its servers run must be too.
-			state, changed, pinned, verr := trust.verify(ctx, path, data, servers)
+			state, changed, pinned, verr := verify(ctx, path, servers, pins)
 			if verr != nil {
 				errs = append(errs, verr)
 			}
