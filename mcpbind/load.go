@@ -22,8 +22,7 @@ const (
 
 // LoadOptions says where [Load] finds servers; nil finds a host's only.
 type LoadOptions struct {
-	// Root is the workspace root and ConfigDir the operator config dir
-	// (mcp.json, the trust store); empty for none.
+	// Root is the workspace root, ConfigDir the operator's; empty: none.
 	Root      string
 	ConfigDir string
 	// Host lists a host's servers, the least specific layer.
@@ -34,27 +33,23 @@ type LoadOptions struct {
 
 // ConfigFile is one config file [Load] read.
 type ConfigFile struct {
-	// Path is absolute, links resolved; Origin is OriginWorkspace or
-	// OriginOperator; Trust is Trusted for the operator's file.
+	// Path is absolute, links resolved; the operator's file is Trusted.
 	Path   string
 	Origin Origin
 	Trust  TrustState
-	// Pinned are the files its servers run, as trusted; Changed those
-	// changed since.
+	// Pinned are the files its servers run ([Pin]); Changed those changed.
 	Changed []string
 	Pinned  map[string]string
 }
 
 // Config is the layered set of servers [Load] read.
 type Config struct {
-	// Servers are the effective servers, in name order; Shadowed those
-	// hidden by a more specific one of the same name.
+	// Servers are in name order; Shadowed those hidden by a more specific one.
 	Servers  []ServerConfig
 	Shadowed []ServerConfig
 	// Files are the config files read, most specific first.
 	Files []ConfigFile
-	// Root is the workspace root .mcp.json was read from.
-	Root string
+	Root  string
 	// MaxOutputTokens is the operator's top-level "max_output_tokens".
 	MaxOutputTokens int
 }
