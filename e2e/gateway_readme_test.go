@@ -7,6 +7,7 @@ import (
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	"github.com/basis-go/basis/mcpbind/mcpserve"
 	"github.com/basis-go/basis/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,11 +27,11 @@ func serveGateway(ctx context.Context, ws *workspace.Workspace, logger *slog.Log
 			// The MCP client of the workspace's files, trust, environment and
 			// sandbox; the gateway has set o.ServerRequest and o.OnToolsChanged.
 			Open: func(ctx context.Context, o *mcpbind.ManagerOptions) *mcpbind.Manager {
-				return mcpbind.OpenHost(ctx, ws, o)
+				return mcphost.Open(ctx, ws, o)
 			},
 			Watch: ws.ConfigFiles(), // an edit rebuilds the runtime
 			// An edit also opens a new client; the old one is closed.
-			ClientFiles: mcpbind.ClientFiles(ws.Root(), ws.ConfigDir()),
+			ClientFiles: mcphost.ClientFiles(ws.Root(), ws.ConfigDir()),
 			Logger:      logger, // each server's state, each reload; never stdout on stdio
 		})
 	if err != nil {

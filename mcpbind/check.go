@@ -4,7 +4,6 @@ package mcpbind
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 )
 
@@ -34,17 +33,4 @@ func (m *Manager) Check(ctx context.Context, start bool) (problems []error, tool
 		slices.Sort(names)
 	}
 	return problems, tools
-}
-
-// WorkspaceFile is the path a [TrustStore] records root's .mcp.json
-// under: links resolved (root's alone when the file is gone).
-func WorkspaceFile(root string) string {
-	path := filepath.Join(root, WorkspaceFileName)
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		return resolved
-	}
-	if dir, err := filepath.EvalSymlinks(root); err == nil {
-		return filepath.Join(dir, WorkspaceFileName)
-	}
-	return path
 }

@@ -63,32 +63,3 @@ func TestManagerCheck(t *testing.T) {
 		})
 	}
 }
-
-// WorkspaceFile resolves the root's links even when the file is gone, so
-// the path matches the one trust recorded.
-func TestWorkspaceFile(t *testing.T) {
-	real := t.TempDir()
-	link := filepath.Join(t.TempDir(), "link")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
-	resolved, err := filepath.EvalSymlinks(real)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := filepath.Join(resolved, mcpbind.WorkspaceFileName)
-	for _, present := range []bool{false, true} {
-		if present {
-			if err := os.WriteFile(want, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := mcpbind.WorkspaceFile(link); got != want {
-			t.Errorf("present=%v: WorkspaceFile(%s) = %s, want %s", present, link, got, want)
-		}
-	}
-	missing := filepath.Join(t.TempDir(), "gone")
-	if got, want := mcpbind.WorkspaceFile(missing), filepath.Join(missing, mcpbind.WorkspaceFileName); got != want {
-		t.Errorf("WorkspaceFile of a missing root = %s, want %s", got, want)
-	}
-}

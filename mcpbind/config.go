@@ -47,26 +47,23 @@ func (o Origin) workspace() bool { return o != OriginOperator && o != OriginHost
 // ServerConfig is one configured MCP server as written (${VAR}s
 // unexpanded); the README describes each key.
 type ServerConfig struct {
-	// Name is the key under "mcpServers"; Type is TypeStdio, TypeHTTP or
-	// TypeSSE.
+	// Name is the key under "mcpServers"; Type a Type* constant.
 	Name string
 	Type string
 	// Command, Args, Env and Cwd (relative to File's directory) start a
 	// stdio server; URL and Headers reach an http or sse server.
-	Command string
-	Args    []string
-	Env     *Values
-	Cwd     string
-	URL     string
-	Headers *Values
-	// StartupTimeout and CallTimeout default to 30 s and 60 s.
-	StartupTimeout time.Duration
-	CallTimeout    time.Duration
-	// TrustAnnotations lets readOnlyHint lower a tool's side effect.
+	Command        string
+	Args           []string
+	Env            *Values
+	Cwd            string
+	URL            string
+	Headers        *Values
+	StartupTimeout time.Duration // 0: 30 s
+	CallTimeout    time.Duration // 0: 60 s
+	// TrustAnnotations lets readOnlyHint lower the side effect.
 	TrustAnnotations bool
-	// File is the config file's absolute path (empty for a host's
-	// server), Origin where it came from, and Root the workspace root a
-	// workspace server's cwd must resolve inside (empty: File's directory).
+	// File is absolute (empty for a host's server); a workspace
+	// server's cwd stays in Root (empty: File's directory).
 	File   string
 	Origin Origin
 	Root   string

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 )
 
 // canaryEnviron is an environment basis might run in: the ordinary
@@ -190,7 +191,7 @@ func newCWDWorkspace(t *testing.T, cwd string, operator bool) *cwdWorkspace {
 	}
 	file := filepath.Join(w.root, ".mcp.json")
 	writeFile(t, file, server)
-	if _, err := mcpbind.NewTrustStore(w.conf).Trust(context.Background(), file); err != nil {
+	if _, err := mcphost.NewTrustStore(w.conf).Trust(context.Background(), file); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -198,7 +199,7 @@ func newCWDWorkspace(t *testing.T, cwd string, operator bool) *cwdWorkspace {
 
 func (w *cwdWorkspace) manager(t *testing.T) *mcpbind.Manager {
 	t.Helper()
-	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.conf, Trust: mcphost.NewTrustStore(w.conf)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestWorkspaceServerCwdOutside(t *testing.T) {
 			if err := m.StartAll(context.Background()); err != nil {
 				t.Errorf("StartAll = %v; an unavailable server is no start failure", err)
 			}
-			cfg, _ := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.conf})
+			cfg, _ := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.conf, Trust: mcphost.NewTrustStore(w.conf)})
 			checkOutside(t, "Check", cfg.Servers[0].Check(lookupIn([]string{"HOME=" + w.outside})), w)
 			if w.started() {
 				t.Error("the server started")

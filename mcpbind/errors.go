@@ -66,12 +66,10 @@ func subjectOf(server string) string {
 
 // ServerError is a failure of one server; configured values are cut out.
 type ServerError struct {
-	// Server is the server's name; Op what was being done: "start",
-	// "list tools", "call tool NAME".
+	// Op is what was being done: "start", "list tools", "call tool NAME".
 	Server string
 	Op     string
-	// Stderr is the end (at most 64 KiB) of a stdio server's stderr
-	// when it failed to start or died.
+	// Stderr is the end (at most 64 KiB) of a stdio server's stderr.
 	Stderr string
 	// Err says what happened ([ErrStart], [ErrServerDied], …).
 	Err error

@@ -14,6 +14,7 @@ import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
 	"github.com/basis-go/basis/mcpbind/internal/testserver"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,14 +38,15 @@ func Example() {
 		"search": {"command": "/nonexistent/search-server"}
 	}}`), 0o644)
 	ctx := context.Background()
-	if _, err := mcpbind.NewTrustStore(configDir).Trust(ctx, filepath.Join(root, ".mcp.json")); err != nil {
+	if _, err := mcphost.NewTrustStore(configDir).Trust(ctx, filepath.Join(root, ".mcp.json")); err != nil {
 		fmt.Println(err)
 		return
 	}
 
 	m := mcpbind.Open(ctx, &mcpbind.LoadOptions{
-		Root:      root,      // <root>/.mcp.json
-		ConfigDir: configDir, // mcp.json and mcp-trust.json
+		Root:      root,                             // <root>/.mcp.json
+		ConfigDir: configDir,                        // mcp.json
+		Trust:     mcphost.NewTrustStore(configDir), // mcp-trust.json
 	}, &mcpbind.ManagerOptions{
 		Lookup:  os.LookupEnv,             // ${VAR}s read the whole environment
 		Env:     os.Environ(),             // stdio servers inherit part of it

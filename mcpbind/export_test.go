@@ -32,7 +32,6 @@ var (
 	ErrNameCollision    = errNameCollision
 	ErrToolListBound    = errToolListBound
 	ErrClosed           = errClosed
-	ErrTrustStore       = errTrustStore
 	ErrPlaceholder      = configfile.ErrPlaceholder
 	ErrUnsetVariable    = configfile.ErrUnsetVariable
 	ErrInvalidInput     = contract.ErrInvalidInput
@@ -49,8 +48,6 @@ func (s ServerConfig) CheckVariables(lookup func(string) (string, bool)) error {
 
 func (v *Values) Each(fn func(name, value string)) { v.each(fn) }
 func (v *Values) Names() []string                  { return v.nameList() }
-
-func (t *TrustStore) List(ctx context.Context) ([]TrustRecord, error) { return t.list(ctx) }
 
 func (m *Manager) Start(ctx context.Context, name string) error { return m.start(ctx, name) }
 

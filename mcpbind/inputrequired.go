@@ -17,22 +17,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// InputPass passes a server's input requests (SEP-2322) through to the
-// client a call is made for ([WithInputPass]), inside the one call, on
-// 2026-07-28 when the server speaks it (see the README).
+// InputPass passes a server's input requests (SEP-2322, 2026-07-28) on
+// to the client a call is made for, within the call ([WithInputPass]).
 type InputPass struct {
-	// Capabilities are what the client declared, sent as they are.
-	Capabilities json.RawMessage
-	// Responses are answers the client sent before it was asked.
-	Responses mcp.InputResponseMap
-	// State is the server's requestState a read or get ([Surface])
-	// continues from: each of its rounds is a request of its own.
+	Capabilities json.RawMessage      // what the client declared
+	Responses    mcp.InputResponseMap // answers sent before asked
+	// State is the requestState a read or get ([Surface]) continues from.
 	State string
 	// Refused, when set, is told of the server's -32021 (missing client
 	// capabilities), the client's to see as it is; the call fails too.
 	Refused func(err *jsonrpc.Error)
-	// Ask hands server's input requests to the client and returns its
-	// answers, under the server's keys; an error ends the call.
+	// Ask returns the client's answers, under the server's keys; an
+	// error ends the call.
 	Ask func(ctx context.Context, server string, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error)
 }
 

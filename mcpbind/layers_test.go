@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -27,16 +28,16 @@ func TestUntrustedOrBrokenWorkspaceFileShadowsNothing(t *testing.T) {
 	}{
 		{"untrusted", `{"mcpServers": {"a": {"command": "./evil"}}}`, nil},
 		{"changed since it was trusted", `{"mcpServers": {"a": {"command": "./evil"}}}`, func(t *testing.T, ws, conf string) {
-			if _, err := mcpbind.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
+			if _, err := mcphost.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
 				t.Fatal(err)
 			}
 			writeFile(t, ws, `{"mcpServers": {"a": {"command": "./eviler"}}}`)
 		}},
 		{"trust store unusable", `{"mcpServers": {"a": {"command": "./evil"}}}`, func(t *testing.T, ws, conf string) {
-			if _, err := mcpbind.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
+			if _, err := mcphost.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Chmod(filepath.Join(conf, mcpbind.TrustFileName), 0o666); err != nil {
+			if err := os.Chmod(filepath.Join(conf, mcphost.TrustFileName), 0o666); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -56,7 +57,7 @@ func TestUntrustedOrBrokenWorkspaceFileShadowsNothing(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, ws, conf)
 			}
-			cfg, _ := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+			cfg, _ := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Trust: mcphost.NewTrustStore(conf)})
 			m := mcpbind.NewManager(cfg, &mcpbind.ManagerOptions{})
 			t.Cleanup(func() { m.Close() })
 			if server, ok := mcpbind.ServerFor(m, "mcp__a__echo"); !ok || server != "a" {
@@ -128,7 +129,7 @@ func TestAmbiguousServerNamesAreRefused(t *testing.T) {
 				writeFile(t, op, `{"mcpServers": {`+tt.op+`}}`)
 			}
 			if tt.trustWorkspace {
-				if _, err := mcpbind.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
+				if _, err := mcphost.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -136,7 +137,7 @@ func TestAmbiguousServerNamesAreRefused(t *testing.T) {
 			for _, h := range tt.host {
 				host = append(host, mcpbind.ServerConfig{Name: h, Command: "h"})
 			}
-			cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Host: host})
+			cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Trust: mcphost.NewTrustStore(conf), Host: host})
 			var got []string
 			for _, s := range cfg.Servers {
 				got = append(got, s.Name+"@"+string(s.Origin))

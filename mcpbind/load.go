@@ -22,39 +22,34 @@ const (
 
 // LoadOptions says where [Load] finds servers; nil finds a host's only.
 type LoadOptions struct {
-	// Root is the workspace root and ConfigDir the operator config dir
-	// (mcp.json, the trust store); empty for none.
+	// Root is the workspace root, ConfigDir the operator's; empty: none.
 	Root      string
 	ConfigDir string
 	// Host lists a host's servers, the least specific layer.
 	Host []ServerConfig
-	// Trust is the trust store (nil: ConfigDir's; without one, none is trusted).
-	Trust *TrustStore
+	// Trust says which workspace files the operator trusted (nil: none).
+	Trust Trust
 }
 
 // ConfigFile is one config file [Load] read.
 type ConfigFile struct {
-	// Path is absolute, links resolved; Origin is OriginWorkspace or
-	// OriginOperator; Trust is Trusted for the operator's file.
+	// Path is absolute, links resolved; the operator's file is Trusted.
 	Path   string
 	Origin Origin
 	Trust  TrustState
-	// Pinned are the files its servers run, as trusted; Changed those
-	// changed since.
+	// Pinned are the files its servers run ([Pin]); Changed those changed.
 	Changed []string
 	Pinned  map[string]string
 }
 
 // Config is the layered set of servers [Load] read.
 type Config struct {
-	// Servers are the effective servers, in name order; Shadowed those
-	// hidden by a more specific one of the same name.
+	// Servers are in name order; Shadowed those hidden by a more specific one.
 	Servers  []ServerConfig
 	Shadowed []ServerConfig
 	// Files are the config files read, most specific first.
 	Files []ConfigFile
-	// Root is the workspace root .mcp.json was read from.
-	Root string
+	Root  string
 	// MaxOutputTokens is the operator's top-level "max_output_tokens".
 	MaxOutputTokens int
 }
@@ -102,9 +97,6 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 	}
 	var errs []error
 	trust := opts.Trust
-	if trust == nil && opts.ConfigDir != "" {
-		trust = NewTrustStore(opts.ConfigDir)
-	}
 	var layers [][]ServerConfig
 	read := func(dir, name string, origin Origin) {
 		if dir == "" {
@@ -138,14 +130,18 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 			return
 		}
 		file := ConfigFile{Path: path, Origin: origin, Trust: Trusted}
+		var pins map[string]string
 		if origin.workspace() {
 			file.Trust = Untrusted
 			if trust != nil {
-				state, err := trust.state(ctx, path, data)
+				// The hash is of the bytes parsed below: a file changed
+				// in between cannot slip through.
+				state, trusted, err := trust.Trusted(ctx, path, contentHash(data))
 				if err != nil {
 					errs = append(errs, err)
+					state = Untrusted
 				}
-				file.Trust = state
+				file.Trust, pins = state, trusted
 			}
 		}
 		servers, budget, err := parseFile(path, data, origin)
@@ -159,7 +155,7 @@ func Load(ctx context.Context, o *LoadOptions) (*Config, error) {
 		}
 		if file.Trust == Trusted && origin.workspace() {
 			// The content is trusted; what its servers run must be too.
-			state, changed, pinned, verr := trust.verify(ctx, path, data, servers)
+			state, changed, pinned, verr := verify(ctx, path, servers, pins)
 			if verr != nil {
 				errs = append(errs, verr)
 			}

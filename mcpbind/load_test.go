@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -46,12 +47,12 @@ func TestLoadLayersAndShadows(t *testing.T) {
 			ws, op := filepath.Join(root, ".mcp.json"), filepath.Join(conf, "mcp.json")
 			trust := mcpbind.Untrusted
 			if trusted {
-				if _, err := mcpbind.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
+				if _, err := mcphost.NewTrustStore(conf).Trust(context.Background(), ws); err != nil {
 					t.Fatal(err)
 				}
 				trust = mcpbind.Trusted
 			}
-			cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf,
+			cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Trust: mcphost.NewTrustStore(conf),
 				Host: []mcpbind.ServerConfig{{Name: "oponly", Command: "host"}, {Name: "hostonly", Command: "h"}}})
 			if err != nil {
 				t.Fatal(err)
@@ -121,7 +122,7 @@ func TestUntrustedWorkspaceStartsNothing(t *testing.T) {
 	writeFile(t, file, `{"mcpServers": {"repo": {"command": "`+serverBin+`", "args": ["-stubborn", "`+marker+`"]}}}`)
 	ctx := context.Background()
 	load := func() *mcpbind.Manager {
-		cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+		cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Trust: mcphost.NewTrustStore(conf)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +148,7 @@ func TestUntrustedWorkspaceStartsNothing(t *testing.T) {
 		t.Fatalf("the untrusted server started (marker: %v)", err)
 	}
 
-	store := mcpbind.NewTrustStore(conf)
+	store := mcphost.NewTrustStore(conf)
 	rec, err := store.Trust(ctx, file)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +174,7 @@ func TestUntrustedWorkspaceStartsNothing(t *testing.T) {
 
 	// Any change to the file needs trusting again.
 	writeFile(t, file, `{"mcpServers": {"repo": {"command": "`+serverBin+`", "args": ["-stubborn", "`+marker+`", "-page", "2"]}}}`)
-	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Trust: mcphost.NewTrustStore(conf)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,37 +187,6 @@ func TestUntrustedWorkspaceStartsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Errorf("a changed file's server started")
-	}
-
-	if _, err := store.Trust(ctx, file); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := store.Untrust(ctx, file); !ok || err != nil {
-		t.Fatalf("Untrust = %v, %v", ok, err)
-	}
-	list, err := store.List(ctx)
-	if err != nil || len(list) != 0 {
-		t.Errorf("List after untrust = %v, %v", list, err)
-	}
-}
-
-func TestTrustStoreWritableByOthersCountsForNothing(t *testing.T) {
-	root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
-	file := filepath.Join(root, ".mcp.json")
-	writeFile(t, file, `{"mcpServers": {"repo": {"command": "x"}}}`)
-	store := mcpbind.NewTrustStore(conf)
-	if _, err := store.Trust(context.Background(), file); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(store.Path(), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
-	if !errors.Is(err, mcpbind.ErrTrustStore) {
-		t.Errorf("Load = %v, want ErrTrustStore", err)
-	}
-	if cfg.Trust("repo") == mcpbind.Trusted {
-		t.Errorf("a world-writable trust store was believed")
 	}
 }
 
@@ -350,78 +320,5 @@ func TestOperatorFileWritableByOthersIsNotUsed(t *testing.T) {
 	}
 	if len(cfg.Servers) != 0 {
 		t.Errorf("servers = %v, want none from a group-writable file", cfg.Servers)
-	}
-}
-
-func TestTrustRefusesAFileThatIsNoMCPConfig(t *testing.T) {
-	root, conf := realDir(t, t.TempDir()), realDir(t, t.TempDir())
-	store := mcpbind.NewTrustStore(conf)
-	tests := []struct {
-		name, content string
-		want          error
-	}{
-		{"not JSON", `{"mcpServers": `, mcpbind.ErrSyntax},
-		{"no mcpServers", `{"servers": {}}`, mcpbind.ErrMissingField},
-	}
-	for _, tt := range tests {
-		file := filepath.Join(root, ".mcp.json")
-		writeFile(t, file, tt.content)
-		if _, err := store.Trust(context.Background(), file); !errors.Is(err, tt.want) {
-			t.Errorf("%s: Trust = %v, want %v", tt.name, err, tt.want)
-		}
-	}
-	// A server-level problem is no reason to refuse: that server is
-	// reported when the file loads, and the others work.
-	file := filepath.Join(root, ".mcp.json")
-	writeFile(t, file, `{"mcpServers": {"a": {"type": "bogus"}, "b": {"command": "x"}}}`)
-	if _, err := store.Trust(context.Background(), file); err != nil {
-		t.Errorf("Trust of a file with one bad server = %v", err)
-	}
-	list, err := store.List(context.Background())
-	if err != nil || len(list) != 1 || list[0].Path != file {
-		t.Errorf("List = %v, %v; want only the last file", list, err)
-	}
-}
-
-// TestTrustStoreWritesThroughALinkAndKeepsItPrivate: a store kept as a
-// link into a dotfiles repository stays a link, its target is replaced
-// whole, and a new store is readable by the operator only.
-func TestTrustStoreWritesThroughALinkAndKeepsItPrivate(t *testing.T) {
-	root, dotfiles := realDir(t, t.TempDir()), realDir(t, t.TempDir())
-	file := filepath.Join(root, ".mcp.json")
-	writeFile(t, file, `{"mcpServers": {"a": {"command": "x"}}}`)
-	ctx := context.Background()
-
-	fresh := mcpbind.NewTrustStore(filepath.Join(realDir(t, t.TempDir()), "new", "dir"))
-	if _, err := fresh.Trust(ctx, file); err != nil {
-		t.Fatal(err)
-	}
-	if info, err := os.Stat(fresh.Path()); err != nil || info.Mode().Perm() != 0o600 {
-		t.Errorf("a new store: %v, %v; want mode 0600", info, err)
-	}
-
-	conf := realDir(t, t.TempDir())
-	target := filepath.Join(dotfiles, "trust.json")
-	writeFile(t, target, `{"trusted": []}`)
-	if err := os.Chmod(target, 0o640); err != nil {
-		t.Fatal(err)
-	}
-	store := mcpbind.NewTrustStore(conf)
-	if err := os.Symlink(target, store.Path()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.Trust(ctx, file); err != nil {
-		t.Fatal(err)
-	}
-	if info, err := os.Lstat(store.Path()); err != nil || info.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("the link was replaced: %v, %v", info, err)
-	}
-	info, err := os.Stat(target)
-	if err != nil || info.Mode().Perm() != 0o640 {
-		t.Errorf("target: %v, %v; want its mode 0640 kept", info, err)
-	}
-	list, err := store.List(ctx)
-	if err != nil || len(list) != 1 || list[0].Path != file {
-		t.Errorf("List = %v, %v; want the trusted file", list, err)
 	}
 }

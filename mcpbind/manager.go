@@ -44,29 +44,23 @@ type ManagerOptions struct {
 	HTTPClient *http.Client
 	// CloseGrace is how long a stdio server has to exit on EOF (0: 2 s).
 	CloseGrace time.Duration
-	// Logger receives what the SDK logs; nil discards it.
-	Logger *slog.Logger
-	// Sandbox confines each stdio server's program ([SandboxName]).
-	Sandbox subprocess.Confiner
+	Logger     *slog.Logger        // the SDK's logs (nil: none)
+	Sandbox    subprocess.Confiner // each stdio server's program, as [SandboxName]
 	// Track, when set, starts each stdio server's program (subprocess.Track).
 	Track func(cmd *exec.Cmd, start func() error) (untrack func(), err error)
-	// MaxOutputTokens is the output budget (0: the operator's, else
-	// 25,000; negative: none); OutputDir keeps whole results (empty:
-	// <user cache dir>/basis/mcp-output).
+	// MaxOutputTokens: 0 the operator's, else 25,000; negative none.
+	// OutputDir keeps whole results (empty: <user cache dir>/basis/mcp-output).
 	MaxOutputTokens int
 	OutputDir       string
 	// ServerRequest answers servers' elicitation and sampling (nil: none).
 	ServerRequest ServerRequestFunc
-	// OnNotification is told of a server's list_changed of prompts or
-	// resources (uri "") and resources/updated ([Manager.Subscribe]).
+	// OnNotification is told of list_changed (uri "") and resources/updated.
 	OnNotification func(method, uri string)
-	// Tokens keeps sign-ins (nil: they last as long as the Manager);
-	// SignIn runs a sign-in's browser half, nil failing with
-	// [*SignInError] instead. Package signin has both.
+	// Tokens keeps sign-ins (nil: in memory); SignIn runs a sign-in's
+	// browser half (nil: [*SignInError]). Package signin has both.
 	Tokens signin.Store
 	SignIn func(ctx context.Context, server string) (*signin.Flow, error)
-	// Observer, when set, is told of each request sent to a server, for
-	// tracing (otelbasis implements it). Nil costs nothing.
+	// Observer, for tracing, is told of each request sent to a server.
 	Observer RequestObserver
 }
 
@@ -84,15 +78,13 @@ const (
 
 // Status is one server's state, for "basis tools" and "basis check".
 type Status struct {
-	// Server is configured in File (of Origin); Reason says why it
-	// failed or is unavailable.
 	Server string
 	Origin Origin
 	File   string
 	State  State
-	Reason string
-	// Tools counts its tools when connected, Hidden those filtered out,
-	// and Refused lists those left out for their names, a line each.
+	Reason string // why it failed or is unavailable
+	// Hidden counts tools filtered out; Refused lists, a line each,
+	// those left out for their names.
 	Tools   int
 	Hidden  int
 	Refused string

@@ -15,6 +15,7 @@ import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
 	"github.com/basis-go/basis/mcpbind/internal/testserver"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -302,7 +303,7 @@ func TestLayersKeepNamingKeys(t *testing.T) {
 	// once one has a prefix of its own.
 	writeFile(t, filepath.Join(conf, "mcp.json"), `{"max_output_tokens": 1000, "mcpServers": {"a": {"command": "x"}, "a_": {"command": "y", "tool_prefix": "ay-"}}}`)
 	writeFile(t, filepath.Join(root, ".mcp.json"), `{"max_output_tokens": 99999, "mcpServers": {"w": {"command": "x"}}}`)
-	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+	cfg, err := mcpbind.Load(context.Background(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Trust: mcphost.NewTrustStore(conf)})
 	if err != nil {
 		t.Fatal(err)
 	}

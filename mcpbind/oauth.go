@@ -101,7 +101,6 @@ func (p *configParser) oauth(v configfile.Value, server string) *OAuthConfig {
 // SignInError: a server needs sign-in and [ManagerOptions].SignIn is nil.
 // A host finds it with [errors.As] to tell the operator to sign in.
 type SignInError struct {
-	// Server is the server's name.
 	Server string
 }
 

@@ -12,12 +12,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// RequestObserver is told of each request a [Manager] sends to a server:
-// [ManagerOptions.Observer]. StartMCPRequest returns the context the
-// request is sent under and a function called, once, with its error when
-// it ends. When the returned context carries a [contract.TraceContext],
-// the request carries it to the server in params._meta (traceparent,
-// tracestate). The otelbasis module's Observer is one.
+// RequestObserver is told of each request a [Manager] sends: it returns
+// the context the request is sent under, whose [contract.TraceContext]
+// goes in params._meta, and a function called once with its error.
+// The otelbasis module's Observer is one.
 type RequestObserver interface {
 	StartMCPRequest(ctx context.Context, req contract.MCPRequest) (context.Context, func(error))
 }

@@ -3,40 +3,17 @@
 package mcpbind
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/basis-go/basis/configfile"
 )
 
-// TrustFileName is the trust store's file name in the operator config dir.
-const TrustFileName = "mcp-trust.json"
-
-// errTrustStore: the trust store cannot be read or written, or is
-// writable by other users (then nobody's trust in it counts).
-var errTrustStore = errors.New("MCP trust store unusable")
-
-// TrustRecord is the operator's trust in one workspace config file.
-type TrustRecord struct {
-	// Path is absolute, links resolved; SHA256 is the hex SHA-256 of the
-	// content trusted.
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-	// Files pins the programs and argument files the servers run from
-	// the workspace: "sha256:HEX", or "symlink:TARGET" for a link out.
-	Files map[string]string `json:"files"`
-}
-
-// TrustState is what the trust store says about one workspace file.
+// TrustState is what the operator's trust says about one workspace file.
 type TrustState string
 
 const (
@@ -53,96 +30,28 @@ func (s TrustState) String() string {
 	return string(Untrusted)
 }
 
-// TrustStore records the workspace .mcp.json files the operator trusted.
-type TrustStore struct {
-	path string
+// Trust is where [Load] finds which workspace files the operator
+// trusted; mcphost.TrustStore is basis's.
+type Trust interface {
+	// Trusted returns Trusted and the files [Pin] pinned when the file
+	// at path (absolute, links resolved) was trusted with the content
+	// whose hex SHA-256 is sum; Changed when with other content.
+	Trusted(ctx context.Context, path, sum string) (TrustState, map[string]string, error)
 }
 
-// NewTrustStore returns the store in configDir, the operator config dir.
-func NewTrustStore(configDir string) *TrustStore {
-	return &TrustStore{path: filepath.Join(configDir, TrustFileName)}
-}
-
-// Path returns the store's file path.
-func (t *TrustStore) Path() string { return t.path }
-
-type trustFile struct {
-	Trusted []TrustRecord `json:"trusted"`
-}
-
-// List returns the records, sorted by path. A store that does not exist
-// yet has none.
-func (t *TrustStore) list(ctx context.Context) ([]TrustRecord, error) {
-	f, err := t.read(ctx)
+// Pin reads the workspace config file as trusting it covers it: its path
+// (absolute, links resolved), the hex SHA-256 of its content and what
+// its servers run from the workspace, "sha256:HEX" (or "symlink:TARGET"
+// for a link out) by path. A file that cannot be read as an MCP config
+// is refused.
+func Pin(ctx context.Context, file string) (path, sum string, files map[string]string, err error) {
+	path, err = resolvePath(file)
 	if err != nil {
-		return nil, err
-	}
-	return f.Trusted, nil
-}
-
-// State says whether the workspace file at path, whose content is data,
-// is trusted. path must be absolute and symlink-resolved (as [Load]
-// records it).
-//
-// It judges the content only; verify also checks the files
-// the servers run.
-func (t *TrustStore) state(ctx context.Context, path string, data []byte) (TrustState, error) {
-	_, state, err := t.record(ctx, path, data)
-	return state, err
-}
-
-// verify says whether the workspace file at path, whose content is data
-// and whose servers are servers (as [parseConfig] read them from data), is
-// trusted as it is now: its content, and every file its stdio servers run
-// from the workspace (the file's directory) as it was pinned. For a file
-// whose content is trusted but whose pinned files changed, it returns
-// Changed and the paths that changed (or appeared, or went), sorted, and
-// the pins of a trusted file.
-func (t *TrustStore) verify(ctx context.Context, path string, data []byte, servers []ServerConfig) (TrustState, []string, map[string]string, error) {
-	rec, state, err := t.record(ctx, path, data)
-	if err != nil || state != Trusted {
-		return state, nil, nil, err
-	}
-	current, err := pinAll(ctx, servers, filepath.Dir(path))
-	if err != nil {
-		return Changed, nil, nil, err
-	}
-	if changed := changedPins(rec.Files, current); len(changed) > 0 {
-		return Changed, changed, nil, nil
-	}
-	return Trusted, nil, current, nil
-}
-
-// record returns the record that trusts path with content data, and the
-// state State reports.
-func (t *TrustStore) record(ctx context.Context, path string, data []byte) (TrustRecord, TrustState, error) {
-	f, err := t.read(ctx)
-	if err != nil {
-		return TrustRecord{}, Untrusted, err
-	}
-	sum := contentHash(data)
-	state := Untrusted
-	for _, r := range f.Trusted {
-		if r.Path != path {
-			continue
-		}
-		if r.SHA256 == sum {
-			return r, Trusted, nil
-		}
-		state = Changed
-	}
-	return TrustRecord{}, state, nil
-}
-
-// Trust records file, and the files its servers run, as trusted now.
-func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error) {
-	path, err := resolvePath(file)
-	if err != nil {
-		return TrustRecord{}, err
+		return "", "", nil, err
 	}
 	data, _, err := readConfigFile(ctx, path)
 	if err != nil {
-		return TrustRecord{}, err
+		return "", "", nil, err
 	}
 	// Trusting a file basis cannot read as an MCP config would only hide
 	// the problem until the next start.
@@ -154,95 +63,33 @@ func (t *TrustStore) Trust(ctx context.Context, file string) (TrustRecord, error
 		}
 		for _, e := range problems {
 			if ce, ok := e.(*configfile.Error); ok && ce.Subject == "" {
-				return TrustRecord{}, err // the file as a whole is unreadable
+				return "", "", nil, err // the file as a whole is unreadable
 			}
 		}
 	}
-	files, err := pinAll(ctx, servers, filepath.Dir(path))
+	files, err = pinAll(ctx, servers, filepath.Dir(path))
 	if err != nil {
-		return TrustRecord{}, err
+		return "", "", nil, err
 	}
-	rec := TrustRecord{Path: path, SHA256: contentHash(data), Files: files}
-	f, err := t.read(ctx)
-	if err != nil {
-		return TrustRecord{}, err
-	}
-	f.Trusted = slices.DeleteFunc(f.Trusted, func(r TrustRecord) bool { return r.Path == path })
-	f.Trusted = append(f.Trusted, rec)
-	return rec, t.write(f)
+	return path, contentHash(data), files, nil
 }
 
-// Untrust forgets file, which need not exist, reporting if it was known.
-func (t *TrustStore) Untrust(ctx context.Context, file string) (bool, error) {
-	path, err := filepath.Abs(file)
+// verify says whether the workspace file at path, whose content is data
+// and whose servers are servers (as [parseConfig] read them from data), is
+// trusted as it is now: its content, and every file its stdio servers run
+// from the workspace (the file's directory) as it was pinned. For a file
+// whose content is trusted but whose pinned files changed, it returns
+// Changed and the paths that changed (or appeared, or went), sorted, and
+// the pins of a trusted file.
+func verify(ctx context.Context, path string, servers []ServerConfig, trusted map[string]string) (TrustState, []string, map[string]string, error) {
+	current, err := pinAll(ctx, servers, filepath.Dir(path))
 	if err != nil {
-		return false, err
+		return Changed, nil, nil, err
 	}
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		path = resolved
+	if changed := changedPins(trusted, current); len(changed) > 0 {
+		return Changed, changed, nil, nil
 	}
-	f, err := t.read(ctx)
-	if err != nil {
-		return false, err
-	}
-	n := len(f.Trusted)
-	f.Trusted = slices.DeleteFunc(f.Trusted, func(r TrustRecord) bool { return r.Path == path })
-	if len(f.Trusted) == n {
-		return false, nil
-	}
-	return true, t.write(f)
-}
-
-func (t *TrustStore) fail(text string, cause error) error {
-	return &problem{kind: errTrustStore, cause: cause, text: t.path + ": " + text}
-}
-
-func (t *TrustStore) read(ctx context.Context) (*trustFile, error) {
-	data, mode, err := readConfigFile(ctx, t.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &trustFile{}, nil
-	}
-	if err != nil {
-		return nil, t.fail("cannot be read", err)
-	}
-	if mode.Perm()&0o022 != 0 {
-		return nil, t.fail("is writable by other users, so its records cannot be trusted; chmod go-w it", nil)
-	}
-	var f trustFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, t.fail("is not a trust store (not valid JSON); remove it and trust the files again", err)
-	}
-	slices.SortFunc(f.Trusted, func(a, b TrustRecord) int { return strings.Compare(a.Path, b.Path) })
-	return &f, nil
-}
-
-// write replaces the store atomically, through a symlink to its target,
-// keeping an existing file's mode (configfile.WriteAtomic).
-func (t *TrustStore) write(f *trustFile) error {
-	slices.SortFunc(f.Trusted, func(a, b TrustRecord) int { return strings.Compare(a.Path, b.Path) })
-	if f.Trusted == nil {
-		f.Trusted = []TrustRecord{}
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
-		return t.fail("cannot be encoded", err)
-	}
-	// The directory is made first: WriteAtomic writes beside the target.
-	target, err := configfile.Target(t.path)
-	if err != nil {
-		return t.fail("cannot be written: "+configfile.Reason(err), err)
-	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-		return t.fail("cannot be written: "+configfile.Reason(err), err)
-	}
-	// An existing store keeps its mode, which read has just found not
-	// writable by others; a new one is the operator's alone.
-	if err := configfile.WriteAtomic(t.path, buf.Bytes(), 0o600); err != nil {
-		return t.fail("cannot be written: "+configfile.Reason(err), err)
-	}
-	return nil
+	return Trusted, nil, current, nil
 }
 
 func contentHash(data []byte) string {

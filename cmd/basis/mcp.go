@@ -11,6 +11,7 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	basisws "github.com/basis-go/basis/workspace"
 )
 
@@ -42,7 +43,7 @@ func (w *workspace) openMCP(ctx context.Context, opts *mcpbind.ManagerOptions) *
 	if opts.SignIn == nil {
 		opts.SignIn = w.signInHook(false)
 	}
-	return mcpbind.OpenHost(ctx, w.ws, opts)
+	return mcphost.Open(ctx, w.ws, opts)
 }
 
 // mcpTools starts the MCP servers the command needs (workspace.mcpStart)
@@ -186,4 +187,4 @@ func (w *workspace) mcpCheck(ctx context.Context, start bool) (errs []error, lin
 }
 
 // mcpRule reports whether a rule may be about an MCP server's tool.
-func mcpRule(r approver.Rule) bool { return mcpbind.MayBeServerTool(r.Tool, r.Source) }
+func mcpRule(r approver.Rule) bool { return mcphost.MayBeServerTool(r.Tool, r.Source) }

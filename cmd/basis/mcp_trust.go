@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	basisws "github.com/basis-go/basis/workspace"
 )
 
@@ -67,7 +68,7 @@ func cmdMCP(ctx context.Context, g *globals, args []string, e *env) int {
 // mcpList prints each config file with its trust and servers.
 func (w *workspace) mcpList(ctx context.Context) int {
 	e := w.e
-	cfg, err := mcpbind.Load(ctx, &mcpbind.LoadOptions{Root: w.root, ConfigDir: w.configDir})
+	cfg, err := mcphost.Load(ctx, w.root, w.configDir)
 	var errs []error
 	if err != nil {
 		errs = basisws.Problems(err)
@@ -129,7 +130,7 @@ func exitCode(errs []error) int {
 // mcpTrust trusts the workspace's .mcp.json as it is now.
 func (w *workspace) mcpTrust(ctx context.Context) int {
 	e := w.e
-	rec, names, err := mcpbind.TrustWorkspace(ctx, w.root, w.configDir)
+	rec, names, err := mcphost.TrustWorkspace(ctx, w.root, w.configDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return usageErr(e, "mcp trust: there is no %s in this workspace (%s) to trust", mcpbind.WorkspaceFileName, w.root)
 	}
@@ -138,7 +139,7 @@ func (w *workspace) mcpTrust(ctx context.Context) int {
 		// repository's file), or unreadable.
 		return configErr(e, basisws.Problems(err))
 	}
-	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s…), recorded in %s\n", w.displayPath(rec.Path), shortHash(rec.SHA256), w.displayPath(mcpbind.NewTrustStore(w.configDir).Path()))
+	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s…), recorded in %s\n", w.displayPath(rec.Path), shortHash(rec.SHA256), w.displayPath(mcphost.NewTrustStore(w.configDir).Path()))
 	if len(rec.Files) > 0 {
 		var pinned []string
 		for _, p := range slices.Sorted(maps.Keys(rec.Files)) {
@@ -159,8 +160,8 @@ func (w *workspace) mcpTrust(ctx context.Context) int {
 // mcpUntrust forgets the workspace's .mcp.json.
 func (w *workspace) mcpUntrust(ctx context.Context) int {
 	e := w.e
-	path := mcpbind.WorkspaceFile(w.root)
-	store := mcpbind.NewTrustStore(w.configDir)
+	path := mcphost.WorkspaceFile(w.root)
+	store := mcphost.NewTrustStore(w.configDir)
 	removed, err := store.Untrust(ctx, path)
 	if err != nil {
 		return configErr(e, basisws.Problems(err))

@@ -14,7 +14,7 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
-	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	"github.com/basis-go/basis/mcpbind/mcpserve"
 	"github.com/basis-go/basis/subprocess"
 	basisws "github.com/basis-go/basis/workspace"
@@ -123,7 +123,7 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 	}
 	gopts := &mcpserve.GatewayOptions{
 		Watch:       w.ws.ConfigFiles(),
-		ClientFiles: mcpbind.ClientFiles(w.root, w.configDir),
+		ClientFiles: mcphost.ClientFiles(w.root, w.configDir),
 		Interval:    reloadInterval,
 		Depth:       w.depth,
 		Logger:      log,

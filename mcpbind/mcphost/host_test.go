@@ -1,6 +1,6 @@
 //go:build unix
 
-package mcpbind_test
+package mcphost_test
 
 import (
 	"context"
@@ -15,11 +15,12 @@ import (
 
 	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/mcphost"
 	"github.com/basis-go/basis/subprocess"
 	"github.com/google/go-cmp/cmp"
 )
 
-// fakeHost is a workspace as OpenHost sees it; confined records what its
+// fakeHost is a workspace as Open sees it; confined records what its
 // sandbox was asked.
 type fakeHost struct {
 	root, configDir string
@@ -41,17 +42,17 @@ func (h *fakeHost) Sandbox() subprocess.Confiner {
 	}
 }
 
-// OpenHost reads the host's config files, takes ${VAR}s from the host's
+// Open reads the host's config files, takes ${VAR}s from the host's
 // environment (not the process's), passes a stdio server only what the
 // host's pass_env lets through, and confines it by the host's sandbox.
-func TestOpenHost(t *testing.T) {
+func TestOpen(t *testing.T) {
 	h := &fakeHost{root: t.TempDir(), configDir: t.TempDir(),
 		environ: append([]string{"OPENHOST_TEST_VAR=from-the-host"}, canaryEnviron...), pass: []string{"GITHUB_TOKEN"}}
 	data := `{"mcpServers": {"ts": {"command": ` + strconv.Quote(serverBin) + `, "args": ["-environ"], "env": {"FROM_VAR": "${OPENHOST_TEST_VAR}"}}}}`
 	if err := os.WriteFile(filepath.Join(h.configDir, mcpbind.OperatorFileName), []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := mcpbind.OpenHost(t.Context(), h, nil)
+	m := mcphost.Open(t.Context(), h, nil)
 	t.Cleanup(func() { m.Close() })
 	if err := m.StartAll(t.Context()); err != nil {
 		t.Fatal(err)
@@ -79,14 +80,14 @@ func TestTrustWorkspace(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, mcpbind.WorkspaceFileName), []byte(server), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		rec, servers, err := mcpbind.TrustWorkspace(context.Background(), root, conf)
+		rec, servers, err := mcphost.TrustWorkspace(context.Background(), root, conf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{"ts"}, servers); diff != "" {
 			t.Errorf("servers (-want +got):\n%s", diff)
 		}
-		cfg, err := mcpbind.Load(t.Context(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf})
+		cfg, err := mcpbind.Load(t.Context(), &mcpbind.LoadOptions{Root: root, ConfigDir: conf, Trust: mcphost.NewTrustStore(conf)})
 		if err != nil || len(cfg.Files) != 1 || cfg.Files[0].Trust != mcpbind.Trusted || cfg.Files[0].Path != rec.Path {
 			t.Fatalf("after TrustWorkspace, Load = %+v, %v; want the file trusted", cfg, err)
 		}
@@ -100,15 +101,15 @@ func TestTrustWorkspace(t *testing.T) {
 			t.Fatal(err)
 		}
 		var outside *configfile.OutsideError
-		if _, _, err := mcpbind.TrustWorkspace(t.Context(), root, conf); !errors.As(err, &outside) {
+		if _, _, err := mcphost.TrustWorkspace(t.Context(), root, conf); !errors.As(err, &outside) {
 			t.Fatalf("TrustWorkspace = %v; want a *configfile.OutsideError", err)
 		}
-		if _, err := os.Stat(filepath.Join(conf, mcpbind.TrustFileName)); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(conf, mcphost.TrustFileName)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("the trust store was written: %v", err)
 		}
 	})
 	t.Run("none", func(t *testing.T) {
-		if _, _, err := mcpbind.TrustWorkspace(t.Context(), t.TempDir(), t.TempDir()); !errors.Is(err, fs.ErrNotExist) {
+		if _, _, err := mcphost.TrustWorkspace(t.Context(), t.TempDir(), t.TempDir()); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("TrustWorkspace = %v; want fs.ErrNotExist", err)
 		}
 	})
@@ -116,7 +117,7 @@ func TestTrustWorkspace(t *testing.T) {
 
 func TestClientFiles(t *testing.T) {
 	want := []string{"/repo/.mcp.json", "/conf/mcp.json", "/conf/mcp-trust.json"}
-	if diff := cmp.Diff(want, mcpbind.ClientFiles("/repo", "/conf")); diff != "" {
+	if diff := cmp.Diff(want, mcphost.ClientFiles("/repo", "/conf")); diff != "" {
 		t.Errorf("ClientFiles (-want +got):\n%s", diff)
 	}
 }
@@ -132,8 +133,37 @@ func TestMayBeServerTool(t *testing.T) {
 		{"search", "/repo/.basis/tools.json", false},
 		{"spawn", "builtin", false},
 	} {
-		if got := mcpbind.MayBeServerTool(tc.tool, tc.source); got != tc.want {
+		if got := mcphost.MayBeServerTool(tc.tool, tc.source); got != tc.want {
 			t.Errorf("MayBeServerTool(%q, %q) = %t; want %t", tc.tool, tc.source, got, tc.want)
 		}
+	}
+}
+
+// WorkspaceFile resolves the root's links even when the file is gone, so
+// the path matches the one trust recorded.
+func TestWorkspaceFile(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(resolved, mcpbind.WorkspaceFileName)
+	for _, present := range []bool{false, true} {
+		if present {
+			if err := os.WriteFile(want, []byte(`{"mcpServers": {}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := mcphost.WorkspaceFile(link); got != want {
+			t.Errorf("present=%v: WorkspaceFile(%s) = %s, want %s", present, link, got, want)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "gone")
+	if got, want := mcphost.WorkspaceFile(missing), filepath.Join(missing, mcpbind.WorkspaceFileName); got != want {
+		t.Errorf("WorkspaceFile of a missing root = %s, want %s", got, want)
 	}
 }
