@@ -125,7 +125,9 @@ func (q *question) answer(a answer) {
 // result carries the question and the client retries with the answer; on
 // older protocols the SDK sends elicitation/create and retries for us.
 // Either way Ask blocks until the answer comes, ctx is done, or the
-// server's answer timeout passes.
+// server's answer timeout passes. Meanwhile the call lets its client's
+// slot go, so the client's other calls of tools that are not Parallel
+// run, and takes it again before Ask returns.
 //
 // An approver in the host ([ElicitApprover]) calls Ask from inside
 // [Roster.Call]. An error means nobody answered: the client cannot be
@@ -152,7 +154,14 @@ func Ask(ctx context.Context, q Question) (Reply, error) {
 	if a := pc.attached(); a == nil || !a.canElicit() {
 		return Reply{}, errNoElicitation
 	}
+	// Nothing of the call has run while its user decides, so the
+	// client's other calls may: a user who never answers holds up none
+	// of them. The call takes its slot again before it runs.
+	pc.slot.away()
 	a, err := pc.ask(ctx, &question{key: questionID, params: elicitParams(q), reply: make(chan answer, 1)})
+	if berr := pc.slot.back(); berr != nil && err == nil {
+		return Reply{}, fmt.Errorf("the call was cancelled while it waited for another call of its client to finish: %w", berr)
+	}
 	return a.reply, err
 }
 

@@ -428,8 +428,9 @@ type pendingCall struct {
 	progN       atomic.Int64
 	askMu       sync.Mutex // one question at a time
 	// slot is the client's slot the call holds (a tool that is not
-	// Parallel), which it lets go while a server's question waits for
-	// the client; only the call's pipeline goroutine touches it.
+	// Parallel), which it lets go while basis's approval question or a
+	// server's input requests wait for the client; only the call's
+	// pipeline goroutine touches it.
 	slot *heldSlot
 	srv  *Server
 	// passCaps are the capabilities the client declared with the call,

@@ -3,9 +3,11 @@ package mcpserve_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind/mcpserve"
@@ -133,5 +135,79 @@ func TestServeSessionlessClientIsItsClientInfo(t *testing.T) {
 	}
 	if r.clients["a1"] == r.clients["b1"] || r.clients["b1"] == (mcpserve.Client{}) {
 		t.Error("clients agent-a and agent-b are one Client")
+	}
+}
+
+// askRoster's tools are not Parallel: "ask" puts basis's approval
+// question to the client first; "plain" says it started.
+type askRoster struct{ plainStarted chan struct{} }
+
+func (r *askRoster) Tools() []contract.Descriptor {
+	return []contract.Descriptor{
+		{Name: "ask", Description: "Asks.", InputSchema: json.RawMessage(`{"type":"object"}`), SideEffect: contract.SideEffectExternal},
+		{Name: "plain", Description: "Runs.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}
+}
+
+func (r *askRoster) Call(ctx context.Context, name string, _ contract.Call) (string, bool) {
+	if name == "plain" {
+		close(r.plainStarted)
+		return "ran", false
+	}
+	reply, err := mcpserve.Ask(ctx, mcpserve.Question{Tool: name, SideEffect: contract.SideEffectExternal})
+	if err != nil || reply.Choice == mcpserve.ChoiceDeny {
+		return fmt.Sprintf("not run: %v %s", err, reply.Said), true
+	}
+	return "asked and ran", false
+}
+
+// While basis's approval question waits for the user, nothing of the
+// call has run: the client's other calls of tools that are not Parallel
+// go on (a user who never answers holds up none of them), and the asking
+// call takes its client's slot again before it runs.
+func TestApprovalQuestionLetsTheClientsSlotGo(t *testing.T) {
+	r := &askRoster{plainStarted: make(chan struct{})}
+	srv := mcpserve.NewServer(r, nil)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, st) }()
+	defer func() { cancel(); <-served }()
+	var cs *mcp.ClientSession
+	plainDone := make(chan error, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			// The same client calls another serial tool while its
+			// first call's question is open; it must run now. (Not
+			// in the request's context, which ends with this answer.)
+			go func() {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "plain", Arguments: map[string]any{}})
+				if err == nil && res.IsError {
+					err = fmt.Errorf("%+v", res.Content)
+				}
+				plainDone <- err
+			}()
+			// An overall bound only: before, plain waited for this
+			// answer, and this answer for plain.
+			select {
+			case <-r.plainStarted:
+			case <-time.After(30 * time.Second):
+				t.Error("the client's second call did not run while its first waited for the user's answer")
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": string(mcpserve.ChoiceAllowOnce)}}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("ask: %v %+v", err, res)
+	}
+	if err := <-plainDone; err != nil {
+		t.Errorf("plain: %v", err)
 	}
 }

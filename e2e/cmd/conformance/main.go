@@ -400,8 +400,10 @@ func runBasis(m Mode, bin, ws, cfg, mark string, peers peerPaths, out string) (R
 func runSuite(m Mode, peers peerPaths, url, out string) (Result, error) {
 	r, err := runSuiteOnce(m, peers, url, out)
 	if errors.Is(err, fs.ErrNotExist) {
-		// The suite has been seen to leave a scenario's directory
-		// without its checks.json, once, on a loaded machine: run again.
+		// A scenario that throws, or a Node that exits with a raw
+		// request of a scenario unanswered, leaves the scenario's
+		// directory without its checks.json (a response cut by the
+		// bearer proxy did that, before it ran full duplex): run again.
 		fmt.Fprintf(os.Stderr, "conformance: %s: a scenario left no results (%v); running the suite again\n", m.Label(), firstLine(err.Error()))
 		r, err = runSuiteOnce(m, peers, url, out)
 	}
