@@ -605,15 +605,17 @@ func (s *Server) run(pc *pendingCall) {
 		status += ", cancelled"
 	}
 	pc.cancel()
-	close(pc.done)
-	s.mu.Lock()
-	delete(s.pending, pc.id)
-	s.mu.Unlock()
 	asked := ""
 	if n := pc.asked.Load(); n > 0 {
 		asked = fmt.Sprintf(", asked the client %d time(s)", n)
 	}
+	// Logged before done is closed: whoever waits for the call (its
+	// request, a session ending, Serve returning) finds its line written.
 	s.logf("call %d %s: %s in %s%s", pc.seq, printableToolName(pc.name), status, time.Since(began).Round(time.Millisecond), asked)
+	close(pc.done)
+	s.mu.Lock()
+	delete(s.pending, pc.id)
+	s.mu.Unlock()
 }
 
 // wait waits on behalf of one request: for the call's result, or for a
