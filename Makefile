@@ -48,10 +48,15 @@ test-audit: ## the tests that turn the kernel's audit on, which is the whole mac
 	cd workspace && BASIS_TEST_AUDIT=1 GOWORK=off $(GO) test -count=1 -run 'Refus' ./...
 
 .PHONY: ci-release
-ci-release: ## release-tool, release-check and release-dry-run, one after another
+ci-release: ## release-tool, release-check, release-dry-run and test-nomcp, one after another
 	@$(MAKE) --no-print-directory release-tool
 	@$(MAKE) --no-print-directory release-check
 	@$(MAKE) --no-print-directory release-dry-run
+	@$(MAKE) --no-print-directory test-nomcp
+
+.PHONY: test-nomcp
+test-nomcp: ## cmd/basis's tests built with -tags nomcp (no MCP code at all), alone (GOWORK=off)
+	cd cmd/basis && GOWORK=off $(GO) test -tags nomcp -count=1 ./...
 
 .PHONY: test
 test: ## the edit-test loop: go test in every module, in the workspace, results cached while nothing changed
