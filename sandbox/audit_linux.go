@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/basis-go/basis/sandbox/internal/trampoline"
 )
 
 // How a Watch hears the kernel's Landlock denials (see [Watch]): a
@@ -362,7 +364,7 @@ func sendMarker(name string) error {
 			errc <- err
 			return // the thread ends with its goroutine, never reused
 		}
-		if err := setThreadName(name); err != nil {
+		if err := trampoline.SetThreadName(name); err != nil {
 			errc <- err
 			return
 		}
@@ -370,19 +372,10 @@ func sendMarker(name string) error {
 		if err == nil {
 			unix.Close(fd)
 		}
-		if setThreadName(unix.ByteSliceToString(old[:])) == nil {
+		if trampoline.SetThreadName(unix.ByteSliceToString(old[:])) == nil {
 			runtime.UnlockOSThread()
 		}
 		errc <- err
 	}()
 	return <-errc
-}
-
-// setThreadName names the calling thread (its comm).
-func setThreadName(name string) error {
-	b, err := unix.BytePtrFromString(name)
-	if err != nil {
-		return err
-	}
-	return unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(b)), 0, 0, 0)
 }

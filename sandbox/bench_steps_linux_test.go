@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/basis-go/basis/sandbox/internal/trampoline"
 )
 
 // BenchmarkConfineSteps times, one by one, the steps that keep paths
@@ -53,12 +55,12 @@ func BenchmarkConfineSteps(b *testing.B) {
 			b.Fatal(err)
 		}
 		search += time.Since(began)
-		mounts += onThread(func() error { return protect(paths) })
+		mounts += onThread(func() error { return trampoline.Protect(paths) })
 		filter += onThread(func() error {
 			if err := prctlNoNewPrivs(); err != nil {
 				return err
 			}
-			return filterSockets(CutNamespace)
+			return trampoline.FilterSockets(trampoline.CutNamespace)
 		})
 	}
 	b.ReportMetric(float64(search.Microseconds())/float64(b.N), "search-µs/op")

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/basis-go/basis/sandbox/internal/trampoline"
 )
 
 // SimulateKernel makes the sandbox believe the kernel offers Landlock ABI
@@ -28,7 +30,7 @@ func SimulateMissingMain() (restore func()) {
 }
 
 // GoOnChildlessThread is goOnChildlessThread.
-var GoOnChildlessThread = goOnChildlessThread
+var GoOnChildlessThread = trampoline.GoOnChildlessThread
 
 // SimulateNoMountNamespaces makes the sandbox believe no mount namespace
 // can be made here, until restore is called.

@@ -7,8 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/basis-go/basis/sandbox/internal/trampoline"
 )
 
 // The held read rules are opened in this process's mount namespace, not
@@ -19,7 +20,7 @@ func TestHeldRulesAreOpenedInTheProcessMountNamespace(t *testing.T) {
 	if os.Geteuid() != 0 || !probe().threadMounts {
 		t.Skip("a call's thread makes its mount namespace only as root")
 	}
-	readableOnce, readableRules = sync.Once{}, nil // opened again by the call below
+	trampoline.ForgetReadable() // opened again by the call below
 	ws := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -50,17 +51,18 @@ func TestHeldRulesAreOpenedInTheProcessMountNamespace(t *testing.T) {
 	for s := bufio.NewScanner(f); s.Scan(); {
 		mounts[strings.Fields(s.Text())[0]] = true
 	}
-	if len(readableRules) == 0 {
+	held := trampoline.HeldReadable()
+	if len(held) == 0 {
 		t.Fatal("no read rule is held")
 	}
-	for _, r := range readableRules {
-		info, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", r.fd))
+	for _, fd := range held {
+		info, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", fd))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(string(info), "\n") {
 			if id, ok := strings.CutPrefix(line, "mnt_id:"); ok && !mounts[strings.TrimSpace(id)] {
-				link, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.fd))
+				link, _ := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
 				t.Errorf("held %s is on mount %s, which is not this process's", link, strings.TrimSpace(id))
 			}
 		}

@@ -7,48 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/basis-go/basis/sandbox/internal/trampoline"
 )
-
-// trampolineName is argv[0] of the re-executed binary: the mark [Main]
-// looks for.
-const trampolineName = "basis-sandbox"
-
-// spec is what the trampoline is told, as JSON in its argv[1]. Its argv
-// from 2 on is the program's own argv, argv[0] included.
-type spec struct {
-	Version int      `json:"v"`
-	Program string   `json:"program"`
-	Write   []string `json:"write"`
-	// Net is "" (allowed), "namespace" or "landlock-tcp".
-	Net NetworkCut `json:"net,omitempty"`
-	// UserNS: the trampoline was cloned into a user namespace of its own
-	// with nothing mapped yet; it maps UID and GID (the user who started
-	// it, which it cannot see from inside) to themselves.
-	UserNS bool `json:"userns,omitempty"`
-	UID    int  `json:"uid,omitempty"`
-	GID    int  `json:"gid,omitempty"`
-	// Protect lists what is mounted read-only, in a mount namespace of
-	// the program's own, before it runs.
-	Protect []string `json:"protect,omitempty"`
-	// LimitRead: the program may read only Read (directories or files),
-	// /dev's usual files and what it may write, not everywhere.
-	LimitRead bool     `json:"limit_read,omitempty"`
-	Read      []string `json:"read,omitempty"`
-	// Probe: set the namespaces up and exit 0; run nothing.
-	Probe bool `json:"probe,omitempty"`
-	// Tag names the thread that restricts itself, so that the kernel's
-	// audit records of its Landlock domain name the call ([Watch]).
-	Tag string `json:"tag,omitempty"`
-}
-
-const specVersion = 3
 
 // Prepare readies cmd, a command about to be started, to run confined,
 // and returns the function that starts it (use it instead of cmd.Start;
@@ -117,7 +83,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	}
 	sp := spec{Version: specVersion, Program: cmd.Path, Tag: tag}
 	if !s.policy.Network {
-		sp.Net = sup.cut()
+		sp.Net = string(sup.cut())
 	}
 	dir := s.absDir(cmd.Dir)
 	if s.policy.LimitReads {
@@ -132,7 +98,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	}
 	// A thread of this process makes its namespaces only when privileged;
 	// otherwise they are made when the trampoline is cloned.
-	trampoline := rewrite || !sup.threadNetns && (sp.Net == CutNamespace || sup.pidns) || mountsInUserns
+	trampoline := rewrite || !sup.threadNetns && (sp.Net == string(CutNamespace) || sup.pidns) || mountsInUserns
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
@@ -193,7 +159,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 }
 
 // callTempPrefix begins the name of every per-call temporary directory.
-const callTempPrefix = "basis-call-"
+const callTempPrefix = trampoline.CallTempPrefix
 
 // tmpfsBase is where per-call temporary directories go when it is a tmpfs
 // this user may write: creating and removing one there costs tens of
@@ -203,7 +169,7 @@ const callTempPrefix = "basis-call-"
 // ($XDG_RUNTIME_DIR) is used: a program reads all of /run, whereas in
 // /dev/shm the sandbox hides the other calls' directories (see
 // deviceReadable).
-const tmpfsBase = "/dev/shm"
+const tmpfsBase = trampoline.TmpfsBase
 
 // tmpfsMinSize is the smallest tmpfsBase used: a container's default
 // /dev/shm (64 MiB) would fail a build that a disk holds.
@@ -256,7 +222,7 @@ func startFromRestrictedThread(cmd *exec.Cmd, sp spec) (start func() error, unbl
 	unblock = func() { once.Do(func() { close(released) }) }
 	start = func() error {
 		done := make(chan error, 1)
-		goOnChildlessThread(func() {
+		trampoline.GoOnChildlessThread(func() {
 			err := confineThread(sp)
 			if err == nil {
 				err = cmd.Start()
@@ -269,63 +235,6 @@ func startFromRestrictedThread(cmd *exec.Cmd, sp spec) (start func() error, unbl
 		return <-done
 	}
 	return start, unblock
-}
-
-// goOnChildlessThread runs f on a new goroutine locked to an OS thread
-// that has no child process, and ends that thread with f (it is never
-// unlocked: f changes it for good). Linux sends a child's parent-death
-// signal when the thread that cloned it ends, and os/exec clones from
-// whatever thread its goroutine runs on: ending a thread on which some
-// other goroutine once started a program with Pdeathsig would kill that
-// program. A thread that has children is held, so the runtime gives the
-// next try another thread (a new one if need be), then handed back.
-func goOnChildlessThread(f func()) {
-	var held []chan struct{}
-	defer func() {
-		for _, h := range held {
-			close(h)
-		}
-	}()
-	for {
-		fresh, hold := make(chan bool), make(chan struct{})
-		go func() {
-			runtime.LockOSThread()
-			if threadHasChildren() {
-				fresh <- false
-				<-hold
-				runtime.UnlockOSThread()
-				return
-			}
-			fresh <- true
-			f()
-		}()
-		if <-fresh {
-			return
-		}
-		held = append(held, hold)
-	}
-}
-
-// threadHasChildren reports whether the calling thread, which must be
-// locked, has child processes. A kernel without
-// /proc/thread-self/children (CONFIG_PROC_CHILDREN) cannot tell; then
-// it says no. It reads the file with plain system calls, into a buffer
-// on the stack: os.ReadFile's stat, poller registration and allocation
-// made this check a twentieth of a sandboxed start.
-func threadHasChildren() bool {
-	fd, err := unix.Open("/proc/thread-self/children", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(fd)
-	var buf [16]byte // "PID PID ... ": one digit is enough to tell
-	for {
-		n, err := unix.Read(fd, buf[:])
-		if err == unix.EINTR {
-			continue
-		}
-		return err == nil && len(strings.TrimSpace(string(buf[:n]))) > 0
-	}
 }
 
 // withPIDNamespace makes the program the first process of a PID
@@ -355,7 +264,7 @@ const namespaceFlags = syscall.CLONE_NEWNET | syscall.CLONE_NEWPID | syscall.CLO
 // across the exec as ambient capabilities (CAP_SYS_ADMIN also makes the
 // mount namespace); the trampoline clears them before the program runs.
 func withTrampolineNamespaces(attr *syscall.SysProcAttr, sup support, sp *spec, mounts bool) {
-	if sp.Net == CutNamespace {
+	if sp.Net == string(CutNamespace) {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	if !sup.userns || attr.Cloneflags&namespaceFlags == 0 && !mounts {
@@ -416,7 +325,7 @@ func probeNet() support {
 // (and a user namespace with userns), as a confined run would, and has it
 // map itself and bring loopback up, then exit.
 func probeTrampoline(userns bool) error {
-	sp := spec{Version: specVersion, Net: CutNamespace, Probe: true}
+	sp := spec{Version: specVersion, Net: trampoline.CutNamespace, Probe: true}
 	attr := &syscall.SysProcAttr{}
 	withPIDNamespace(attr, support{pidns: true})
 	withTrampolineNamespaces(attr, support{userns: userns}, &sp, false)
@@ -428,41 +337,10 @@ func probeTrampoline(userns bool) error {
 	return cmd.Run()
 }
 
-// sharedNet is the network namespace that confined starts from this
-// process move their thread into: made once, loopback up, and held open.
-// Creating a namespace costs about half a millisecond, entering one a few
-// microseconds. Programs of different calls share its loopback; none of
-// them can reach anything outside it.
-var sharedNet struct {
-	once sync.Once
-	fd   int
-	err  error
-}
-
-// sharedNetNamespace returns a descriptor of sharedNet, making it on first
-// use on a throwaway thread (it fails for a process that may not create
-// namespaces).
-func sharedNetNamespace() (int, error) {
-	sharedNet.once.Do(func() {
-		done := make(chan struct{})
-		goOnChildlessThread(func() {
-			defer close(done)
-			if sharedNet.err = unix.Unshare(unix.CLONE_NEWNET); sharedNet.err != nil {
-				sharedNet.fd = -1
-				return
-			}
-			_ = loopbackUp()
-			sharedNet.fd, sharedNet.err = unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		})
-		<-done
-	})
-	return sharedNet.fd, sharedNet.err
-}
-
 // threadCanUnshareNet reports whether a confined start can enter a
 // network namespace without a re-execution.
 func threadCanUnshareNet() bool {
-	_, err := sharedNetNamespace()
+	_, err := trampoline.SharedNetNamespace()
 	return err == nil
 }
 
@@ -471,6 +349,6 @@ func threadCanUnshareNet() bool {
 // (unshare(CLONE_NEWPID) only sets where that thread's children go).
 func threadCanUnsharePID() bool {
 	done := make(chan error, 1)
-	goOnChildlessThread(func() { done <- unix.Unshare(unix.CLONE_NEWPID) })
+	trampoline.GoOnChildlessThread(func() { done <- unix.Unshare(unix.CLONE_NEWPID) })
 	return <-done == nil
 }

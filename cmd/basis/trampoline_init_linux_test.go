@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,11 @@ import (
 // basis (argv[0] "basis-sandbox") confines itself and executes its
 // program before the JSON Schema library's initialiser, which compiles
 // every draft's metaschema (about 5 ms per confined start), and before any
-// of basis's own. A probe request exits 0 once its namespaces work.
+// of basis's own: right after go-landlock, its last dependency with an
+// initialiser (the sandbox's internal trampoline package imports little,
+// so that the many packages sorting after golang.org/x/sys/unix — gRPC,
+// protobuf, path/filepath, os/exec — do not come first). An order, not a
+// time. A probe request exits 0 once its namespaces work.
 func TestTrampolineDispatchesBeforeHeavyInits(t *testing.T) {
 	cmd := &exec.Cmd{Path: basisBinary, Args: []string{"basis-sandbox", `{"v":3,"probe":true}`}, Env: []string{"GODEBUG=inittrace=1"}}
 	var stderr bytes.Buffer
@@ -23,5 +28,19 @@ func TestTrampolineDispatchesBeforeHeavyInits(t *testing.T) {
 		if strings.Contains(stderr.String(), "init "+pkg+" @") {
 			t.Errorf("the trampoline ran %s's initialiser before it dispatched:\n%s", pkg, stderr.String())
 		}
+	}
+	var inits []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "init" && strings.HasPrefix(f[2], "@") {
+			inits = append(inits, f[1])
+		}
+	}
+	const last = "github.com/landlock-lsm/go-landlock/landlock"
+	i := slices.Index(inits, last)
+	if i < 0 {
+		t.Fatalf("no initialiser of %s in the trace; the test cannot tell the order:\n%s", last, stderr.String())
+	}
+	if after := inits[i+1:]; len(after) > 0 {
+		t.Errorf("initialisers ran after %s's and before the trampoline dispatched: %v", last, after)
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package trampoline
 
 import (
 	"encoding/binary"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package trampoline
 
 import "golang.org/x/sys/unix"
 
