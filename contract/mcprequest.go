@@ -17,4 +17,9 @@ type MCPRequest struct {
 	// Transport is the network transport: "pipe" for a stdio server,
 	// "tcp" for one over HTTP.
 	Transport string
+	// RequestID, when set, returns the request's JSON-RPC id in its
+	// string form (a number's decimal digits), or "" while none is known.
+	// The id is given as the request is written, after the observer is
+	// told of the request, so an observer asks when the request ends.
+	RequestID func() string
 }

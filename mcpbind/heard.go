@@ -100,18 +100,23 @@ func (h *heard) wait(ctx context.Context, done <-chan struct{}) {
 // session state to that connection through a method a wrapper cannot
 // pass on, so over streamable HTTP a log line sent just before a result
 // may still come after it.
-func hearing(t mcp.Transport, h *heard) mcp.Transport {
+//
+// With ids (an observer is set) the connections also write down each
+// request's JSON-RPC id ([idConn]); over streamable HTTP the POST's
+// RoundTripper does ([traceTransport]).
+func hearing(t mcp.Transport, h *heard, ids bool) mcp.Transport {
 	if _, ok := t.(*mcp.StreamableClientTransport); ok {
 		return t
 	}
-	return hearingTransport{t, h}
+	return hearingTransport{t, h, ids}
 }
 
 // hearingTransport is a transport whose connections count what they read
-// ([heard]).
+// ([heard]) and, with ids, write down what they send ([idConn]).
 type hearingTransport struct {
 	mcp.Transport
-	h *heard
+	h   *heard
+	ids bool
 }
 
 // Connect implements [mcp.Transport].
@@ -120,7 +125,11 @@ func (t hearingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &hearingConn{Connection: c, h: t.h}, nil
+	hc := &hearingConn{Connection: c, h: t.h}
+	if t.ids {
+		return idConn{hc}, nil
+	}
+	return hc, nil
 }
 
 // hearingConn counts the notifications a connection reads ([heard]).

@@ -333,7 +333,7 @@ func (m *Manager) httpClient(headers http.Header) *http.Client {
 	}
 	// The trace headers are set after the configured ones: a server's
 	// configuration does not name the request's trace.
-	c.Transport = &headerTransport{base: traceTransport{base}, headers: headers}
+	c.Transport = &headerTransport{base: traceTransport{base: base, ids: m.opts.Observer != nil}, headers: headers}
 	return c
 }
 
@@ -676,7 +676,7 @@ func (s *server) transport(c *conn, l *launch) mcp.Transport {
 	if s.m.connectTo != nil {
 		transport = s.m.connectTo(s.cfg)
 	}
-	return hearing(transport, &c.heard)
+	return hearing(transport, &c.heard, s.m.opts.Observer != nil)
 }
 
 func toolNamesOf(tools []*Tool) []string {

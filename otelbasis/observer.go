@@ -48,6 +48,7 @@ const (
 	KeyMCPProtocolVersion = attribute.Key("mcp.protocol.version")
 	KeyMCPSessionID       = attribute.Key("mcp.session.id")
 	KeyNetworkTransport   = attribute.Key("network.transport")
+	KeyJSONRPCRequestID   = attribute.Key("jsonrpc.request.id")
 	KeyMCPServer          = attribute.Key("basis.mcp.server")
 )
 
@@ -368,7 +369,8 @@ func layerOf(v *approver.Verdict) string {
 // StartMCPRequest starts a client span "{mcp.method.name} {target}" for a
 // request basis sends to an MCP server (mcpbind's RequestObserver), and
 // puts its trace context in the returned context, which mcpbind sends in
-// params._meta.
+// params._meta. The request's JSON-RPC id ([contract.MCPRequest].RequestID)
+// is read when it ends: the id is given as the request is written.
 func (o *Observer) StartMCPRequest(ctx context.Context, r contract.MCPRequest) (context.Context, func(error)) {
 	start := time.Now()
 	name := r.Method
@@ -395,6 +397,11 @@ func (o *Observer) StartMCPRequest(ctx context.Context, r contract.MCPRequest) (
 		ctx = contract.WithTraceContext(ctx, contract.TraceContext{Parent: carrier.Get("traceparent"), State: carrier.Get("tracestate")})
 	}
 	return ctx, func(err error) {
+		if r.RequestID != nil {
+			if id := r.RequestID(); id != "" {
+				span.SetAttributes(KeyJSONRPCRequestID.String(id))
+			}
+		}
 		mattrs := []attribute.KeyValue{KeyMCPMethod.String(r.Method)}
 		if err != nil {
 			// The type alone: a server's message may quote anything.

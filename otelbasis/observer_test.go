@@ -312,7 +312,7 @@ func TestMCPRequestSpan(t *testing.T) {
 	}
 	ctx, parent := tp.Tracer("test").Start(t.Context(), "basis.execute")
 	ctx, end := obs.StartMCPRequest(ctx, contract.MCPRequest{Method: "tools/call", Target: "search", Server: "gh",
-		ProtocolVersion: "2025-11-25", SessionID: "s-1", Transport: "tcp"})
+		ProtocolVersion: "2025-11-25", SessionID: "s-1", Transport: "tcp", RequestID: func() string { return "7" }})
 	tc, ok := contract.TraceContextOf(ctx)
 	end(errors.New("boom " + canary))
 	parent.End()
@@ -328,7 +328,7 @@ func TestMCPRequestSpan(t *testing.T) {
 	}
 	want := map[string]string{"mcp.method.name": "tools/call", "basis.mcp.server": "gh", "gen_ai.tool.name": "search",
 		"gen_ai.operation.name": "execute_tool", "mcp.protocol.version": "2025-11-25", "mcp.session.id": "s-1",
-		"network.transport": "tcp", "error.type": "mcp_error"}
+		"network.transport": "tcp", "error.type": "mcp_error", "jsonrpc.request.id": "7"}
 	if diff := cmp.Diff(want, attrs(got.Attributes())); diff != "" {
 		t.Errorf("attributes (-want +got):\n%s", diff)
 	}
@@ -354,5 +354,48 @@ func TestMCPRequestSpan(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no %s histogram", otelbasis.MetricMCPClientDuration)
+	}
+}
+
+// A request's jsonrpc.request.id is the id its RequestID gives when the
+// request ends (the transport learns it after the span starts); none
+// without one.
+func TestMCPRequestID(t *testing.T) {
+	tests := []struct {
+		name  string
+		later string // the id the transport writes down after the start
+		nilFn bool
+		want  string
+	}{
+		{name: "none", nilFn: true},
+		{name: "not known"},
+		{name: "number", later: "42", want: "42"},
+		{name: "string", later: "req-a", want: "req-a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spans := tracetest.NewInMemoryExporter()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+			obs, err := otelbasis.NewObserver(tp, sdkmetric.NewMeterProvider(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := ""
+			r := contract.MCPRequest{Method: "tools/list", RequestID: func() string { return id }}
+			if tt.nilFn {
+				r.RequestID = nil
+			}
+			_, end := obs.StartMCPRequest(t.Context(), r)
+			id = tt.later
+			end(nil)
+			got := spans.GetSpans().Snapshots()
+			if len(got) != 1 {
+				t.Fatalf("%d spans, want 1", len(got))
+			}
+			v, ok := attrs(got[0].Attributes())["jsonrpc.request.id"]
+			if v != tt.want || ok != (tt.want != "") {
+				t.Errorf("jsonrpc.request.id = %q (set %v), want %q", v, ok, tt.want)
+			}
+		})
 	}
 }

@@ -22,7 +22,7 @@ func TestBinaryMCPCallCarriesTrace(t *testing.T) {
 	dir := t.TempDir()
 	ws, config := filepath.Join(dir, "ws"), filepath.Join(dir, "config")
 	write(t, filepath.Join(ws, ".basis/tools.json"), `{"schema": 1, "tools": {}}`)
-	write(t, filepath.Join(config, "mcp.json"), `{"mcpServers": {"t": {"command": "`+mcpTestServerBinary+`", "args": ["-trace"]}}}`)
+	write(t, filepath.Join(config, "mcp.json"), `{"mcpServers": {"t": {"command": "`+mcpTestServerBinary+`", "args": ["-trace", "-ids"]}}}`)
 	cmd := exec.Command(basisBinary, "-C", ws, "call", "mcp__t__tracecontext", `{}`, "--approve", "allow")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "BASIS_CONFIG_DIR=" + config,
 		"OTEL_EXPORTER_OTLP_ENDPOINT=" + url, "TRACEPARENT=00-" + agentTrace + "-" + agentSpan + "-01"}
@@ -49,7 +49,13 @@ func TestBinaryMCPCallCarriesTrace(t *testing.T) {
 			t.Errorf("tools/call span %s = %q, want %q", k, client.Attrs[k], v)
 		}
 	}
-	want := "traceparent=00-" + agentTrace + "-" + clientID + "-01 tracestate=<nil>"
+	// The span's jsonrpc.request.id is the id the server received the
+	// request under.
+	id := client.Attrs["jsonrpc.request.id"]
+	if id == "" {
+		t.Error("the tools/call span has no jsonrpc.request.id")
+	}
+	want := "traceparent=00-" + agentTrace + "-" + clientID + "-01 tracestate=<nil> id=" + id
 	if got := strings.TrimSpace(stdout.String()); got != want {
 		t.Errorf("the server saw %q, want the client span's %q", got, want)
 	}

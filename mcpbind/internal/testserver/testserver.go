@@ -61,6 +61,10 @@ type Options struct {
 	// TraceContext adds the tool "tracecontext", which returns the
 	// traceparent and tracestate its call's _meta held.
 	TraceContext bool
+	// CallIDs, when set, is where the server's transport writes down the
+	// id of each tools/call ([CallIDs.Transport]); the tool tracecontext
+	// then also reports the id of its call, as " id=" and [CallIDs.Last].
+	CallIDs *CallIDs
 }
 
 // BidiToolName is the tool Bidi adds: a name that a right-to-left
@@ -140,7 +144,11 @@ func New(opts Options) *mcp.Server {
 	if opts.TraceContext {
 		add("tracecontext", "Returns the traceparent and tracestate of the call's _meta.", nil, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			meta := req.Params.GetMeta()
-			return text(fmt.Sprintf("traceparent=%v tracestate=%v", meta["traceparent"], meta["tracestate"])), nil
+			s := fmt.Sprintf("traceparent=%v tracestate=%v", meta["traceparent"], meta["tracestate"])
+			if opts.CallIDs != nil {
+				s += " id=" + opts.CallIDs.Last()
+			}
+			return text(s), nil
 		})
 	}
 	add("protoerr", "Answers with a protocol error, as Go servers report bad input.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -30,6 +30,7 @@ func main() {
 	names := flag.String("names", "", "comma-separated names of extra echo tools")
 	flag.BoolVar(&opts.Environ, "environ", false, "add the tool environ, which reports the working directory and environment")
 	flag.BoolVar(&opts.TraceContext, "trace", false, "add the tool tracecontext, which returns the traceparent and tracestate of its call's _meta")
+	callIDs := flag.Bool("ids", false, "with -trace, tracecontext also returns the JSON-RPC id of its call")
 	stubborn := flag.String("stubborn", "", "ignore SIGTERM and stdin EOF, fork a grandchild, and write both pids to this file")
 	sleeper := flag.Bool("sleeper", false, "sleep until killed (the stubborn server's grandchild)")
 	daemon := flag.Bool("daemon", false, "start a sleeper in a session of its own, as a daemon would, and leave it")
@@ -80,7 +81,12 @@ func main() {
 	}
 	time.Sleep(*delay)
 	fmt.Fprintln(os.Stderr, "mcptestserver: serving")
-	err := testserver.New(opts).Run(context.Background(), &mcp.StdioTransport{})
+	var transport mcp.Transport = &mcp.StdioTransport{}
+	if *callIDs {
+		opts.CallIDs = &testserver.CallIDs{}
+		transport = opts.CallIDs.Transport(transport)
+	}
+	err := testserver.New(opts).Run(context.Background(), transport)
 	if *stubborn != "" {
 		select {} // ignore the end of stdin too
 	}
