@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/basis-go/basis/contract"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -134,6 +135,19 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")
 	}
+	return s.check(ctx, tool, input, nil)
+}
+
+// CheckDecoded is [Schema.Check] of an input [contract.DecodeInput] has
+// already read: the decoded object is checked as it is, without decoding
+// the canonical bytes again, and the same bytes pass again later ([Schema.Check]
+// of them included) without a walk of the schema.
+func (s *Schema) CheckDecoded(ctx context.Context, tool string, input *contract.DecodedInput) error {
+	return s.check(ctx, tool, input.Canonical(), input)
+}
+
+// check checks input, or decoded (input's decoded form) when not nil.
+func (s *Schema) check(ctx context.Context, tool string, input json.RawMessage, decoded *contract.DecodedInput) error {
 	if err := ctx.Err(); err != nil {
 		return stoppedError(tool, err)
 	}
@@ -149,7 +163,12 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 	}
 	defer s.put(c)
 	s.walks.Add(1)
-	problems, err := c.check(ctx, input, budgetFor(input))
+	var problems []Problem
+	if decoded != nil {
+		problems, err = c.checkValue(ctx, decoded.Value(), budgetFor(input))
+	} else {
+		problems, err = c.check(ctx, input, budgetFor(input))
+	}
 	switch {
 	case errors.Is(err, errBudget):
 		return &BudgetError{Tool: tool, Steps: budgetFor(input)}
@@ -305,13 +324,18 @@ func validateInput(sch *jsonschema.Schema, input []byte, m *meter) []Problem {
 		}
 		return []Problem{{Rule: "not valid JSON (there is more after the object)"}}
 	}
+	return validateValue(sch, v, m)
+}
+
+// validateValue checks a call's decoded input, as validateInput does.
+func validateValue(sch *jsonschema.Schema, v any, m *meter) []Problem {
 	if _, ok := v.(map[string]any); !ok {
 		return []Problem{{Rule: "expected object, but got " + schemaTypeOf(v)}}
 	}
 	if m != nil {
 		m.setDepth(depthOf(v))
 	}
-	err = sch.Validate(v)
+	err := sch.Validate(v)
 	if err == nil {
 		return nil
 	}
