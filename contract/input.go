@@ -127,7 +127,11 @@ func (w *canonicalWalk) emit(raw []byte) any {
 	switch raw[0] {
 	case '{':
 		members := jsonMembers(raw)
-		slices.SortFunc(members, func(a, b jsonMember) int { return strings.Compare(a.key, b.key) })
+		// A key written twice (only CanonicalJSON's raw messages may hold
+		// one: CanonicalInput refuses it) counts once, the last, as
+		// encoding/json decodes it.
+		slices.SortStableFunc(members, func(a, b jsonMember) int { return strings.Compare(a.key, b.key) })
+		members = lastOfEach(members)
 		var obj map[string]any
 		if w.decode {
 			obj = make(map[string]any, len(members))
@@ -200,6 +204,18 @@ func (w *canonicalWalk) emit(raw []byte) any {
 		return json.Number(raw)
 	}
 	return nil
+}
+
+// lastOfEach keeps the last of each run of members with one key.
+func lastOfEach(members []jsonMember) []jsonMember {
+	out := members[:0]
+	for i, m := range members {
+		if i+1 < len(members) && members[i+1].key == m.key {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // appendString appends s as encoding/json encodes it without HTML
@@ -342,6 +358,15 @@ func strictRead(input []byte) error {
 // checkDepth refuses nesting past MaxInputDepth before the decoder
 // recurses into it.
 func checkDepth(input []byte) error {
+	if nestsDeeper(input, MaxInputDepth) {
+		return fmt.Errorf("%w: the input nests objects and arrays more than %d deep", ErrInvalidInput, MaxInputDepth)
+	}
+	return nil
+}
+
+// nestsDeeper reports whether input nests objects and arrays more than
+// limit deep.
+func nestsDeeper(input []byte, limit int) bool {
 	depth, inString, escaped := 0, false, false
 	for _, c := range input {
 		switch {
@@ -358,14 +383,14 @@ func checkDepth(input []byte) error {
 			inString = true
 		case c == '{' || c == '[':
 			depth++
-			if depth > MaxInputDepth {
-				return fmt.Errorf("%w: the input nests objects and arrays more than %d deep", ErrInvalidInput, MaxInputDepth)
+			if depth > limit {
+				return true
 			}
 		case c == '}' || c == ']':
 			depth--
 		}
 	}
-	return nil
+	return false
 }
 
 // readValue decodes one value, refusing duplicate and case-folded keys.

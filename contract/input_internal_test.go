@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -125,4 +126,68 @@ func BenchmarkCanonicalInputOverDecodeEncode(b *testing.B) {
 	b.ReportMetric(float64(mo.Nanoseconds()), "canonical-ns")
 	b.ReportMetric(float64(mb.Nanoseconds()), "bare-ns")
 	b.ReportMetric(float64(mo)/float64(mb), "ratio")
+}
+
+// FuzzCanonicalJSONAgreesWithDecodeEncode: CanonicalJSON gives the bytes
+// it gave when it decoded what json.Marshal wrote into generic values and
+// encoded them again — raw messages with a key written twice, HTML
+// characters, escapes and numbers as written included — and fails where
+// that failed.
+func FuzzCanonicalJSONAgreesWithDecodeEncode(f *testing.F) {
+	for _, seed := range []string{`{"b":1,"a":{"d":[1,2,{"z":null,"y":true}],"c":"<&>"}}`, `{"a":1,"a":2,"b":{"x":"1","x":"2","X":3}}`,
+		`"\u2028\u0000\ud800 <script>"`, `[1.50,-0,1e999,{"\u00e9":"\xff"}]`, `{"":0," ":1,"\u0000":2}`, `12`, `null`,
+		strings.Repeat("[", maxDecodeDepth+1) + strings.Repeat("]", maxDecodeDepth+1)} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		if !json.Valid([]byte(input)) {
+			return
+		}
+		for _, v := range []any{json.RawMessage(input), map[string]any{"tool": "t", "input": json.RawMessage(input)}, []any{json.RawMessage(input), "&"}} {
+			got, err := CanonicalJSON(v)
+			raw, merr := json.Marshal(v)
+			if merr != nil {
+				if err == nil {
+					t.Fatalf("CanonicalJSON(%q) = %s; Marshal fails: %v", input, got, merr)
+				}
+				continue
+			}
+			want, werr := decodeEncode(raw)
+			if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
+				t.Fatalf("CanonicalJSON(%q) = %s, %v; a decode and an encode give %s, %v", input, got, err, want, werr)
+			}
+		}
+	})
+}
+
+// TestCanonicalJSONOfValues: Go values are canonical as a decode and an
+// encode of their JSON make them, struct fields sorted among the keys.
+func TestCanonicalJSONOfValues(t *testing.T) {
+	type inner struct {
+		Z string          `json:"z"`
+		A json.RawMessage `json:"a"`
+	}
+	deep := any("x")
+	for range maxDecodeDepth + 1 {
+		deep = []any{deep}
+	}
+	tests := []struct {
+		name string
+		v    any
+	}{
+		{"struct", inner{Z: "<&>", A: json.RawMessage(`{"k":1,"k":2,"j":[3.0]}`)}},
+		{"map", map[string]any{"b": 1.5, "a": []string{"\u2028"}, "c": nil}},
+		{"deeper than a decode goes", deep},
+	}
+	for _, tt := range tests {
+		raw, err := json.Marshal(tt.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := decodeEncode(raw)
+		got, err := CanonicalJSON(tt.v)
+		if (err == nil) != (werr == nil) || !bytes.Equal(got, want) {
+			t.Errorf("%s: CanonicalJSON = %.80s, %v; want %.80s, %v", tt.name, got, err, want, werr)
+		}
+	}
 }
