@@ -79,7 +79,8 @@ type DeferOptions struct {
 // an unexported error for any other problem; it quotes nothing from the schema.
 func Compile(raw json.RawMessage) (*Schema, error) {
 	s := Defer(raw, nil)
-	if err := s.Err(); err != nil {
+	// The copy is kept: a compiled schema is compiled to check inputs.
+	if err := s.compile(true); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -87,7 +88,7 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 
 // Defer returns the schema raw without compiling it: it is compiled, under
 // the rules of [Compile], at its first use ([Schema.Check] or
-// [Schema.Err]), once. A host that loads many schemas for a call that
+// [Schema.Err]), once (and once more for the first check after Err). A host that loads many schemas for a call that
 // uses one pays for that one. A schema that does not compile refuses
 // every input with the error [Schema.Err] returns; no input is ever
 // checked against less than the whole schema.
@@ -101,9 +102,16 @@ func Defer(raw json.RawMessage, opts *DeferOptions) *Schema {
 
 // Err compiles the schema, if it has not been, and returns nil or why it
 // cannot be used: the *[CompileError] [Compile] returns, or what
-// [DeferOptions.Invalid] made of it. The copy it compiles is kept for the
-// first check.
-func (s *Schema) Err() error {
+// [DeferOptions.Invalid] made of it. It keeps no compiled copy: a host
+// that asks of many schemas (every tool of a manifest) whether they
+// compile does not hold them all, which made the garbage collector's work
+// a large share of loading them; the first [Schema.Check] compiles the
+// copy it uses.
+func (s *Schema) Err() error { return s.compile(false) }
+
+// compile compiles the schema once; keep keeps the compiled copy, for a
+// check about to run.
+func (s *Schema) compile(keep bool) error {
 	s.once.Do(func() {
 		c, err := newChecker(s.raw)
 		if err != nil {
@@ -114,7 +122,9 @@ func (s *Schema) Err() error {
 			s.err = err
 			return
 		}
-		s.put(c)
+		if keep {
+			s.put(c)
+		}
 	})
 	return s.err
 }
@@ -151,7 +161,7 @@ func (s *Schema) check(ctx context.Context, tool string, input json.RawMessage, 
 	if err := ctx.Err(); err != nil {
 		return stoppedError(tool, err)
 	}
-	if err := s.Err(); err != nil {
+	if err := s.compile(true); err != nil {
 		return err
 	}
 	if p := s.passed.Load(); p != nil && bytes.Equal(*p, input) {
