@@ -14,8 +14,25 @@ func CanonicalJSON(v any) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Decode into generic values so struct field order and any raw messages
-	// inside v are re-encoded with sorted keys.
+	if nestsDeeper(raw, maxDecodeDepth) {
+		// Past what encoding/json decodes: its error, as before.
+		return decodeEncode(raw)
+	}
+	// Marshal wrote valid JSON, struct fields in their order and raw
+	// messages as they are: the walk writes it again with every object's
+	// keys sorted, the bytes a decode into generic values and an encode
+	// give.
+	w := canonicalWalk{buf: make([]byte, 0, len(raw))}
+	w.emit(raw)
+	return w.buf, nil
+}
+
+// maxDecodeDepth is how deep encoding/json decodes (its maxNestingDepth).
+const maxDecodeDepth = 10000
+
+// decodeEncode is the canonical form of the valid JSON raw by a decode
+// into generic values and an encode.
+func decodeEncode(raw []byte) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var generic any

@@ -168,6 +168,16 @@ func meteredFormat(f *jsonschema.Format, m *meter) *jsonschema.Format {
 // problems found (nil when the input is good), or errBudget, or the
 // context's error.
 func (c *checker) check(ctx context.Context, input []byte, budget int) (problems []Problem, err error) {
+	return c.metered(ctx, budget, func() []Problem { return validateInput(c.schema, input, c.meter) })
+}
+
+// checkValue is check of an input already decoded.
+func (c *checker) checkValue(ctx context.Context, v any, budget int) (problems []Problem, err error) {
+	return c.metered(ctx, budget, func() []Problem { return validateValue(c.schema, v, c.meter) })
+}
+
+// metered runs validate with the meter set to budget steps.
+func (c *checker) metered(ctx context.Context, budget int, validate func() []Problem) (problems []Problem, err error) {
 	*c.meter = meter{ctx: ctx, base: 1, left: budget, tick: ctxEvery}
 	defer func() {
 		c.meter.ctx = context.Background() // hold no caller's context
@@ -179,5 +189,5 @@ func (c *checker) check(ctx context.Context, input []byte, budget int) (problems
 			problems, err = nil, a.err
 		}
 	}()
-	return validateInput(c.schema, input, c.meter), nil
+	return validate(), nil
 }

@@ -100,6 +100,16 @@ func TestCheckRefusesSchemasThatExplode(t *testing.T) {
 			if diff := cmp.Diff(want, err.Error()); diff != "" {
 				t.Errorf("message (-want +got):\n%s", diff)
 			}
+			// The same input decoded by the runtime runs out as well.
+			d, err := contract.DecodeInput(json.RawMessage(input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, _ := inputschema.Compile(json.RawMessage(schema))
+			err = fresh.CheckDecoded(t.Context(), "deep_tool", d)
+			if !errors.As(err, &be) || be.Steps != inputschema.BudgetFor(d.Canonical()) {
+				t.Errorf("CheckDecoded = %v, want a *BudgetError of the canonical input's budget", err)
+			}
 		})
 	}
 }

@@ -55,21 +55,48 @@ func TestDeferReportsWhatCompileReports(t *testing.T) {
 // TestDeferCompilesOnceOnFirstUse: nothing is compiled until the schema
 // is used; the copy Err compiles is the one the first check takes.
 func TestDeferCompilesOnceOnFirstUse(t *testing.T) {
-	s := inputschema.Defer(json.RawMessage(`{"type": "object"}`), nil)
-	if n := inputschema.Spares(s); n != 0 {
-		t.Fatalf("Defer compiled %d copies; want none before the first use", n)
+	tests := []struct {
+		name      string
+		make      func() *inputschema.Schema
+		askErr    bool
+		afterErr  int // compiled copies kept after Err
+		afterUses int // after Err (when asked) and two checks
+	}{
+		{"deferred, checked", func() *inputschema.Schema { return inputschema.Defer(json.RawMessage(`{"type": "object"}`), nil) }, false, 0, 1},
+		// A host asking whether a schema compiles keeps no copy (a
+		// manifest of 1,000 tools holds none); the first check compiles
+		// the copy it uses and keeps it.
+		{"deferred, asked, checked", func() *inputschema.Schema { return inputschema.Defer(json.RawMessage(`{"type": "object"}`), nil) }, true, 0, 1},
+		{"compiled", func() *inputschema.Schema {
+			s, err := inputschema.Compile(json.RawMessage(`{"type": "object"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}, true, 1, 1},
 	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if n := inputschema.Spares(s); n != 1 {
-		t.Fatalf("Err kept %d compiled copies; want 1", n)
-	}
-	if err := s.Check(context.Background(), "t", json.RawMessage(`{}`)); err != nil {
-		t.Fatal(err)
-	}
-	if n := inputschema.Spares(s); n != 1 {
-		t.Fatalf("after a check %d compiled copies; want the same 1", n)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.make()
+			if tt.askErr {
+				if err := s.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if n := inputschema.Spares(s); n != tt.afterErr {
+					t.Fatalf("after Err %d compiled copies; want %d", n, tt.afterErr)
+				}
+			} else if n := inputschema.Spares(s); n != 0 {
+				t.Fatalf("Defer compiled %d copies; want none before the first use", n)
+			}
+			for _, in := range []string{`{}`, `{"a":1}`} {
+				if err := s.Check(context.Background(), "t", json.RawMessage(in)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := inputschema.Spares(s); n != tt.afterUses {
+				t.Fatalf("after two checks %d compiled copies; want %d", n, tt.afterUses)
+			}
+		})
 	}
 }
 

@@ -37,5 +37,18 @@ func FuzzCompileCheck(f *testing.F) {
 				t.Fatalf("check error %q: want one line wrapping ErrInvalidInput", err)
 			}
 		}
+		// An input the runtime has decoded is judged as its canonical
+		// bytes are, each by a schema that remembers nothing yet.
+		d, err := contract.DecodeInput(json.RawMessage(input))
+		if err != nil {
+			return
+		}
+		fromBytes, _ := inputschema.Compile(json.RawMessage(schema))
+		fromValue, _ := inputschema.Compile(json.RawMessage(schema))
+		want := fromBytes.Check(context.Background(), "t", d.Canonical())
+		got := fromValue.CheckDecoded(context.Background(), "t", d)
+		if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+			t.Fatalf("CheckDecoded = %v; Check of the canonical bytes = %v", got, want)
+		}
 	})
 }

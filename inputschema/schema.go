@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/basis-go/basis/contract"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
@@ -78,7 +79,8 @@ type DeferOptions struct {
 // an unexported error for any other problem; it quotes nothing from the schema.
 func Compile(raw json.RawMessage) (*Schema, error) {
 	s := Defer(raw, nil)
-	if err := s.Err(); err != nil {
+	// The copy is kept: a compiled schema is compiled to check inputs.
+	if err := s.compile(true); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -86,7 +88,7 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 
 // Defer returns the schema raw without compiling it: it is compiled, under
 // the rules of [Compile], at its first use ([Schema.Check] or
-// [Schema.Err]), once. A host that loads many schemas for a call that
+// [Schema.Err]), once (and once more for the first check after Err). A host that loads many schemas for a call that
 // uses one pays for that one. A schema that does not compile refuses
 // every input with the error [Schema.Err] returns; no input is ever
 // checked against less than the whole schema.
@@ -100,9 +102,16 @@ func Defer(raw json.RawMessage, opts *DeferOptions) *Schema {
 
 // Err compiles the schema, if it has not been, and returns nil or why it
 // cannot be used: the *[CompileError] [Compile] returns, or what
-// [DeferOptions.Invalid] made of it. The copy it compiles is kept for the
-// first check.
-func (s *Schema) Err() error {
+// [DeferOptions.Invalid] made of it. It keeps no compiled copy: a host
+// that asks of many schemas (every tool of a manifest) whether they
+// compile does not hold them all, which made the garbage collector's work
+// a large share of loading them; the first [Schema.Check] compiles the
+// copy it uses.
+func (s *Schema) Err() error { return s.compile(false) }
+
+// compile compiles the schema once; keep keeps the compiled copy, for a
+// check about to run.
+func (s *Schema) compile(keep bool) error {
 	s.once.Do(func() {
 		c, err := newChecker(s.raw)
 		if err != nil {
@@ -113,7 +122,9 @@ func (s *Schema) Err() error {
 			s.err = err
 			return
 		}
-		s.put(c)
+		if keep {
+			s.put(c)
+		}
 	})
 	return s.err
 }
@@ -134,10 +145,23 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")
 	}
+	return s.check(ctx, tool, input, nil)
+}
+
+// CheckDecoded is [Schema.Check] of an input [contract.DecodeInput] has
+// already read: the decoded object is checked as it is, without decoding
+// the canonical bytes again, and the same bytes pass again later ([Schema.Check]
+// of them included) without a walk of the schema.
+func (s *Schema) CheckDecoded(ctx context.Context, tool string, input *contract.DecodedInput) error {
+	return s.check(ctx, tool, input.Canonical(), input)
+}
+
+// check checks input, or decoded (input's decoded form) when not nil.
+func (s *Schema) check(ctx context.Context, tool string, input json.RawMessage, decoded *contract.DecodedInput) error {
 	if err := ctx.Err(); err != nil {
 		return stoppedError(tool, err)
 	}
-	if err := s.Err(); err != nil {
+	if err := s.compile(true); err != nil {
 		return err
 	}
 	if p := s.passed.Load(); p != nil && bytes.Equal(*p, input) {
@@ -149,7 +173,12 @@ func (s *Schema) Check(ctx context.Context, tool string, input json.RawMessage) 
 	}
 	defer s.put(c)
 	s.walks.Add(1)
-	problems, err := c.check(ctx, input, budgetFor(input))
+	var problems []Problem
+	if decoded != nil {
+		problems, err = c.checkValue(ctx, decoded.Value(), budgetFor(input))
+	} else {
+		problems, err = c.check(ctx, input, budgetFor(input))
+	}
 	switch {
 	case errors.Is(err, errBudget):
 		return &BudgetError{Tool: tool, Steps: budgetFor(input)}
@@ -305,13 +334,18 @@ func validateInput(sch *jsonschema.Schema, input []byte, m *meter) []Problem {
 		}
 		return []Problem{{Rule: "not valid JSON (there is more after the object)"}}
 	}
+	return validateValue(sch, v, m)
+}
+
+// validateValue checks a call's decoded input, as validateInput does.
+func validateValue(sch *jsonschema.Schema, v any, m *meter) []Problem {
 	if _, ok := v.(map[string]any); !ok {
 		return []Problem{{Rule: "expected object, but got " + schemaTypeOf(v)}}
 	}
 	if m != nil {
 		m.setDepth(depthOf(v))
 	}
-	err = sch.Validate(v)
+	err := sch.Validate(v)
 	if err == nil {
 		return nil
 	}

@@ -58,3 +58,46 @@ func TestCheck(t *testing.T) {
 		t.Errorf("an absent input is checked as {}: %v", err)
 	}
 }
+
+// TestCheckDecodedAgreesWithCheck: an input checked as the object
+// contract.DecodeInput read is judged as its canonical bytes are, and a
+// pass is remembered for the same bytes.
+func TestCheckDecodedAgreesWithCheck(t *testing.T) {
+	const schema = `{"properties": {"job": {"type": "string"}, "n": {"type": "integer", "maximum": 3}}, "required": ["job"]}`
+	tests := []struct {
+		name, input string
+		ok          bool
+	}{
+		{"match", `{"n": 3, "job": "x"}`, true},
+		{"absent", ``, false},
+		{"wrong type", `{"job": 7}`, false},
+		{"number as written", `{"job": "x", "n": 3.0e0}`, true},
+		{"too large", `{"job": "x", "n": 4}`, false},
+		{"escaped key", `{"\u006aob": "x"}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := contract.DecodeInput(json.RawMessage(tt.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromBytes, _ := inputschema.Compile(json.RawMessage(schema))
+			fromValue, _ := inputschema.Compile(json.RawMessage(schema))
+			want := fromBytes.Check(t.Context(), "t", d.Canonical())
+			got := fromValue.CheckDecoded(t.Context(), "t", d)
+			if (got == nil) != tt.ok || (want == nil) != tt.ok {
+				t.Fatalf("CheckDecoded = %v, Check = %v; want ok=%v", got, want, tt.ok)
+			}
+			if got != nil {
+				if diff := cmp.Diff(want.Error(), got.Error()); diff != "" {
+					t.Errorf("refusal (-Check +CheckDecoded):\n%s", diff)
+				}
+				return
+			}
+			walks := inputschema.Walks(fromValue)
+			if err := fromValue.Check(t.Context(), "t", d.Canonical()); err != nil || inputschema.Walks(fromValue) != walks {
+				t.Errorf("Check of the bytes that passed: %v after %d more walks; want nil after none", err, inputschema.Walks(fromValue)-walks)
+			}
+		})
+	}
+}

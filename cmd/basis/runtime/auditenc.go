@@ -17,8 +17,8 @@ import (
 // pipeline (issue 25). ok is false for what only encoding/json words
 // right — a time outside years 0-9999 or not in UTC, a side effect,
 // status or stage that is none of the constants — and the caller then
-// uses encodeReflect. rec.Subject is valid JSON here (encodeRecord made
-// it so).
+// uses encodeReflect. ok is false for a subject that is not JSON too
+// (encodeRecord then quotes it and tries again).
 func appendRecord(b []byte, rec *AuditRecord) (_ []byte, ok bool) {
 	if rec.Time.Location() != time.UTC || rec.Time.Year() < 0 || rec.Time.Year() > 9999 {
 		return nil, false

@@ -396,14 +396,15 @@ func effectWords(s contract.SideEffect) string {
 // against the tool's schema, which stops when ctx is done; a refusal is the
 // Outcome Call returns.
 func checkInput(ctx context.Context, r *registered, name string, raw []byte) ([]byte, *Outcome) {
-	input, err := contract.CanonicalInput(raw)
+	// One read gives the canonical bytes and the object the schema checks.
+	input, err := contract.DecodeInput(raw)
 	if err != nil {
 		out := refused(name, StageInvalid, "the input for "+name+" is invalid: "+strings.TrimPrefix(err.Error(), contract.ErrInvalidInput.Error()+": "), err)
 		return nil, &out
 	}
-	if err := r.schema.Check(ctx, name, input); err != nil {
+	if err := r.schema.CheckDecoded(ctx, name, input); err != nil {
 		out := refused(name, StageInvalid, err.Error(), err)
 		return nil, &out
 	}
-	return input, nil
+	return input.Canonical(), nil
 }
