@@ -12,15 +12,9 @@ import (
 	"time"
 )
 
-// referenceCanonical is the token-by-token reader CanonicalInput used
-// before its fast path: slower, and obviously right.
-func referenceCanonical(input []byte) ([]byte, error) {
-	out, _, err := referenceDecode(input)
-	return out, err
-}
-
-// referenceDecode is referenceCanonical with the value it decoded, as
-// encoding/json decodes it with UseNumber.
+// referenceDecode is the token-by-token reader CanonicalInput used
+// before its fast path (slower, and obviously right), with the value it
+// decoded, as encoding/json decodes it with UseNumber.
 func referenceDecode(input []byte) ([]byte, any, error) {
 	if len(bytes.TrimSpace(input)) == 0 {
 		return []byte("{}"), map[string]any{}, nil
