@@ -41,8 +41,16 @@ func (s *Server) observing(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		r := contract.MCPRequest{Method: method, Transport: "pipe"}
+		// A request read off stdio carries the headers basis's own
+		// connection gave it ([idConn]); one over HTTP, the request's,
+		// where only basis's handler set the reserved ones.
 		if x := req.GetExtra(); x != nil && x.Header != nil {
-			r.Transport = "tcp"
+			if x.Header.Get(headerTransport) != "pipe" {
+				r.Transport = "tcp"
+			}
+			if id := requestIDOf(x.Header); id != "" {
+				r.RequestID = func() string { return id }
+			}
 		}
 		params := req.GetParams()
 		if params != nil && reflect.ValueOf(params).IsNil() {
