@@ -29,7 +29,8 @@ var mcpDurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10,
 // params._meta), or else a root. The returned context carries the span,
 // also as a [contract.TraceContext], so the call it serves (an
 // execute_tool span) is its child. The end function takes the request's
-// error.type: empty for success.
+// error.type: empty for success. The request's JSON-RPC id
+// ([contract.MCPRequest].RequestID) is read when it ends.
 func (o *Observer) StartServedRequest(ctx context.Context, r contract.MCPRequest) (context.Context, func(errorType string)) {
 	start := time.Now()
 	name := r.Method
@@ -61,6 +62,11 @@ func (o *Observer) StartServedRequest(ctx context.Context, r contract.MCPRequest
 		ctx = contract.WithTraceContext(ctx, contract.TraceContext{Parent: carrier.Get("traceparent"), State: carrier.Get("tracestate")})
 	}
 	return ctx, func(errorType string) {
+		if r.RequestID != nil {
+			if id := r.RequestID(); id != "" {
+				span.SetAttributes(KeyJSONRPCRequestID.String(id))
+			}
+		}
 		mattrs := []attribute.KeyValue{KeyMCPMethod.String(r.Method)}
 		if errorType != "" {
 			span.SetAttributes(KeyErrorType.String(errorType))

@@ -30,9 +30,11 @@ func TestServedRequestSpan(t *testing.T) {
 		wantName  string
 		want      map[string]string
 	}{
-		{"tools/call", contract.MCPRequest{Method: "tools/call", Target: "echo", ProtocolVersion: "2025-11-25", SessionID: "s-1", Transport: "tcp"},
+		{"tools/call", contract.MCPRequest{Method: "tools/call", Target: "echo", ProtocolVersion: "2025-11-25", SessionID: "s-1", Transport: "tcp", RequestID: func() string { return "7" }},
 			"", "tools/call echo", map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo", "gen_ai.operation.name": "execute_tool",
-				"mcp.protocol.version": "2025-11-25", "mcp.session.id": "s-1", "network.transport": "tcp"}},
+				"mcp.protocol.version": "2025-11-25", "mcp.session.id": "s-1", "network.transport": "tcp", "jsonrpc.request.id": "7"}},
+		{"no id known", contract.MCPRequest{Method: "tools/list", Transport: "pipe", RequestID: func() string { return "" }},
+			"", "tools/list", map[string]string{"mcp.method.name": "tools/list", "network.transport": "pipe"}},
 		{"tool error", contract.MCPRequest{Method: "tools/call", Target: "broken", Transport: "pipe"},
 			"tool_error", "tools/call broken", map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "broken", "gen_ai.operation.name": "execute_tool",
 				"network.transport": "pipe", "error.type": "tool_error"}},

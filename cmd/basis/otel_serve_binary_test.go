@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -23,6 +25,10 @@ func TestBinaryServeExportsServerSpans(t *testing.T) {
 	eachTransport(t, testBinaryServeExportsServerSpans)
 }
 
+// answerID finds the id of a tool result's answer in the messages a
+// client received.
+var answerID = regexp.MustCompile(`"id":("[^"]*"|\d+),"result":\{.*"content":\[`)
+
 func testBinaryServeExportsServerSpans(t *testing.T, overHTTP bool) {
 	rcv, url := newOTLPReceiver(t)
 	r := newServeRig(t)
@@ -36,6 +42,13 @@ func testBinaryServeExportsServerSpans(t *testing.T, overHTTP bool) {
 		t.Fatalf("call look: %v\nstderr:\n%s", err, s.stderr.String())
 	}
 	version, session := s.cs.InitializeResult().ProtocolVersion, s.cs.ID()
+	// The id the client sent the call under is the one its answer,
+	// the only tool result on the wire, carries.
+	m := answerID.FindStringSubmatch(s.wire.String())
+	if m == nil {
+		t.Fatalf("no tools/call answer on the wire:\n%s", s.wire.String())
+	}
+	callID := strings.Trim(m[1], `"`)
 	// serve exports what is left when it exits: over stdio when its
 	// client goes, over HTTP when it is told to stop.
 	s.cs.Close()
@@ -78,7 +91,7 @@ func testBinaryServeExportsServerSpans(t *testing.T, overHTTP bool) {
 		t.Errorf("execute_tool look is under %x in trace %x, want the server span %x", call.ParentSpanId, call.TraceId, server.SpanId)
 	}
 	attrs := otlpAttrs(server.Attributes)
-	for k, v := range map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "look", "network.transport": transport, "mcp.protocol.version": version, "mcp.session.id": session} {
+	for k, v := range map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "look", "network.transport": transport, "mcp.protocol.version": version, "mcp.session.id": session, "jsonrpc.request.id": callID} {
 		if got, ok := attrs[k]; got != v || ok != (v != "") {
 			t.Errorf("tools/call look %s = %q, want %q (all: %v)", k, attrs[k], v, attrs)
 		}

@@ -209,6 +209,9 @@ func (s *Server) bounded(l HTTPLimits, next, modern http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
+			if s.opts.Observer != nil {
+				markRequestID(r, nil)
+			}
 			if sessionless(r, nil) {
 				modern.ServeHTTP(w, r)
 				return
@@ -221,6 +224,9 @@ func (s *Server) bounded(l HTTPLimits, next, modern http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if s.opts.Observer != nil {
+			markRequestID(r, body)
+		}
 		if sessionless(r, body) {
 			// No session is opened: nothing to count.
 			modern.ServeHTTP(w, r)

@@ -22,7 +22,10 @@ import (
 // code ("-32602") for a protocol error, "_OTHER" for any other error.
 // When the returned context carries a [contract.TraceContext], a call the
 // request starts runs under it, so its spans are the request's children.
-// req.Server is empty. The otelbasis module's Observer is one.
+// req.Server is empty. req.RequestID, when set, gives the JSON-RPC id
+// the client sent a call under: over streamable HTTP, and over stdio when
+// the server serves the SDK's stdio or io transport
+// ([Server.Serve] wraps it). The otelbasis module's Observer is one.
 type RequestObserver interface {
 	StartServedRequest(ctx context.Context, req contract.MCPRequest) (context.Context, func(errorType string))
 }
@@ -41,8 +44,16 @@ func (s *Server) observing(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		r := contract.MCPRequest{Method: method, Transport: "pipe"}
+		// A request read off stdio carries the headers basis's own
+		// connection gave it ([idConn]); one over HTTP, the request's,
+		// where only basis's handler set the reserved ones.
 		if x := req.GetExtra(); x != nil && x.Header != nil {
-			r.Transport = "tcp"
+			if x.Header.Get(headerTransport) != "pipe" {
+				r.Transport = "tcp"
+			}
+			if id := requestIDOf(x.Header); id != "" {
+				r.RequestID = func() string { return id }
+			}
 		}
 		params := req.GetParams()
 		if params != nil && reflect.ValueOf(params).IsNil() {

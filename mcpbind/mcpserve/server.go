@@ -801,7 +801,7 @@ func (s *Server) cancelSession(ss *mcp.ServerSession) {
 // the client disconnects or ctx is done. Either way the calls that client
 // started are cancelled and Serve returns once their pipelines have ended.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
-	ss, err := s.mcp.Connect(ctx, t, nil)
+	ss, err := s.mcp.Connect(ctx, s.observedTransport(t), nil)
 	if err != nil {
 		return fmt.Errorf("mcpserve: serve: connecting the transport: %w", err)
 	}
