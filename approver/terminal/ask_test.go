@@ -8,9 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/basis-go/basis/approver/terminal"
 	"github.com/google/go-cmp/cmp"
@@ -139,8 +139,7 @@ func TestAskForm(t *testing.T) {
 // the other.
 func shownInOrder(t *testing.T, p *pty, texts []string) {
 	t.Helper()
-	inOrder := func() bool {
-		rest := p.output()
+	inOrder := func(rest string) bool {
 		for _, s := range texts {
 			i := strings.Index(rest, s)
 			if i < 0 {
@@ -150,13 +149,7 @@ func shownInOrder(t *testing.T, p *pty, texts []string) {
 		}
 		return true
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !inOrder() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the terminal did not show %q in this order; it showed:\n%q", texts, p.output())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	p.waitUntil(t, fmt.Sprintf("%q in this order", texts), inOrder)
 }
 
 // typeAhead types lines before the question, with the terminal's echo

@@ -27,6 +27,7 @@ type pty struct {
 	master, slave *os.File
 	mu            sync.Mutex
 	shown         bytes.Buffer
+	changed       chan struct{} // a value after each read: something new was shown
 	done          chan struct{}
 }
 
@@ -55,7 +56,7 @@ func openPTY(t *testing.T) *pty {
 		master.Close()
 		t.Fatalf("opening the pseudo-terminal's slave: %v", err)
 	}
-	p := &pty{master: master, slave: slave, done: make(chan struct{})}
+	p := &pty{master: master, slave: slave, changed: make(chan struct{}, 1), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		buf := make([]byte, 4096)
@@ -64,6 +65,10 @@ func openPTY(t *testing.T) *pty {
 			p.mu.Lock()
 			p.shown.Write(buf[:n])
 			p.mu.Unlock()
+			select {
+			case p.changed <- struct{}{}:
+			default: // a waiter has not looked yet; it will see this too
+			}
 			if err != nil {
 				return
 			}
@@ -86,12 +91,26 @@ func (p *pty) output() string {
 // waitFor waits until the terminal has shown text count times.
 func (p *pty) waitFor(t *testing.T, text string, count int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(p.output(), text) < count {
-		if time.Now().After(deadline) {
-			t.Fatalf("the terminal never showed %q (%d times); it showed:\n%q", text, count, p.output())
+	p.waitUntil(t, fmt.Sprintf("%q (%d times)", text, count), func(shown string) bool { return strings.Count(shown, text) >= count })
+}
+
+// waitUntil waits, woken by each read of the terminal, until what it
+// has shown satisfies ok; 10 s without that fails the test.
+func (p *pty) waitUntil(t *testing.T, what string, ok func(shown string) bool) {
+	t.Helper()
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for !ok(p.output()) {
+		select {
+		case <-p.changed:
+		case <-p.done:
+			if !ok(p.output()) {
+				t.Fatalf("the terminal closed before it showed %s; it showed:\n%q", what, p.output())
+			}
+			return
+		case <-timeout.C:
+			t.Fatalf("the terminal never showed %s; it showed:\n%q", what, p.output())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
