@@ -373,11 +373,32 @@ func layerOf(v *approver.Verdict) string {
 // is read when it ends: the id is given as the request is written.
 func (o *Observer) StartMCPRequest(ctx context.Context, r contract.MCPRequest) (context.Context, func(error)) {
 	start := time.Now()
+	ctx, span := o.startMCPSpan(ctx, r, trace.SpanKindClient, KeyMCPServer.String(r.Server))
+	return ctx, func(err error) {
+		t := ""
+		if err != nil {
+			// The type alone: a server's message may quote anything.
+			t = "mcp_error"
+			if errors.Is(err, context.DeadlineExceeded) {
+				t = "timeout"
+			} else if errors.Is(err, context.Canceled) {
+				t = "canceled"
+			}
+		}
+		o.endMCPSpan(ctx, span, r, t, o.mcpDur, start)
+	}
+}
+
+// startMCPSpan starts the span "{mcp.method.name} {target}" of an MCP
+// request, sent or answered, with the conventions' attributes and extra,
+// and puts its trace context in the returned context also as a
+// [contract.TraceContext].
+func (o *Observer) startMCPSpan(ctx context.Context, r contract.MCPRequest, kind trace.SpanKind, extra ...attribute.KeyValue) (context.Context, trace.Span) {
 	name := r.Method
 	if r.Target != "" {
 		name += " " + r.Target
 	}
-	attrs := []attribute.KeyValue{KeyMCPMethod.String(r.Method), KeyMCPServer.String(r.Server)}
+	attrs := append([]attribute.KeyValue{KeyMCPMethod.String(r.Method)}, extra...)
 	if r.Method == "tools/call" && r.Target != "" {
 		attrs = append(attrs, KeyToolName.String(r.Target), KeyOperationName.String("execute_tool"))
 	}
@@ -390,32 +411,30 @@ func (o *Observer) StartMCPRequest(ctx context.Context, r contract.MCPRequest) (
 	if r.Transport != "" {
 		attrs = append(attrs, KeyNetworkTransport.String(r.Transport))
 	}
-	ctx, span := o.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	ctx, span := o.tracer.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 	if span.SpanContext().IsValid() {
 		carrier := propagation.MapCarrier{}
 		o.prop.Inject(ctx, carrier)
 		ctx = contract.WithTraceContext(ctx, contract.TraceContext{Parent: carrier.Get("traceparent"), State: carrier.Get("tracestate")})
 	}
-	return ctx, func(err error) {
-		if r.RequestID != nil {
-			if id := r.RequestID(); id != "" {
-				span.SetAttributes(KeyJSONRPCRequestID.String(id))
-			}
+	return ctx, span
+}
+
+// endMCPSpan ends an MCP request's span: its JSON-RPC id, known only once
+// the request was written, its error.type (empty: success), and its
+// duration in hist.
+func (o *Observer) endMCPSpan(ctx context.Context, span trace.Span, r contract.MCPRequest, errorType string, hist metric.Float64Histogram, start time.Time) {
+	if r.RequestID != nil {
+		if id := r.RequestID(); id != "" {
+			span.SetAttributes(KeyJSONRPCRequestID.String(id))
 		}
-		mattrs := []attribute.KeyValue{KeyMCPMethod.String(r.Method)}
-		if err != nil {
-			// The type alone: a server's message may quote anything.
-			t := "mcp_error"
-			if errors.Is(err, context.DeadlineExceeded) {
-				t = "timeout"
-			} else if errors.Is(err, context.Canceled) {
-				t = "canceled"
-			}
-			span.SetAttributes(KeyErrorType.String(t))
-			span.SetStatus(codes.Error, t)
-			mattrs = append(mattrs, KeyErrorType.String(t))
-		}
-		span.End()
-		o.mcpDur.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(mattrs...))
 	}
+	mattrs := []attribute.KeyValue{KeyMCPMethod.String(r.Method)}
+	if errorType != "" {
+		span.SetAttributes(KeyErrorType.String(errorType))
+		span.SetStatus(codes.Error, errorType)
+		mattrs = append(mattrs, KeyErrorType.String(errorType))
+	}
+	span.End()
+	hist.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(mattrs...))
 }
