@@ -258,21 +258,7 @@ func TestWatchUnprivileged(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "sandbox.test")
-	help := filepath.Join(dir, "sbhelper")
-	for src, dst := range map[string]string{self: bin, helper: help} {
-		data, err := os.ReadFile(src)
-		if err == nil {
-			err = os.WriteFile(dst, data, 0o755)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin, help := copyTestBinaries(t, dir)
 	cmd := exec.Command(bin, "-test.v", "-test.count=1", "-test.run", "^TestWatchAsNobody$")
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + dir, "PATH=/usr/bin:/bin", helperEnv + "=" + help, watchNobodyEnv + "=1"}

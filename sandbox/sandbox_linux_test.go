@@ -656,21 +656,7 @@ func TestUnprivileged(t *testing.T) {
 	if err := os.Chown(home, nobody, nobody); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "sandbox.test")
-	help := filepath.Join(dir, "sbhelper")
-	for src, dst := range map[string]string{self: bin, helper: help} {
-		data, err := os.ReadFile(src)
-		if err == nil {
-			err = os.WriteFile(dst, data, 0o755)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin, help := copyTestBinaries(t, dir)
 	tests := unprivilegedTests
 	if _, err := exec.LookPath("git"); err == nil {
 		tests = append(tests, "TestGitConfigFsmonitor") // it skips without git, which this run refuses
@@ -756,4 +742,27 @@ func TestPrepareCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+// copyTestBinaries copies this test binary and the helper program into
+// dir, readable and executable by every user, for a run as another user
+// (the originals sit in directories only root may enter).
+func copyTestBinaries(t *testing.T, dir string) (bin, help string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(dir, "sandbox.test")
+	help = filepath.Join(dir, "sbhelper")
+	for src, dst := range map[string]string{self: bin, helper: help} {
+		data, err := os.ReadFile(src)
+		if err == nil {
+			err = os.WriteFile(dst, data, 0o755)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin, help
 }
