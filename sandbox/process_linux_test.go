@@ -263,6 +263,8 @@ func TestParentDeathSignal(t *testing.T) {
 func host(mode string) int {
 	policy, how := sandbox.Policy{}, mode
 	switch mode {
+	case hostOnce:
+		return hostRunOnce()
 	case "off":
 		policy, how = sandbox.Policy{Mode: sandbox.Off}, viaPrepare
 	case viaCommand:
@@ -298,6 +300,32 @@ func host(mode string) int {
 	}
 }
 
+// hostOnce makes the host run /bin/true confined once, start to release,
+// and exit 0.
+const hostOnce = "once"
+
+func hostRunOnce() int {
+	dir, _ := os.Getwd()
+	sb, err := sandbox.New(sandbox.Policy{}, dir)
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	cmd := exec.Command("/bin/true")
+	start, release, err := sb.Prepare(cmd)
+	if err == nil {
+		defer release()
+		if err = start(); err == nil {
+			err = cmd.Wait()
+		}
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	return 0
+}
+
 // When basis dies, even by SIGKILL, what it started dies too: the
 // parent-death signal kills the first process of the PID namespace, and
 // the kernel the rest.
@@ -312,7 +340,8 @@ func TestBasisDeathEndsTheProgram(t *testing.T) {
 			marker := newMarker(t)
 			h := exec.Command(self)
 			h.Dir = t.TempDir()
-			h.Env = helperEnvWith(markerEnv+"="+marker, hostEnv+"="+mode, helperEnv+"="+helper)
+			// TMPDIR: the killed host's call directory is left in the test's own.
+			h.Env = helperEnvWith(markerEnv+"="+marker, hostEnv+"="+mode, helperEnv+"="+helper, "TMPDIR="+t.TempDir())
 			stdout, err := h.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -543,7 +572,7 @@ func TestEndedThreadsHaveNoChildren(t *testing.T) {
 		sandbox.GoOnChildlessThread(func() { ended <- unix.Gettid() })
 		tid := <-ended
 		if tid == os.Getpid() {
-			continue // the main thread: Go parks it for good instead of ending it
+			t.Fatal("the main thread was given out (Go parks it for good, confined, instead of ending it)")
 		}
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
 			if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", tid)); err != nil {
@@ -558,6 +587,20 @@ func TestEndedThreadsHaveNoChildren(t *testing.T) {
 		var info unix.Siginfo
 		if err := unix.Waitid(unix.P_PID, c.Process.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo != 0 {
 			t.Fatalf("bystander %d of %d has ended (waitid: %v)", i+1, len(bystanders), err)
+		}
+	}
+}
+
+// The main thread is never the one confined for a call: Go cannot end it,
+// so it would stay confined for the process's life, in the call's mount
+// namespace — which /proc/self, the main thread's view, would then show
+// the whole process.
+func TestTheMainThreadIsNeverConfined(t *testing.T) {
+	for range 300 {
+		ended := make(chan int, 1)
+		sandbox.GoOnChildlessThread(func() { ended <- unix.Gettid() })
+		if <-ended == os.Getpid() {
+			t.Fatal("the main thread was given out")
 		}
 	}
 }

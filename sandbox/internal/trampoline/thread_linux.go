@@ -16,7 +16,8 @@ import (
 // whatever thread its goroutine runs on: ending a thread on which some
 // other goroutine once started a program with Pdeathsig would kill that
 // program. A thread that has children is held, so the runtime gives the
-// next try another thread (a new one if need be), then handed back.
+// next try another thread (a new one if need be), then handed back; so is
+// the main thread.
 func GoOnChildlessThread(f func()) {
 	var held []chan struct{}
 	defer func() {
@@ -28,7 +29,10 @@ func GoOnChildlessThread(f func()) {
 		fresh, hold := make(chan bool), make(chan struct{})
 		go func() {
 			runtime.LockOSThread()
-			if threadHasChildren() {
+			// Go cannot end the main thread: it parks it for good, and it
+			// would stay changed (confined, in a call's mount namespace,
+			// which /proc/self shows) for the process's life.
+			if unix.Gettid() == unix.Getpid() || threadHasChildren() {
 				fresh <- false
 				<-hold
 				runtime.UnlockOSThread()
