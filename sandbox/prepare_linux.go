@@ -102,11 +102,11 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
-	tmp, err := os.MkdirTemp(callTempBase(), callTempPrefix)
+	callTmp, err := newCallTemp(callTempBase())
 	if err != nil {
 		return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
 	}
-	removeTmp := func() { _ = os.RemoveAll(tmp) }
+	tmp, removeTmp := callTmp.path, callTmp.remove
 	sp.Write = append([]string{tmp}, s.writable(dir)...)
 	env := cmd.Env
 	if env == nil {
