@@ -79,35 +79,53 @@ func basisCall(b *testing.B, ws, cfg string) {
 
 // directCat is the baseline: the program the tool declares, run directly
 // with the same input.
-func directCat(b *testing.B) {
-	cmd := exec.Command("/bin/cat")
+func directCat(b *testing.B) { runCat(b, "/bin/cat") }
+
+// runCat runs path, a program that copies its stdin to its stdout, with
+// the call's input.
+func runCat(b *testing.B, path string) {
+	cmd := exec.Command(path)
 	cmd.Stdin = strings.NewReader(benchPayload)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	if err := cmd.Run(); err != nil || out.String() != benchPayload {
-		b.Fatalf("cat: %q, %v", out.String(), err)
+		b.Fatalf("%s: %q, %v", path, out.String(), err)
 	}
 }
 
 // BenchmarkBasisCallOverDirect alternates, call by call, a whole `basis
 // call` of a declared /bin/cat tool with running /bin/cat directly, and
 // reports the median of each and their ratio: what a host that shells out
-// to basis pays per call.
+// to basis pays per call. It alternates a third run too, the floor (see
+// internal/initcost/floor: a Go program that links jsonschema/v6 and runs
+// /bin/cat, nothing else), and reports it over /bin/cat ("floor-ratio")
+// and basis over it ("over-floor"): what any Go program that checks
+// inputs with that library pays, and what basis adds to that.
 func BenchmarkBasisCallOverDirect(b *testing.B) {
 	ws, cfg := catWorkspace(b), b.TempDir()
-	var ours, direct []time.Duration
+	floor := filepath.Join(b.TempDir(), "floor")
+	if err := goBuild(".", floor, "./internal/initcost/floor"); err != nil {
+		b.Fatal(err)
+	}
+	var ours, floors, direct []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
 		basisCall(b, ws, cfg)
 		t1 := time.Now()
-		directCat(b)
+		runCat(b, floor)
+		t2 := time.Now()
+		runCat(b, "/bin/cat")
 		ours = append(ours, t1.Sub(t0))
-		direct = append(direct, time.Since(t1))
+		floors = append(floors, t2.Sub(t1))
+		direct = append(direct, time.Since(t2))
 	}
-	mo, md := median(ours), median(direct)
+	mo, mf, md := median(ours), median(floors), median(direct)
 	b.ReportMetric(float64(mo.Microseconds()), "basis-µs/op")
+	b.ReportMetric(float64(mf.Microseconds()), "floor-µs/op")
 	b.ReportMetric(float64(md.Microseconds()), "direct-µs/op")
 	b.ReportMetric(float64(mo)/float64(md), "ratio")
+	b.ReportMetric(float64(mf)/float64(md), "floor-ratio")
+	b.ReportMetric(float64(mo)/float64(mf), "over-floor")
 }
 
 func median(d []time.Duration) time.Duration {
