@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -60,7 +61,11 @@ func orphans(keep func(pid int) bool) []int {
 // live thread is not listed, but that one is no orphan. On a kernel
 // without children files it lists every child, from all of /proc.
 func children() []int {
-	raw, err := readProcFile("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	fd, err := childrenFile()
+	if err != nil {
+		return childrenByScan()
+	}
+	raw, err := preadAll(fd)
 	if err != nil {
 		return childrenByScan()
 	}
@@ -71,6 +76,32 @@ func children() []int {
 		}
 	}
 	return pids
+}
+
+// childrenFile is the main thread's children file, opened once: every
+// run ends with a sweep, and reading the file again from its start is one
+// system call where opening it walks a path through /proc each time.
+var childrenFile = sync.OnceValues(func() (int, error) {
+	return syscall.Open("/proc/self/task/"+strconv.Itoa(os.Getpid())+"/children", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+})
+
+// preadAll reads fd, a /proc file, from its start to its end.
+func preadAll(fd int) ([]byte, error) {
+	var buf [4096]byte
+	var out []byte
+	for {
+		n, err := syscall.Pread(fd, buf[:], int64(len(out)))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return out, nil
+		}
+		out = append(out, buf[:n]...)
+	}
 }
 
 // readProcFile reads a /proc file with plain system calls: every run
