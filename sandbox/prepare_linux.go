@@ -23,7 +23,8 @@ import (
 // call it once the program has been waited for. Prepare has the
 // signature of subprocess.Cmd's Confine hook, which does all of that.
 //
-// The environment's TMPDIR becomes a fresh per-call directory. The
+// The environment's TMPDIR becomes a directory of the call's own, empty
+// and readable by this user alone. The
 // program is the first process of a PID namespace of its own: when it
 // exits, the kernel kills every process it left behind, whatever session
 // or group they moved to; it gets SIGKILL when this process dies (the
@@ -31,9 +32,12 @@ import (
 // Where this process may create namespaces itself (root), start restricts
 // a dedicated OS thread — the sandbox's network namespace with loopback
 // up, dangerous capabilities dropped, Landlock — and starts the program
-// from it, so the program inherits all of it; the thread stays, blocked,
+// from it, so the program inherits all of it; the thread lives at least
 // until release, since the parent-death signal fires when the thread that
-// started the program ends. Otherwise (an unprivileged user, whose
+// started the program ends. From the second call of the same kind on (the
+// same policy, directory and paths to protect), that thread and its
+// TMPDIR are kept and used again, one call at a time: confining a thread
+// was most of a sandboxed start's cost. Otherwise (an unprivileged user, whose
 // namespaces need a user namespace made at clone time) cmd is rewritten
 // into a re-execution of this binary that [Main] turns into the same
 // steps before executing the program.
@@ -102,12 +106,31 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
-	callTmp, err := newCallTemp(callTempBase())
-	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
+	writable := s.writable(dir)
+	// A call started from a thread of this process, which no Watch
+	// listens to, may use a thread kept from an earlier call of the same
+	// spec, and that thread's directory (see keptThread): only where the
+	// program gets a PID namespace, whose end ends everything that could
+	// still write the directory.
+	var keep *keptThread
+	var tmp string
+	var removeTmp func()
+	if !trampoline && tag == "" && sup.pidns {
+		sp.Write = append([]string{""}, writable...)
+		if keep, err = keptThreadFor(keptKey(sp), sp.Protect); err != nil {
+			return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
+		}
 	}
-	tmp, removeTmp := callTmp.path, callTmp.remove
-	sp.Write = append([]string{tmp}, s.writable(dir)...)
+	if keep != nil {
+		tmp, removeTmp = keep.tmp.path, keep.end
+	} else {
+		callTmp, err := newCallTemp(callTempBase())
+		if err != nil {
+			return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
+		}
+		tmp, removeTmp = callTmp.path, callTmp.remove
+	}
+	sp.Write = append([]string{tmp}, writable...)
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ() // what exec.Cmd would have given the program
@@ -144,6 +167,11 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 		// process's mount namespace, not on the thread, which may make
 		// one of its own.
 		holdRules(sp.LimitRead)
+		if keep != nil {
+			var once sync.Once
+			start := func() error { return keep.start(cmd, sp) }
+			return keeping(cmd, attr, start), func() { once.Do(func() { kill(); keep.release(cmd) }) }, nil
+		}
 		start, unblock := startFromRestrictedThread(cmd, sp)
 		return keeping(cmd, attr, start), func() { kill(); unblock(); removeTmp() }, nil
 	}

@@ -7,6 +7,8 @@
 //	sbhelper setns PATH        enter the network namespace at PATH
 //	sbhelper caps              print the capability sets
 //	sbhelper tmpdir            print $TMPDIR after writing a file in it
+//	sbhelper tmpstate          print $TMPDIR, its mode, owner and entry count,
+//	                           then leave things in it and open it to everyone
 //	sbhelper child ARGS...     run sbhelper ARGS... as a child, relay its output and status
 //	sbhelper ioctl PATH REQ    open PATH read-only and issue REQ (tcgets, tiocsti) on it
 //	sbhelper ids               print the uid, gid and the first uid mapping
@@ -88,6 +90,33 @@ func main() {
 		for _, line := range strings.Split(string(status), "\n") {
 			if strings.HasPrefix(line, "Cap") {
 				fmt.Println(strings.Join(strings.Fields(line), " "))
+			}
+		}
+	case "tmpstate":
+		dir := os.Getenv("TMPDIR")
+		var st syscall.Stat_t
+		if err := syscall.Stat(dir, &st); err != nil {
+			fail(err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Printf("%s mode=%o uid=%d entries=%d\n", dir, st.Mode&0o7777, st.Uid, len(entries))
+		// What a hostile program leaves for the next call that gets the
+		// directory: files, a directory it cannot list, a link, and the
+		// directory itself opened to everyone.
+		for _, err := range []error{
+			os.WriteFile(filepath.Join(dir, "left"), []byte("x"), 0o666),
+			os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o755),
+			os.WriteFile(filepath.Join(dir, "sub", "deeper", "f"), []byte("x"), 0o600),
+			os.Chmod(filepath.Join(dir, "sub"), 0),
+			os.Symlink("/etc/passwd", filepath.Join(dir, "link")),
+			syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o666),
+			os.Chmod(dir, 0o1777),
+		} {
+			if err != nil {
+				fail(err)
 			}
 		}
 	case "tmpdir":
