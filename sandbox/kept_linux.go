@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -23,18 +24,21 @@ import (
 //
 // A thread is kept only for a call no Watch listens to (the domain's
 // audit records name the thread it was made on), and taken again only if
-// every path it protects is still the file it mounted read-only: a
+// every path its rules name is still the file it was confined with: the
+// kernel binds a mount and a Landlock rule to a file, not a name, so a
 // protected path replaced since (a .git removed and made again) would not
-// be covered by the thread's mount namespace.
+// be read-only in the thread's mount namespace, and a writable directory
+// replaced would not be writable.
 type keptThread struct {
 	key string
 	tmp *callTemp
-	// protected holds each protected path open (O_PATH) as it was when
-	// the thread was confined: a held file's inode number cannot be given
-	// to another file, so a path still naming that number names that file.
-	protected []heldPath
-	starts    chan *exec.Cmd // nil until the thread runs, and once it has ended
-	started   chan error
+	// held holds each path its rules name (see ruledPaths) open (O_PATH)
+	// as it was when the thread was confined: a held file's inode number
+	// cannot be given to another file, so a path still naming that number
+	// names that file.
+	held    []heldPath
+	starts  chan *exec.Cmd // nil until the thread runs, and once it has ended
+	started chan error
 }
 
 type heldPath struct {
@@ -57,8 +61,9 @@ var kept struct {
 // keptThreadFor returns the thread for a call of key: an idle one, a new
 // one, or nil for a key's first call, which starts from a thread of its
 // own as before.
-func keptThreadFor(key string, protect []string) (*keptThread, error) {
-	if k := takeKeptThread(key, protect); k != nil {
+func keptThreadFor(sp spec) (*keptThread, error) {
+	key, paths := keptKey(sp), ruledPaths(sp)
+	if k := takeKeptThread(key, paths); k != nil {
 		return k, nil
 	}
 	kept.Lock()
@@ -73,7 +78,13 @@ func keptThreadFor(key string, protect []string) (*keptThread, error) {
 	if first {
 		return nil, nil
 	}
-	return newKeptThread(key, protect)
+	return newKeptThread(key, paths)
+}
+
+// ruledPaths are the paths a thread's rules name, but its own directory:
+// what it protects, may write and, if its reads are limited, may read.
+func ruledPaths(sp spec) []string {
+	return slices.Concat(sp.Protect, sp.Write[1:], sp.Read)
 }
 
 // keptKey is what two calls must share to use one thread: the spec but
@@ -85,9 +96,9 @@ func keptKey(sp spec) string {
 	return string(key)
 }
 
-// takeKeptThread returns an idle thread kept for key whose protected
-// paths are still the files it protects, or nil.
-func takeKeptThread(key string, protect []string) *keptThread {
+// takeKeptThread returns an idle thread kept for key whose ruled paths
+// are still the files it was confined with, or nil.
+func takeKeptThread(key string, paths []string) *keptThread {
 	for {
 		kept.Lock()
 		i := len(kept.idle) - 1
@@ -100,7 +111,7 @@ func takeKeptThread(key string, protect []string) *keptThread {
 		k := kept.idle[i]
 		kept.idle = append(kept.idle[:i], kept.idle[i+1:]...)
 		kept.Unlock()
-		if k.stillProtects(protect) {
+		if k.stillNames(paths) {
 			return k
 		}
 		k.end()
@@ -108,13 +119,13 @@ func takeKeptThread(key string, protect []string) *keptThread {
 }
 
 // newKeptThread makes the call directory of a thread not started yet.
-func newKeptThread(key string, protect []string) (*keptThread, error) {
+func newKeptThread(key string, paths []string) (*keptThread, error) {
 	tmp, err := newCallTemp(callTempBase())
 	if err != nil {
 		return nil, err
 	}
 	k := &keptThread{key: key, tmp: tmp}
-	for _, p := range protect {
+	for _, p := range paths {
 		fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			k.key = "" // never taken again
@@ -126,20 +137,20 @@ func newKeptThread(key string, protect []string) (*keptThread, error) {
 			k.key = ""
 			break
 		}
-		k.protected = append(k.protected, heldPath{fd: fd, dev: uint64(st.Dev), ino: st.Ino})
+		k.held = append(k.held, heldPath{fd: fd, dev: uint64(st.Dev), ino: st.Ino})
 	}
 	return k, nil
 }
 
-// stillProtects reports whether protect names, one by one, the files the
-// thread protects.
-func (k *keptThread) stillProtects(protect []string) bool {
-	if len(protect) != len(k.protected) {
+// stillNames reports whether paths name, one by one, the files the
+// thread holds.
+func (k *keptThread) stillNames(paths []string) bool {
+	if len(paths) != len(k.held) {
 		return false
 	}
-	for i, p := range protect {
+	for i, p := range paths {
 		var st unix.Stat_t
-		if unix.Lstat(p, &st) != nil || uint64(st.Dev) != k.protected[i].dev || st.Ino != k.protected[i].ino {
+		if unix.Lstat(p, &st) != nil || uint64(st.Dev) != k.held[i].dev || st.Ino != k.held[i].ino {
 			return false
 		}
 	}
@@ -188,18 +199,33 @@ func (k *keptThread) release(cmd *exec.Cmd) {
 	k.end()
 }
 
-// restore gives the directory back to this process's user alone (a
-// program may have opened it to others, ACLs included: a mode of 0700
-// masks them) and empties it.
+// restore gives the directory back to this process's user alone and
+// empties it. A program may have opened it to others: its mode goes back
+// to 0700, and ACLs a program added go (an access ACL would be masked by
+// that mode anyway; a default one would be inherited by what the next
+// program creates).
 func (k *keptThread) restore() error {
-	if !stillThere(k.tmp.path, k.tmp.fd) {
+	var st, byPath unix.Stat_t
+	if err := unix.Fstat(k.tmp.fd, &st); err != nil {
+		return err
+	}
+	if unix.Lstat(k.tmp.path, &byPath) != nil || byPath.Dev != st.Dev || byPath.Ino != st.Ino {
 		return errors.New("the call directory was replaced")
 	}
-	if err := unix.Fchown(k.tmp.fd, os.Geteuid(), os.Getegid()); err != nil {
-		return err
+	if uid, gid := os.Geteuid(), os.Getegid(); int(st.Uid) != uid || int(st.Gid) != gid {
+		if err := unix.Fchown(k.tmp.fd, uid, gid); err != nil {
+			return err
+		}
 	}
-	if err := unix.Fchmod(k.tmp.fd, 0o700); err != nil {
-		return err
+	if st.Mode&0o7777 != 0o700 {
+		if err := unix.Fchmod(k.tmp.fd, 0o700); err != nil {
+			return err
+		}
+	}
+	for _, acl := range []string{"system.posix_acl_access", "system.posix_acl_default"} {
+		if err := unix.Fremovexattr(k.tmp.fd, acl); err != nil && err != unix.ENODATA && err != unix.EOPNOTSUPP {
+			return err
+		}
 	}
 	entries, err := os.ReadDir(k.tmp.path)
 	if err != nil {
@@ -209,9 +235,6 @@ func (k *keptThread) restore() error {
 		if err := os.RemoveAll(filepath.Join(k.tmp.path, e.Name())); err != nil {
 			return err
 		}
-	}
-	if rest, err := os.ReadDir(k.tmp.path); err != nil || len(rest) > 0 {
-		return errors.New("the call directory could not be emptied")
 	}
 	return nil
 }
@@ -224,9 +247,9 @@ func (k *keptThread) end() {
 		close(k.starts)
 		k.starts = nil
 	}
-	for _, h := range k.protected {
+	for _, h := range k.held {
 		unix.Close(h.fd)
 	}
-	k.protected = nil
+	k.held = nil
 	k.tmp.remove()
 }

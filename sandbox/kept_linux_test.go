@@ -38,8 +38,9 @@ func tmpState(t *testing.T, sb *sandbox.Sandbox, ws string) (dir, state string) 
 // From a sandbox's second call of the same kind on, calls start from a
 // thread confined once and kept, and get its directory as TMPDIR. What a
 // call left there — files, a directory it made unreadable, a link, a
-// FIFO, the directory opened to everyone — is gone before the next call
-// gets it: the next program finds it empty, this user's alone.
+// FIFO, the directory opened to everyone, a default ACL for another user —
+// is gone before the next call gets it: the next program finds it empty,
+// this user's alone.
 func TestKeptDirectoryIsEmptiedAndClosedBetweenCalls(t *testing.T) {
 	requireThreadPath(t)
 	for _, tc := range []struct{ name, marker string }{
@@ -55,7 +56,7 @@ func TestKeptDirectoryIsEmptiedAndClosedBetweenCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			clean := fmt.Sprintf("mode=700 uid=%d entries=0", os.Geteuid())
+			clean := fmt.Sprintf("mode=700 uid=%d entries=0 acl=none", os.Geteuid())
 			var dirs []string
 			for i := range 4 {
 				dir, state := tmpState(t, sb, ws)
@@ -138,5 +139,31 @@ func TestConcurrentCallsGetDirectoriesOfTheirOwn(t *testing.T) {
 			t.Fatalf("a call prepared while others hold theirs got TMPDIR %q (held: %v)", tmp, seen)
 		}
 		seen[tmp] = true
+	}
+}
+
+// Landlock grants a directory, not a name: a writable directory removed
+// and made again since a thread was kept is not the one its rules grant.
+// The thread is not used again, and the next program writes the new one.
+func TestKeptThreadIsNotReusedAfterAWritableDirectoryIsReplaced(t *testing.T) {
+	requireThreadPath(t)
+	ws, extra := t.TempDir(), t.TempDir()
+	sb, err := sandbox.New(sandbox.Policy{Write: []string{extra}}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if r := runHelper(t, sb, ws, "write", filepath.Join(extra, fmt.Sprint(i))); !r.ok {
+			t.Fatalf("call %d could not write the extra directory: %s", i+1, r.output)
+		}
+	}
+	if err := os.RemoveAll(extra); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(extra, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := runHelper(t, sb, ws, "write", filepath.Join(extra, "after")); !r.ok {
+		t.Errorf("after the directory was made again, a call could not write it: %s", r.output)
 	}
 }

@@ -117,7 +117,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	var removeTmp func()
 	if !trampoline && tag == "" && sup.pidns {
 		sp.Write = append([]string{""}, writable...)
-		if keep, err = keptThreadFor(keptKey(sp), sp.Protect); err != nil {
+		if keep, err = keptThreadFor(sp); err != nil {
 			return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
 		}
 	}

@@ -96,7 +96,12 @@ func (s *Sandbox) protectedPaths(dir string) ([]string, error) {
 	}
 	f := &finder{listings: &s.listings, seen: map[string]bool{}, read: map[string]bool{}, budget: walkBudget}
 	f.home, _ = os.UserHomeDir()
+	var given []string
 	for _, w := range s.writableDirs(dir) {
+		if slices.Contains(given, w) {
+			continue // the workspace is usually the directory too
+		}
+		given = append(given, w)
 		r, err := filepath.EvalSymlinks(w)
 		if err != nil || slices.Contains(f.roots, r) {
 			continue

@@ -42,6 +42,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -102,7 +103,11 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		fmt.Printf("%s mode=%o uid=%d entries=%d\n", dir, st.Mode&0o7777, st.Uid, len(entries))
+		acl := "none"
+		if _, err := unix.Getxattr(dir, "system.posix_acl_default", nil); err == nil {
+			acl = "default"
+		}
+		fmt.Printf("%s mode=%o uid=%d entries=%d acl=%s\n", dir, st.Mode&0o7777, st.Uid, len(entries), acl)
 		// What a hostile program leaves for the next call that gets the
 		// directory: files, a directory it cannot list, a link, and the
 		// directory itself opened to everyone.
@@ -118,6 +123,11 @@ func main() {
 			if err != nil {
 				fail(err)
 			}
+		}
+		// A default ACL giving uid 65533 everything, which what the next
+		// program creates would inherit (where the filesystem has ACLs).
+		if err := unix.Setxattr(dir, "system.posix_acl_default", defaultACL(65533), 0); err != nil && err != unix.EOPNOTSUPP {
+			fail(err)
 		}
 	case "tmpdir":
 		dir := os.Getenv("TMPDIR")
@@ -466,4 +476,22 @@ func int80Socket() error {
 	}
 	unix.Close(int(r))
 	return nil
+}
+
+// defaultACL encodes a POSIX ACL (the kernel's xattr form: a version, then
+// tag, permissions and id per entry, sorted by tag) granting uid
+// everything, for system.posix_acl_default.
+func defaultACL(uid uint32) []byte {
+	const undefined = 0xffffffff
+	entries := []struct {
+		tag, perm uint16
+		id        uint32
+	}{{0x01, 7, undefined}, {0x02, 7, uid}, {0x04, 7, undefined}, {0x10, 7, undefined}, {0x20, 7, undefined}}
+	b := binary.LittleEndian.AppendUint32(nil, 2)
+	for _, e := range entries {
+		b = binary.LittleEndian.AppendUint16(b, e.tag)
+		b = binary.LittleEndian.AppendUint16(b, e.perm)
+		b = binary.LittleEndian.AppendUint32(b, e.id)
+	}
+	return b
 }
