@@ -182,12 +182,13 @@ func (k *keptThread) start(cmd *exec.Cmd, sp spec) error {
 	return <-k.started
 }
 
-// release ends the call that used the thread: the program, waited for,
-// is gone with its PID namespace, so nothing writes the directory any
-// more. The thread is kept for the next call if the directory is
-// emptied and restored; otherwise it ends, and the directory is removed.
+// release ends the call that used the thread. Once the program has
+// exited, its PID namespace is empty (the kernel ends the rest before
+// the first process's exit completes), so nothing writes the directory
+// any more: the thread is kept for the next call if the directory is
+// emptied and restored. Otherwise it ends, and the directory is removed.
 func (k *keptThread) release(cmd *exec.Cmd) {
-	if k.key != "" && k.starts != nil && cmd.ProcessState != nil && k.restore() == nil {
+	if k.key != "" && k.starts != nil && exited(cmd.Process) && k.restore() == nil {
 		kept.Lock()
 		if len(kept.idle) < maxKeptThreads {
 			kept.idle = append(kept.idle, k)
@@ -197,6 +198,23 @@ func (k *keptThread) release(cmd *exec.Cmd) {
 		kept.Unlock()
 	}
 	k.end()
+}
+
+// exited reports whether p, a child of this process, has exited: it is a
+// zombie, or was waited for (then it is no child any more). Its
+// ProcessState is not read: whoever waits for it may not have told this
+// goroutine. A pid reused since by another child of this process reads
+// as running, which only costs keeping the thread.
+func exited(p *os.Process) bool {
+	if p == nil {
+		return false
+	}
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, p.Pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	if err == unix.ECHILD {
+		return true
+	}
+	return err == nil && info.Signo == int32(unix.SIGCHLD)
 }
 
 // restore gives the directory back to this process's user alone and
