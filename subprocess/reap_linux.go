@@ -113,21 +113,7 @@ func readProcFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer syscall.Close(fd)
-	var out []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := syscall.Read(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n <= 0 {
-			return out, nil
-		}
-		out = append(out, buf[:n]...)
-	}
+	return preadAll(fd)
 }
 
 // childrenByScan finds this process's children in every /proc/PID/stat,
