@@ -3,8 +3,6 @@
 package sandbox_test
 
 import (
-	"bufio"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,34 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// startHost starts the test binary as a host (see host) that starts a
-// sandboxed program with its per-call directories in tmp, and returns it
-// once the program is up; the test kills it at the latest when it ends.
-func startHost(t *testing.T, marker, tmp string) *exec.Cmd {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := exec.Command(self)
-	h.Dir = t.TempDir()
-	h.Env = helperEnvWith(markerEnv+"="+marker, hostEnv+"="+viaPrepare, helperEnv+"="+helper, "TMPDIR="+tmp)
-	stdout, err := h.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Stderr = os.Stderr
-	if err := h.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Process.Kill(); h.Wait() })
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "up\n" {
-		t.Fatalf("the host did not start its program: %q %v", line, err)
-	}
-	go io.Copy(io.Discard, stdout) // the program's survivor may hold it
-	return h
-}
 
 // callDirs lists the entries of dir named as per-call directories.
 func callDirs(t *testing.T, dir string) []string {
@@ -69,7 +39,7 @@ func TestLeftCallDirectoriesAreRemovedByTheNextProcess(t *testing.T) {
 	tmp, outside := t.TempDir(), t.TempDir()
 	marker := newMarker(t)
 
-	killed := startHost(t, marker, tmp)
+	killed := startHost(t, marker, viaPrepare, tmp)
 	left := callDirs(t, tmp)
 	if len(left) != 1 {
 		t.Fatalf("call directories while the host runs: %q, want one", left)
@@ -84,7 +54,7 @@ func TestLeftCallDirectoriesAreRemovedByTheNextProcess(t *testing.T) {
 		t.Fatalf("after the kill: %q, want the killed call's %q left", got, left)
 	}
 
-	live := startHost(t, marker, tmp)
+	live := startHost(t, marker, viaPrepare, tmp)
 	var kept []string // the live call's, and the look-alikes below
 	for _, name := range callDirs(t, tmp) {
 		if name != left[0] {

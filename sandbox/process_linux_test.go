@@ -326,36 +326,45 @@ func hostRunOnce() int {
 	return 0
 }
 
+// startHost starts the test binary as a host (see host) that starts its
+// program as mode says, with its per-call directories in tmp, and returns
+// it once the program is up; the test kills it at the latest when it
+// ends.
+func startHost(t *testing.T, marker, mode, tmp string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := exec.Command(self)
+	h.Dir = t.TempDir()
+	h.Env = helperEnvWith(markerEnv+"="+marker, hostEnv+"="+mode, helperEnv+"="+helper, "TMPDIR="+tmp)
+	stdout, err := h.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Stderr = os.Stderr
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Process.Kill(); h.Wait() })
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "up\n" {
+		t.Fatalf("the host did not start its program: %q %v", line, err)
+	}
+	go io.Copy(io.Discard, stdout) // the program's survivor may hold it
+	return h
+}
+
 // When basis dies, even by SIGKILL, what it started dies too: the
 // parent-death signal kills the first process of the PID namespace, and
 // the kernel the rest.
 func TestBasisDeathEndsTheProgram(t *testing.T) {
 	requireSandbox(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, mode := range []string{"off", viaPrepare, viaCommand} {
 		t.Run(mode, func(t *testing.T) {
 			marker := newMarker(t)
-			h := exec.Command(self)
-			h.Dir = t.TempDir()
 			// TMPDIR: the killed host's call directory is left in the test's own.
-			h.Env = helperEnvWith(markerEnv+"="+marker, hostEnv+"="+mode, helperEnv+"="+helper, "TMPDIR="+t.TempDir())
-			stdout, err := h.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Stderr = os.Stderr
-			if err := h.Start(); err != nil {
-				t.Fatal(err)
-			}
-			line, err := bufio.NewReader(stdout).ReadString('\n')
-			if line != "up\n" {
-				h.Process.Kill()
-				h.Wait()
-				t.Fatalf("the host did not start the program: %q %v", line, err)
-			}
+			h := startHost(t, marker, mode, t.TempDir())
 			// The host itself is not dumpable: only root sees it.
 			if got := len(slices.DeleteFunc(marked(marker), func(pid int) bool { return pid == h.Process.Pid })); got != 2 {
 				t.Errorf("%d marked processes besides the host, want its program and the survivor", got)
@@ -363,7 +372,6 @@ func TestBasisDeathEndsTheProgram(t *testing.T) {
 			if err := h.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
-			go io.Copy(io.Discard, stdout) // the survivors may hold it
 			_ = h.Wait()
 			if mode == "off" {
 				if len(marked(marker)) == 0 {
