@@ -43,7 +43,7 @@ func newCallTemp(base string) (*callTemp, error) {
 		case err == nil:
 			// A sweeper that locked it first may have removed it and let
 			// go since: only a directory still there is this call's.
-			if stillThere(path, fd) {
+			if _, ok := stillThere(path, fd); ok {
 				return &callTemp{path: path, fd: fd}, nil
 			}
 			unix.Close(fd)
@@ -58,11 +58,13 @@ func newCallTemp(base string) (*callTemp, error) {
 	return nil, fmt.Errorf("every directory made in %s was removed before it could be used", base)
 }
 
-// stillThere reports whether path is the directory fd is open on.
-func stillThere(path string, fd int) bool {
+// stillThere reports whether path is the directory fd is open on, and
+// returns what fstat says of it.
+func stillThere(path string, fd int) (unix.Stat_t, bool) {
 	var byPath, byFD unix.Stat_t
-	return unix.Lstat(path, &byPath) == nil && unix.Fstat(fd, &byFD) == nil &&
+	ok := unix.Lstat(path, &byPath) == nil && unix.Fstat(fd, &byFD) == nil &&
 		byPath.Dev == byFD.Dev && byPath.Ino == byFD.Ino
+	return byFD, ok
 }
 
 // remove removes the directory, then lets go of its lock; only the first

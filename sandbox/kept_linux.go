@@ -58,9 +58,9 @@ var kept struct {
 	seen map[string]bool
 }
 
-// keptThreadFor returns the thread for a call of key: an idle one, a new
-// one, or nil for a key's first call, which starts from a thread of its
-// own as before.
+// keptThreadFor returns the thread for a call of sp (its spec before its
+// directory is added to Write): an idle one, a new one, or nil for a
+// kind's first call, which starts from a thread of its own as before.
 func keptThreadFor(sp spec) (*keptThread, error) {
 	key, paths := keptKey(sp), ruledPaths(sp)
 	if k := takeKeptThread(key, paths); k != nil {
@@ -81,17 +81,17 @@ func keptThreadFor(sp spec) (*keptThread, error) {
 	return newKeptThread(key, paths)
 }
 
-// ruledPaths are the paths a thread's rules name, but its own directory:
-// what it protects, may write and, if its reads are limited, may read.
+// ruledPaths are the paths a thread's rules name: what it protects, may
+// write and, if its reads are limited, may read. sp is a call's spec
+// before its directory is added to Write.
 func ruledPaths(sp spec) []string {
-	return slices.Concat(sp.Protect, sp.Write[1:], sp.Read)
+	return slices.Concat(sp.Protect, sp.Write, sp.Read)
 }
 
-// keptKey is what two calls must share to use one thread: the spec but
-// for the call directory (Write[0]), the program and the tag.
+// keptKey is what two calls must share to use one thread: the spec (as
+// for ruledPaths) but for the program and the tag.
 func keptKey(sp spec) string {
 	sp.Program, sp.Tag = "", ""
-	sp.Write = sp.Write[1:]
 	key, _ := json.Marshal(sp)
 	return string(key)
 }
@@ -223,11 +223,8 @@ func exited(p *os.Process) bool {
 // that mode anyway; a default one would be inherited by what the next
 // program creates).
 func (k *keptThread) restore() error {
-	var st, byPath unix.Stat_t
-	if err := unix.Fstat(k.tmp.fd, &st); err != nil {
-		return err
-	}
-	if unix.Lstat(k.tmp.path, &byPath) != nil || byPath.Dev != st.Dev || byPath.Ino != st.Ino {
+	st, ok := stillThere(k.tmp.path, k.tmp.fd)
+	if !ok {
 		return errors.New("the call directory was replaced")
 	}
 	if uid, gid := os.Geteuid(), os.Getegid(); int(st.Uid) != uid || int(st.Gid) != gid {

@@ -106,7 +106,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	if trampoline && !mainCalled.Load() {
 		return nil, nil, ErrNoTrampoline
 	}
-	writable := s.writable(dir)
+	sp.Write = s.writable(dir)
 	// A call started from a thread of this process, which no Watch
 	// listens to, may use a thread kept from an earlier call of the same
 	// spec, and that thread's directory (see keptThread): only where the
@@ -116,7 +116,6 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	var tmp string
 	var removeTmp func()
 	if !trampoline && tag == "" && sup.pidns {
-		sp.Write = append([]string{""}, writable...)
 		if keep, err = keptThreadFor(sp); err != nil {
 			return nil, nil, fmt.Errorf("sandbox: creating the per-call temporary directory: %w", err)
 		}
@@ -130,7 +129,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 		}
 		tmp, removeTmp = callTmp.path, callTmp.remove
 	}
-	sp.Write = append([]string{tmp}, writable...)
+	sp.Write = append([]string{tmp}, sp.Write...)
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ() // what exec.Cmd would have given the program
