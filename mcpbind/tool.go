@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/mcpbind/internal/redact"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -135,7 +136,7 @@ func serverDefinition(cfg ServerConfig) map[string]any {
 		m["command"], m["args"], m["cwd"] = cfg.Command, args, cfg.Cwd
 		m["env"] = namesOf(cfg.Env)
 	} else {
-		m["url"] = displayURL(cfg.URL)
+		m["url"] = redact.DisplayURL(cfg.URL)
 		m["headers"] = namesOf(cfg.Headers)
 	}
 	return m
@@ -298,7 +299,7 @@ func serverSubject(cfg ServerConfig) map[string]any {
 	if cfg.Type == TypeStdio {
 		m["command"] = append([]string{cfg.Command}, cfg.Args...)
 	} else {
-		m["url"] = displayURL(cfg.URL)
+		m["url"] = redact.DisplayURL(cfg.URL)
 	}
 	return m
 }
@@ -308,24 +309,5 @@ func serverSummary(subject map[string]any) string {
 		return strings.Join(cmd, " ")
 	}
 	u, _ := subject["url"].(string)
-	return u
-}
-
-// displayURL cuts the query, the fragment and any user info out of a URL
-// as written: all three are places credentials are put.
-func displayURL(u string) string {
-	if i := strings.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
-	}
-	if i := strings.Index(u, "://"); i >= 0 {
-		rest := u[i+3:]
-		authority := rest
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			authority = rest[:j]
-		}
-		if k := strings.LastIndexByte(authority, '@'); k >= 0 {
-			u = u[:i+3] + rest[k+1:]
-		}
-	}
 	return u
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/basis-go/basis/mcpbind/internal/redact"
 )
 
 // Values holds a server's env or headers as written: only Lookup gives a
@@ -62,7 +64,7 @@ func (v *Values) each(fn func(name, value string)) {
 	}
 }
 
-const redacted = "[redacted]"
+const redacted = redact.Mark
 
 // String shows the names, never the values: "{API_TOKEN=[redacted]}".
 func (v *Values) String() string {
@@ -140,7 +142,7 @@ type configView struct {
 
 func (s ServerConfig) view() configView {
 	v := configView{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-		URL: redactURL(s.URL), Headers: s.Headers, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout,
+		URL: redact.URL(s.URL), Headers: s.Headers, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout,
 		TrustAnnotations: s.TrustAnnotations, File: s.File, Origin: s.Origin, Root: s.Root,
 		EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, MaxOutputTokens: s.MaxOutputTokens}
 	if s.ToolPrefix != nil {
@@ -150,19 +152,6 @@ func (s ServerConfig) view() configView {
 		v.OAuth = s.OAuth.view()
 	}
 	return v
-}
-
-// redactURL cuts the places credentials are written in a URL — user
-// info, query and fragment — keeping a mark that something was there.
-func redactURL(u string) string {
-	shown := displayURL(u)
-	if shown != u {
-		if strings.ContainsAny(u, "?#") {
-			return shown + "?" + redacted
-		}
-		return shown + " (user info " + redacted + ")"
-	}
-	return shown
 }
 
 // String prints the config with its values and credentials redacted.

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
+
+	"github.com/basis-go/basis/mcpbind/internal/redact"
 )
 
 // Token is a server's sign-in as a [Store] keeps it: the tokens, and the
@@ -31,7 +32,7 @@ type Token struct {
 	Expiry                               time.Time
 }
 
-const redacted = "[redacted]"
+const redacted = redact.Mark
 
 // String names the server and issuer, never a token or secret.
 func (t *Token) String() string {
@@ -39,7 +40,7 @@ func (t *Token) String() string {
 		return "<nil>"
 	}
 	return fmt.Sprintf("{ServerURL:%s Issuer:%s ClientID:%s AccessToken:%s RefreshToken:%s Expiry:%s}",
-		redactURL(t.ServerURL), t.Issuer, t.ClientID, redacted, redacted, t.Expiry.Format(time.RFC3339))
+		redact.URL(t.ServerURL), t.Issuer, t.ClientID, redacted, redacted, t.Expiry.Format(time.RFC3339))
 }
 
 // GoString is String, for %#v.
@@ -60,32 +61,6 @@ func (t *Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
 // MarshalJSON encodes the token redacted; a [Store] writes its own
 // encoding.
 func (t *Token) MarshalJSON() ([]byte, error) { return json.Marshal(t.String()) }
-
-// redactURL cuts what may hold a credential in a URL — user info, query
-// and fragment — keeping a mark that something was there.
-func redactURL(u string) string {
-	shown, cut := u, false
-	if i := strings.IndexAny(shown, "?#"); i >= 0 {
-		shown, cut = shown[:i], true
-	}
-	if i := strings.Index(shown, "://"); i >= 0 {
-		rest := shown[i+3:]
-		authority := rest
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			authority = rest[:j]
-		}
-		if k := strings.LastIndexByte(authority, '@'); k >= 0 {
-			shown = shown[:i+3] + rest[k+1:]
-			if !cut {
-				return shown + " (user info " + redacted + ")"
-			}
-		}
-	}
-	if cut {
-		return shown + "?" + redacted
-	}
-	return shown
-}
 
 // Store keeps servers' sign-ins between runs. A host may supply its own
 // (a keychain); [FileStore] is basis's.
