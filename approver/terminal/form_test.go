@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/basis-go/basis/approver/terminal"
@@ -88,21 +87,7 @@ func TestFormDefaults(t *testing.T) {
 // With no terminal to ask at, a form and a page are declined, with an
 // error saying so, and nothing is written anywhere.
 func TestFormWithoutATerminal(t *testing.T) {
-	regular := filepath.Join(t.TempDir(), "not-a-tty")
-	if err := os.WriteFile(regular, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pipeR, pipeW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pipeR.Close()
-	defer pipeW.Close()
-	terminals := map[string]*terminal.Terminal{
-		"missing device": {Path: filepath.Join(t.TempDir(), "no-such-tty")},
-		"regular file":   {Path: regular},
-		"pipe":           {TTY: pipeW},
-	}
+	terminals, regular, _, _ := nonTerminals(t)
 	schema := json.RawMessage(`{"type": "object", "properties": {"s": {"type": "string"}}}`)
 	printed := captureStdoutStderr(t, func() {
 		for name, term := range terminals {

@@ -27,20 +27,7 @@ func terminalRequest(t *testing.T) approver.Request {
 // TestTerminalWithoutATerminal: nothing to ask at is a denial, and the
 // question is printed nowhere — not to the file, not to stdout or stderr.
 func TestTerminalWithoutATerminal(t *testing.T) {
-	regular := filepath.Join(t.TempDir(), "not-a-tty")
-	if err := os.WriteFile(regular, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pipeR, pipeW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pipeR.Close()
-	terminals := map[string]*terminal.Terminal{
-		"missing device": {Path: filepath.Join(t.TempDir(), "no-such-tty")},
-		"regular file":   {Path: regular},
-		"pipe":           {TTY: pipeW},
-	}
+	terminals, regular, pipeR, pipeW := nonTerminals(t)
 	printed := captureStdoutStderr(t, func() {
 		for name, term := range terminals {
 			answer, err := term.Approve(context.Background(), terminalRequest(t))
@@ -64,6 +51,28 @@ func TestTerminalWithoutATerminal(t *testing.T) {
 	if data, _ := io.ReadAll(pipeR); len(data) != 0 {
 		t.Errorf("the question was written to a pipe: %q", data)
 	}
+}
+
+// nonTerminals returns a Terminal for each thing that is not one — a
+// missing device, a regular file, a pipe — with the file's path and the
+// pipe's ends, for seeing that nothing was written to them.
+func nonTerminals(t *testing.T) (terms map[string]*terminal.Terminal, regular string, pipeR, pipeW *os.File) {
+	t.Helper()
+	regular = filepath.Join(t.TempDir(), "not-a-tty")
+	if err := os.WriteFile(regular, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pipeR, pipeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pipeR.Close(); pipeW.Close() })
+	terms = map[string]*terminal.Terminal{
+		"missing device": {Path: filepath.Join(t.TempDir(), "no-such-tty")},
+		"regular file":   {Path: regular},
+		"pipe":           {TTY: pipeW},
+	}
+	return terms, regular, pipeR, pipeW
 }
 
 // captureStdoutStderr runs fn with this process's stdout and stderr going to
