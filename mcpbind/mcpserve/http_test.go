@@ -138,7 +138,16 @@ func TestListenAndServeRefusals(t *testing.T) {
 // post sends one JSON-RPC message the way a streamable HTTP client does.
 func post(t *testing.T, endpoint, session, authorization, body string) (*http.Response, string) {
 	t.Helper()
+	return postWith(t, endpoint, session, authorization, body, nil)
+}
+
+// postWith is post with extra headers, which the client's own replace.
+func postWith(t *testing.T, endpoint, session, authorization, body string, header http.Header) (*http.Response, string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2025-11-25")

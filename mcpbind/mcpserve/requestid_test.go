@@ -200,27 +200,11 @@ func sortedTail(s []string) []string {
 	return s
 }
 
-// httpPost sends one message on a session with the extra headers given.
+// httpPost sends one message on a session, with the token and the extra
+// headers given.
 func httpPost(t *testing.T, url, session, body string, header http.Header) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, string(got)
+	return postWith(t, url, session, "Bearer "+testToken, body, header)
 }
 
 // answerID returns the id of the JSON-RPC answer in a response body,
