@@ -35,12 +35,7 @@ func TestBearerProxy(t *testing.T) {
 		fmt.Fprint(w, "data: second\n\n")
 	}))
 	defer backend.Close()
-	target, err := url.Parse(backend.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httptest.NewServer(bearerProxy(target, "secret-token-0123456789", log.New(io.Discard, "", 0)))
-	defer proxy.Close()
+	proxy := startBearerProxy(t, backend.URL)
 
 	req, err := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0"}`))
 	if err != nil {
@@ -91,12 +86,7 @@ func TestBearerProxyAnswerBeforeBody(t *testing.T) {
 		fmt.Fprintf(w, "body %s %v\n", body, err)
 	}))
 	defer backend.Close()
-	target, err := url.Parse(backend.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httptest.NewServer(bearerProxy(target, "secret-token-0123456789", log.New(io.Discard, "", 0)))
-	defer proxy.Close()
+	proxy := startBearerProxy(t, backend.URL)
 
 	// A raw connection: the client writes its body's rest when it
 	// chooses, and sees the proxy's answer as it comes.
@@ -127,4 +117,17 @@ func TestBearerProxyAnswerBeforeBody(t *testing.T) {
 	if want := "body " + first + rest + " <nil>\n"; string(got) != want {
 		t.Errorf("the answer's end: got %q, want %q", got, want)
 	}
+}
+
+// startBearerProxy starts bearerProxy in front of backend, with a token of
+// the tests' own, until the test ends.
+func startBearerProxy(t *testing.T, backend string) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewServer(bearerProxy(target, "secret-token-0123456789", log.New(io.Discard, "", 0)))
+	t.Cleanup(proxy.Close)
+	return proxy
 }
