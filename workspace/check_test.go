@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/basis-go/basis/approver"
-	"github.com/basis-go/basis/sandbox"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -18,14 +17,7 @@ import (
 // declared tools' — and every warning; a rule the host says may name an
 // MCP tool is not warned about; the files present are counted.
 func TestCheck(t *testing.T) {
-	real := checkSandbox
-	checkSandbox = func(p sandbox.Policy) error {
-		if p.Mode == sandbox.Off {
-			return nil
-		}
-		return &sandbox.UnavailableError{Reason: noLandlock}
-	}
-	t.Cleanup(func() { checkSandbox = real })
+	withoutLandlock(t)
 	ws, home := markWorkspace(t), t.TempDir()
 	write(t, filepath.Join(ws, ".basis", "tools.json"), `{"schema": 1, "tools": {
 		"mark": {"description": "Leaves a mark.", "input_schema": {"type": "object"}, "command": ["true"]},

@@ -45,11 +45,9 @@ func openIn(t *testing.T, ws, home string) *Workspace {
 // noLandlock is the reason a kernel without Landlock gives.
 const noLandlock = "this kernel has no Landlock (it is not built in, or not enabled with the lsm= boot parameter)"
 
-// TestSandboxUnavailableFailsClosed plays a kernel without Landlock: every
-// sandboxed call is refused at its preview with the sandbox's message,
-// which names the opt-out; nothing runs; SandboxProblems reports it; and
-// the operator's "mode": "off" is the way out.
-func TestSandboxUnavailableFailsClosed(t *testing.T) {
+// withoutLandlock plays, until the test ends, a kernel without Landlock:
+// every sandbox but one whose mode is off is unavailable.
+func withoutLandlock(t *testing.T) {
 	real := checkSandbox
 	checkSandbox = func(p sandbox.Policy) error {
 		if p.Mode == sandbox.Off {
@@ -58,6 +56,14 @@ func TestSandboxUnavailableFailsClosed(t *testing.T) {
 		return &sandbox.UnavailableError{Reason: noLandlock}
 	}
 	t.Cleanup(func() { checkSandbox = real })
+}
+
+// TestSandboxUnavailableFailsClosed plays a kernel without Landlock: every
+// sandboxed call is refused at its preview with the sandbox's message,
+// which names the opt-out; nothing runs; SandboxProblems reports it; and
+// the operator's "mode": "off" is the way out.
+func TestSandboxUnavailableFailsClosed(t *testing.T) {
+	withoutLandlock(t)
 	documented := (&sandbox.UnavailableError{Reason: noLandlock}).Error()
 	if !strings.Contains(documented, `"mode": "off" in sandbox.json in basis's config directory`) {
 		t.Fatalf("the sandbox's message does not name the opt-out: %s", documented)
