@@ -5,14 +5,15 @@ package mcpbind_test
 import (
 	"context"
 	"errors"
-	"github.com/basis-go/basis/configfile"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/internal/testserver"
 	"github.com/basis-go/basis/mcpbind/mcphost"
 )
 
@@ -47,16 +48,9 @@ func environOf(t *testing.T, m *mcpbind.Manager, server string) (string, map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(res.Text, "\n")
-	cwd, ok := strings.CutPrefix(lines[0], "cwd=")
+	cwd, env, ok := testserver.ParseEnviron(res.Text)
 	if !ok {
 		t.Fatalf("environ answered %q", res.Text)
-	}
-	env := map[string]string{}
-	for _, l := range lines[1:] {
-		if k, v, ok := strings.Cut(l, "="); ok {
-			env[k] = v
-		}
 	}
 	return cwd, env
 }

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/internal/testserver"
 )
 
 // serverBin is the in-repo MCP test server, built once for every test.
@@ -29,11 +29,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	serverBin = filepath.Join(dir, "mcptestserver")
-	build := exec.Command("go", "build", "-o", serverBin, "./internal/testserver/cmd/mcptestserver")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the test server:", err)
+	if serverBin, err = testserver.BuildProgram(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

@@ -6,13 +6,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind"
+	"github.com/basis-go/basis/mcpbind/internal/testserver"
 )
 
 // serverBin is mcpbind's MCP test server, built once for every test.
@@ -24,11 +23,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	serverBin = filepath.Join(dir, "mcptestserver")
-	build := exec.Command("go", "build", "-o", serverBin, "../internal/testserver/cmd/mcptestserver")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the test server:", err)
+	if serverBin, err = testserver.BuildProgram(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -67,16 +63,9 @@ func environOf(t *testing.T, m *mcpbind.Manager, server string) (string, map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(res.Text, "\n")
-	cwd, ok := strings.CutPrefix(lines[0], "cwd=")
+	cwd, env, ok := testserver.ParseEnviron(res.Text)
 	if !ok {
 		t.Fatalf("environ answered %q", res.Text)
-	}
-	env := map[string]string{}
-	for _, l := range lines[1:] {
-		if k, v, ok := strings.Cut(l, "="); ok {
-			env[k] = v
-		}
 	}
 	return cwd, env
 }
