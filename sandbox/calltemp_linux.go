@@ -81,7 +81,10 @@ func (t *callTemp) remove() {
 // locked. Only directories owned by this process's effective user are
 // touched, and nothing is followed through a symbolic link.
 func sweepCallTemps(base string) {
-	once, _ := sweptBases.LoadOrStore(base, new(sync.Once))
+	once, ok := sweptBases.Load(base)
+	if !ok {
+		once, _ = sweptBases.LoadOrStore(base, new(sync.Once))
+	}
 	once.(*sync.Once).Do(func() { sweepNow(base) })
 }
 
