@@ -11,6 +11,9 @@ import (
 	"fmt"
 	"os"
 
+	// Imported for its init, which must run before the heavy packages'
+	// (see the package's doc).
+	_ "github.com/basis-go/basis/cmd/basis/internal/gctarget"
 	"github.com/basis-go/basis/subprocess"
 	basisws "github.com/basis-go/basis/workspace"
 	"golang.org/x/term"

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime/debug"
 	"time"
 
 	"github.com/basis-go/basis/approver"
@@ -16,7 +15,6 @@ import (
 	"github.com/basis-go/basis/contract"
 	"github.com/basis-go/basis/mcpbind/mcphost"
 	"github.com/basis-go/basis/mcpbind/mcpserve"
-	"github.com/basis-go/basis/subprocess"
 	basisws "github.com/basis-go/basis/workspace"
 )
 
@@ -83,7 +81,6 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 			return usageErr(e, "serve: $%s is shorter than %d characters; set a longer one, or unset it to have a token made for this run", envServeToken, mcpserve.MinTokenLen)
 		}
 	}
-	serveGC(e.environ)
 	w, err := openWorkspace(ctx, g, e)
 	if err != nil {
 		return configErr(e, []error{err})
@@ -167,17 +164,6 @@ func cmdServe(ctx context.Context, g *globals, args []string, e *env) int {
 		return usageErr(e, "serve: %v", err)
 	}
 	return exitOK
-}
-
-// serveGC raises the collector's target when the operator set no $GOGC:
-// go-sdk's JSON decoder makes a 32 KiB buffer for every message, so on
-// basis serve's small heap the default target collected every few calls,
-// a third of its CPU in the gateway benchmark (e2e/README, known gaps);
-// four times the target costs a few MiB of memory.
-func serveGC(environ []string) {
-	if _, set := subprocess.LookupEnv(environ, "GOGC"); !set {
-		debug.SetGCPercent(400)
-	}
 }
 
 // serveApprover maps serve's --approve to an approver: elicit asks the
