@@ -308,12 +308,6 @@ func withTrampolineNamespaces(attr *syscall.SysProcAttr, sup support, sp *spec, 
 // a start of the trampoline exactly as a confined run makes them — and
 // what mount namespaces need.
 func probeKernel() support {
-	s := probeNet()
-	probeMounts(&s)
-	return s
-}
-
-func probeNet() support {
 	var s support
 	abi, err := ll.LandlockGetABIVersion()
 	switch {
@@ -327,13 +321,26 @@ func probeNet() support {
 	if s.abi < 1 {
 		return s
 	}
-	s.threadNetns = threadCanUnshareNet()
+	// What a confined start does on its thread, tried on one throwaway
+	// thread: each new thread costs a clone, and every sandboxed basis
+	// process probes once.
+	p := trampoline.ProbeThread()
+	s.threadNetns = p.Net == nil
 	if s.threadNetns {
-		s.netns, s.pidns = true, threadCanUnsharePID()
-		return s
+		s.netns, s.pidns = true, p.PID == nil
+	} else {
+		probeUserns(&s)
 	}
+	probeMounts(&s, p.Mounts == nil)
+	return s
+}
+
+// probeUserns finds whether the trampoline, cloned into new network and
+// PID namespaces (and a user namespace where this process is not
+// privileged), can run.
+func probeUserns(s *support) {
 	if !mainCalled.Load() {
-		return s // the trampoline, which a user namespace needs, is not there
+		return // the trampoline, which a user namespace needs, is not there
 	}
 	attempts := []bool{true} // an unprivileged process needs a user namespace
 	if os.Geteuid() == 0 {
@@ -345,7 +352,6 @@ func probeNet() support {
 			break
 		}
 	}
-	return s
 }
 
 // probeTrampoline starts the trampoline in new network and PID namespaces
@@ -362,20 +368,4 @@ func probeTrampoline(userns bool) error {
 	}
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{trampolineName, string(encoded)}, Env: []string{}, SysProcAttr: attr}
 	return cmd.Run()
-}
-
-// threadCanUnshareNet reports whether a confined start can enter a
-// network namespace without a re-execution.
-func threadCanUnshareNet() bool {
-	_, err := trampoline.SharedNetNamespace()
-	return err == nil
-}
-
-// threadCanUnsharePID reports whether a thread of this process may start
-// a program in a new PID namespace: it tries on a throwaway thread
-// (unshare(CLONE_NEWPID) only sets where that thread's children go).
-func threadCanUnsharePID() bool {
-	done := make(chan error, 1)
-	trampoline.GoOnChildlessThread(func() { done <- unix.Unshare(unix.CLONE_NEWPID) })
-	return <-done == nil
 }

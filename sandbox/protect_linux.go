@@ -1,11 +1,5 @@
 package sandbox
 
-import (
-	"golang.org/x/sys/unix"
-
-	"github.com/basis-go/basis/sandbox/internal/trampoline"
-)
-
 // mounts says how a start that must protect paths (needed) gets its
 // mount namespace: on the restricted thread (false), or in the trampoline
 // started in a user namespace of its own (true). Where neither works the
@@ -21,18 +15,14 @@ func (s support) mounts(needed bool) (inUserns bool, err error) {
 		"(.git, .basis, .mcp.json, the protected paths) cannot be kept read-only inside the writable directories"}
 }
 
-// probeMounts finds whether this process may make a mount namespace on a
-// thread (root), or else the trampoline, started in a user namespace of
-// its own, may: wherever the trampoline gets a user namespace for the
-// network, it holds CAP_SYS_ADMIN there, which is what a mount namespace
-// needs. Where something else forbids it still (an LSM's rule on user
-// namespaces), the trampoline fails the run closed.
-func probeMounts(s *support) {
-	if s.abi < 1 {
-		return
-	}
-	done := make(chan bool, 1)
-	trampoline.GoOnChildlessThread(func() { done <- unix.Unshare(unix.CLONE_NEWNS) == nil })
-	s.threadMounts = <-done
+// probeMounts records whether this process may make a mount namespace on
+// a thread (root; threadMounts, from the probe thread), or else the
+// trampoline, started in a user namespace of its own, may: wherever the
+// trampoline gets a user namespace for the network, it holds
+// CAP_SYS_ADMIN there, which is what a mount namespace needs. Where
+// something else forbids it still (an LSM's rule on user namespaces), the
+// trampoline fails the run closed.
+func probeMounts(s *support, threadMounts bool) {
+	s.threadMounts = threadMounts
 	s.usernsMounts = !s.threadMounts && s.netns && s.userns && mainCalled.Load()
 }

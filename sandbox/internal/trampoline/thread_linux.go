@@ -89,16 +89,50 @@ func SharedNetNamespace() (int, error) {
 		done := make(chan struct{})
 		GoOnChildlessThread(func() {
 			defer close(done)
-			if sharedNet.err = unix.Unshare(unix.CLONE_NEWNET); sharedNet.err != nil {
-				sharedNet.fd = -1
-				return
-			}
-			_ = loopbackUp()
-			sharedNet.fd, sharedNet.err = unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			makeSharedNet()
 		})
 		<-done
 	})
 	return sharedNet.fd, sharedNet.err
+}
+
+// makeSharedNet makes sharedNet by moving the calling thread, which is
+// thrown away after, into a new network namespace.
+func makeSharedNet() {
+	if sharedNet.err = unix.Unshare(unix.CLONE_NEWNET); sharedNet.err != nil {
+		sharedNet.fd = -1
+		return
+	}
+	_ = loopbackUp()
+	sharedNet.fd, sharedNet.err = unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+}
+
+// Probe is what a thread of this process may do: each field is nil when
+// the thread could, or the kernel's answer.
+type Probe struct {
+	// Net: enter a new network namespace (sharedNet, made by the probe
+	// when it was not yet).
+	Net error
+	// PID: have its children start in a new PID namespace.
+	PID error
+	// Mounts: make a mount namespace of its own.
+	Mounts error
+}
+
+// ProbeThread tries what a confined start does on its thread, on one
+// throwaway thread.
+func ProbeThread() Probe {
+	var p Probe
+	done := make(chan struct{})
+	GoOnChildlessThread(func() {
+		defer close(done)
+		sharedNet.once.Do(makeSharedNet)
+		p.Net = sharedNet.err
+		p.PID = unix.Unshare(unix.CLONE_NEWPID)
+		p.Mounts = unix.Unshare(unix.CLONE_NEWNS)
+	})
+	<-done
+	return p
 }
 
 // SetThreadName names the calling thread (its comm).
