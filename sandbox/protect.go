@@ -267,6 +267,17 @@ type listings struct {
 	mu    sync.Mutex
 	m     map[string]listing
 	reads int // directories read, for tests
+	// configs are git config files' entries (.git/config, .gitmodules),
+	// remembered the same way: writing a file moves its change time too.
+	configs     map[string]configFile
+	configReads int // config files read, for tests
+}
+
+// configFile is a git config file's entries and the stamp they were read
+// with.
+type configFile struct {
+	stamp   dirStamp
+	entries []gitEntry
 }
 
 // clock is the time a listing is read at; tests move it.
@@ -379,7 +390,7 @@ func readGitdir(dotgit string) string {
 // of includes are not followed.
 func (f *finder) config(worktree, gitdir string) {
 	cfg := filepath.Join(gitdir, "config")
-	for _, kv := range gitConfig(readSmall(cfg)) {
+	for _, kv := range f.listings.gitConfig(cfg) {
 		var p string
 		switch {
 		case kv.section == "core" && kv.key == "hookspath":
@@ -416,7 +427,7 @@ func (f *finder) expand(v, base string) string {
 // submodules protects the .git of every submodule that dir/.gitmodules
 // lists, and of theirs, at any depth up to maxSubmodules in all.
 func (f *finder) submodules(dir string) {
-	for _, kv := range gitConfig(readSmall(filepath.Join(dir, ".gitmodules"))) {
+	for _, kv := range f.listings.gitConfig(filepath.Join(dir, ".gitmodules")) {
 		if kv.section != "submodule" || kv.key != "path" || validProtect(kv.value) != nil || filepath.IsAbs(kv.value) {
 			continue
 		}
@@ -434,6 +445,36 @@ func (f *finder) submodules(dir string) {
 			f.submodules(sub)
 		}
 	}
+}
+
+// gitConfig returns the entries of the git config file at path (see
+// gitConfig), read again unless it is known unchanged; none when it is
+// not a regular file or cannot be read.
+func (ls *listings) gitConfig(path string) []gitEntry {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	stamp, stable := stampOf(fi)
+	if stable {
+		ls.mu.Lock()
+		c, hit := ls.configs[path]
+		ls.mu.Unlock()
+		if hit && c.stamp == stamp {
+			return c.entries
+		}
+	}
+	entries := gitConfig(readSmall(path))
+	ls.mu.Lock()
+	ls.configReads++
+	if stable && stampSettled(stamp, clock()) {
+		if ls.configs == nil || len(ls.configs) >= maxListings {
+			ls.configs = make(map[string]configFile)
+		}
+		ls.configs[path] = configFile{stamp: stamp, entries: entries}
+	}
+	ls.mu.Unlock()
+	return entries
 }
 
 // readSmall reads the first maxGitFile bytes of a regular file, without

@@ -224,3 +224,60 @@ func TestProtectedPathsRemembered(t *testing.T) {
 		t.Fatalf("after a/b/.git was made (%d directories read) (-want +got):\n%s", reads, diff)
 	}
 }
+
+// A git config is read again only when it changed: the search remembers
+// its entries while the file's change time is settled and unchanged, and a
+// program that rewrites it and sets its modification time back still
+// moves the change time, so the hook directory it names is protected at
+// the next call.
+func TestGitConfigRemembered(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("config files are remembered on Linux only")
+	}
+	ws := t.TempDir()
+	mustMkdir(t, filepath.Join(ws, ".git"))
+	mustMkdir(t, filepath.Join(ws, "hooks"))
+	cfg := filepath.Join(ws, ".git", "config")
+	if err := os.WriteFile(cfg, []byte("[core]\n\tbare = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := New(Policy{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func() ([]string, int) {
+		t.Helper()
+		before := sb.listings.configReads
+		got, err := sb.protectedPaths(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, sb.listings.configReads - before
+	}
+	if _, reads := search(); reads != 1 {
+		t.Fatalf("first search read %d config files, want 1", reads)
+	}
+	if _, reads := search(); reads != 1 {
+		t.Fatalf("a search right after read %d config files, want it again (too fresh to remember)", reads)
+	}
+	defer func(real func() time.Time) { clock = real }(clock)
+	clock = func() time.Time { return time.Now().Add(time.Minute) }
+	search()
+	if got, reads := search(); reads != 0 || len(got) != 1 {
+		t.Fatalf("an unchanged config: read %d times, found %q; want 0 and the .git", reads, got)
+	}
+	old, err := os.Stat(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[core]\n\tbare = false\n\thooksPath = hooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(cfg, old.ModTime(), old.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	got, reads := search()
+	if diff := cmp.Diff([]string{filepath.Join(ws, ".git"), filepath.Join(ws, "hooks")}, got); diff != "" || reads != 1 {
+		t.Fatalf("after hooksPath was added (%d config reads) (-want +got):\n%s", reads, diff)
+	}
+}
