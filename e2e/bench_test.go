@@ -51,6 +51,18 @@ func catRuntime(tb testing.TB, ws string) *runtime.Runtime {
 	return rt
 }
 
+// agedCatWorkspace is catWorkspace once it is two seconds old: the
+// sandbox remembers a directory's listing and a git config's entries
+// only once their change time is that old (a filesystem's clock is
+// coarse), as a workspace's usually are; a benchmark of a fresh one would
+// measure every call reading them afresh. A change time cannot be set,
+// so this waits.
+func agedCatWorkspace(b *testing.B) string {
+	ws := catWorkspace(b)
+	time.Sleep(2*time.Second + 100*time.Millisecond)
+	return ws
+}
+
 func catWorkspace(tb testing.TB) string {
 	tb.Helper()
 	ws := tb.TempDir()
@@ -102,7 +114,7 @@ func runCat(b *testing.B, path string) {
 // and basis over it ("over-floor"): what any Go program that checks
 // inputs with that library pays, and what basis adds to that.
 func BenchmarkBasisCallOverDirect(b *testing.B) {
-	ws, cfg := catWorkspace(b), b.TempDir()
+	ws, cfg := agedCatWorkspace(b), b.TempDir()
 	floor := filepath.Join(b.TempDir(), "floor")
 	if err := goBuild(".", floor, "./internal/initcost/floor"); err != nil {
 		b.Fatal(err)
@@ -142,7 +154,7 @@ func median(d []time.Duration) time.Duration {
 // input check, the gate, running /bin/cat and printing), and /bin/cat run
 // directly. Each median is reported; the differences are the stages' cost.
 func BenchmarkBasisCallBreakdown(b *testing.B) {
-	ws, cfg := catWorkspace(b), b.TempDir()
+	ws, cfg := agedCatWorkspace(b), b.TempDir()
 	runOK := func(args ...string) {
 		cmd := exec.Command(basisBinary, args...)
 		cmd.Env = basisEnv("BASIS_CONFIG_DIR=" + cfg)
@@ -178,7 +190,7 @@ func BenchmarkServeStdioOverRuntime(b *testing.B) {
 	if !serveAvailable(b) {
 		b.Skip("the basis built here has no serve command (a -tags nomcp build?)")
 	}
-	ws := catWorkspace(b)
+	ws := agedCatWorkspace(b)
 	session, _ := connectServe(b, ws, "--approve", "allow")
 	rt := catRuntime(b, ws)
 	var args map[string]any
@@ -241,7 +253,7 @@ func BenchmarkServeStdioOverSDK(b *testing.B) {
 			if tc.operator != "" {
 				writeFilesTB(b, cfg, map[string]string{"sandbox.json": tc.operator})
 			}
-			served, _ := connectServeConfig(b, catWorkspace(b), cfg, "--approve", "allow")
+			served, _ := connectServeConfig(b, agedCatWorkspace(b), cfg, "--approve", "allow")
 			serveOverSDK(b, served)
 		})
 	}
