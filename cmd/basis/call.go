@@ -12,6 +12,7 @@ import (
 	"github.com/basis-go/basis/approver/terminal"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
+	"github.com/basis-go/basis/sandbox"
 	"github.com/basis-go/basis/spawn"
 	basisws "github.com/basis-go/basis/workspace"
 )
@@ -68,6 +69,11 @@ by signal N.
 	if code >= 0 {
 		return code
 	}
+	// The sandbox probes the kernel once per process (and makes the
+	// network namespace confined programs share); the preview waits for
+	// it. Started here, it runs while the call is set up: the manifest
+	// loaded, the gate and the runtime built, the input checked.
+	go sandbox.Check(w.ws.SandboxPolicy(name, false))
 	appr, err := chooseApprover(ctx, *approve, w, e)
 	if err != nil {
 		return usageErr(e, "call: %v", err)
