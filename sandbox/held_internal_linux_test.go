@@ -68,3 +68,21 @@ func TestHeldRulesAreOpenedInTheProcessMountNamespace(t *testing.T) {
 		}
 	}
 }
+
+// Warm opens the read rules every ruleset names before any program
+// starts, where a thread of this process confines programs; with the
+// sandbox off it opens nothing.
+func TestWarmHoldsTheReadRules(t *testing.T) {
+	if !probe().threadNetns {
+		t.Skip("only a privileged process confines programs from its own threads")
+	}
+	trampoline.ForgetReadable() // opened again by Warm
+	Warm(Policy{Mode: Off})
+	if held := trampoline.HeldReadable(); len(held) != 0 {
+		t.Fatalf("with the sandbox off, Warm held %d read rules", len(held))
+	}
+	Warm(Policy{})
+	if len(trampoline.HeldReadable()) == 0 {
+		t.Fatal("Warm held no read rule")
+	}
+}

@@ -10,6 +10,9 @@ import (
 // Main does nothing on this system: there is no trampoline to run.
 func Main() {}
 
+// Warm does nothing on this system: nothing is confined.
+func Warm(Policy) {}
+
 // Prepare fails closed on this system unless the policy is Off: only
 // Linux can confine a program.
 func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), err error) {

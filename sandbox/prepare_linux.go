@@ -69,6 +69,22 @@ func (s *Sandbox) PrepareCommand(cmd *exec.Cmd) (release func(), err error) {
 	return release, err
 }
 
+// Warm does now what the first confined start of policy's kind in this
+// process would otherwise do before its program runs: it probes the
+// kernel (as [Check] does) and, where a thread of this process confines
+// programs (a privileged process), opens the paths every ruleset names.
+// A host calls it from a goroutine of its own as soon as it knows a
+// program may start, so that the work overlaps its own setup; nothing
+// requires it.
+func Warm(policy Policy) {
+	if policy.mode() == Off {
+		return
+	}
+	if sup := probe(); sup.check(policy.Network) == nil && sup.threadNetns {
+		holdRules(policy.LimitReads)
+	}
+}
+
 // tag, when not "", names the thread that restricts itself for the
 // program (see [Watch]).
 func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func() error, release func(), err error) {

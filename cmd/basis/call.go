@@ -70,10 +70,11 @@ by signal N.
 		return code
 	}
 	// The sandbox probes the kernel once per process (and makes the
-	// network namespace confined programs share); the preview waits for
-	// it. Started here, it runs while the call is set up: the manifest
-	// loaded, the gate and the runtime built, the input checked.
-	go sandbox.Check(w.ws.SandboxPolicy(name, false))
+	// network namespace confined programs share) and opens what every
+	// ruleset names; the preview and the run would wait for it. Started
+	// here, it runs while the call is set up: the manifest loaded, the
+	// gate and the runtime built, the input checked.
+	go sandbox.Warm(w.ws.SandboxPolicy(name, false))
 	appr, err := chooseApprover(ctx, *approve, w, e)
 	if err != nil {
 		return usageErr(e, "call: %v", err)
