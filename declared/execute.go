@@ -62,9 +62,13 @@ func (t *Tool) Execute(ctx context.Context, call contract.Call) (contract.Result
 		return contract.Result{}, &RunError{Tool: t.spec.Name, Err: exit,
 			msg: t.spec.Name + " could not start " + quoteWord(t.spec.Command[0]) + ": " + startReason(err)}
 	}
-	confinement, err := t.confinement()
-	if err != nil {
-		return contract.Result{}, err
+	// The preview's confinement, when this call had one: the sandbox
+	// works out how to confine the program when it starts it.
+	confinement := t.state.previewed.take(call.ID)
+	if confinement == nil && t.state.sandbox != nil {
+		if confinement, err = t.confinement(); err != nil {
+			return contract.Result{}, err
+		}
 	}
 	run := t.spec.run()
 	// argv[0] is the resolved path: subprocess then looks nothing up, so

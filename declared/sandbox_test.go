@@ -126,15 +126,27 @@ func TestSandboxIsInTheSubjectAndConfinesTheRun(t *testing.T) {
 			}
 			want := tt.asked
 			want.Dir = strings.ReplaceAll(want.Dir, "$ROOT", root)
-			if diff := cmp.Diff([]sandboxCall{want, want}, sb.asked); diff != "" {
+			// The run of a previewed call is confined by what its preview
+			// got: the sandbox is asked once.
+			if diff := cmp.Diff([]sandboxCall{want}, sb.asked); diff != "" {
 				t.Errorf("what the preview and Execute asked the sandbox (-want +got):\n%s", diff)
 			}
+			// A call run without a preview asks for itself.
+			unpreviewed := callWith(`{}`)
+			unpreviewed.ID = "call_2"
+			if res, err := tool.Execute(context.Background(), unpreviewed); err != nil || res.Text != "confined by fake" {
+				t.Fatalf("a call run without a preview: %q, %v", res.Text, err)
+			}
+			if diff := cmp.Diff([]sandboxCall{want, want}, sb.asked); diff != "" {
+				t.Errorf("what a call run without a preview asked the sandbox (-want +got):\n%s", diff)
+			}
 			// What the sandbox confines is the program the preview named.
-			if diff := cmp.Diff([]string{filepath.Join(root, ".basis/tools/run.sh")}, sb.paths); diff != "" {
+			path := filepath.Join(root, ".basis/tools/run.sh")
+			if diff := cmp.Diff([]string{path, path}, sb.paths); diff != "" {
 				t.Errorf("confined program (-want +got):\n%s", diff)
 			}
-			if sb.released != 1 {
-				t.Errorf("release called %d times, want once", sb.released)
+			if sb.released != 2 {
+				t.Errorf("release called %d times, want once per run", sb.released)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/basis-go/basis/configfile"
@@ -57,6 +58,61 @@ type toolState struct {
 	// bytes coming back (from the runtime, or the run after its preview)
 	// need not be read again.
 	canonical atomic.Pointer[[]byte]
+	// previewed is the confinement recent previews got, for their calls'
+	// Execute (see previewedConfinements).
+	previewed previewedConfinements
+}
+
+// previewedConfinements holds the confinement each recent preview got,
+// by call ID, until that call's Execute takes it. The sandbox confines a
+// run as it finds things when it starts the program, not as its
+// description said, so describing the call a second time for the run
+// would only repeat the preview's work (a search of the workspace, its
+// paths resolved). A preview whose call never runs (a denial) is dropped
+// once maxPreviewed newer ones are held.
+type previewedConfinements struct {
+	mu    sync.Mutex
+	byID  map[string]*subprocess.Confinement
+	order []string // oldest first
+}
+
+// maxPreviewed bounds the confinements held for calls not run yet.
+const maxPreviewed = 64
+
+// put holds c for the call id; an empty id holds nothing.
+func (p *previewedConfinements) put(id string, c *subprocess.Confinement) {
+	if id == "" || c == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byID == nil {
+		p.byID = make(map[string]*subprocess.Confinement)
+	}
+	if _, held := p.byID[id]; !held {
+		if len(p.order) == maxPreviewed {
+			delete(p.byID, p.order[0])
+			p.order = p.order[1:]
+		}
+		p.order = append(p.order, id)
+	}
+	p.byID[id] = c
+}
+
+// take returns and forgets the confinement held for the call id, or nil.
+func (p *previewedConfinements) take(id string) *subprocess.Confinement {
+	if id == "" {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, held := p.byID[id]
+	if !held {
+		return nil
+	}
+	delete(p.byID, id)
+	p.order = slices.DeleteFunc(p.order, func(o string) bool { return o == id })
+	return c
 }
 
 // previewView is what every preview of a tool shares, worked out once.
@@ -316,6 +372,7 @@ func (t *Tool) AuthorizationPreview(ctx context.Context, call contract.Call) (co
 	if err != nil {
 		return contract.Preview{}, err
 	}
+	t.state.previewed.put(call.ID, confinement)
 	env := t.spec.EnvNames
 	if env == nil {
 		env = []string{}

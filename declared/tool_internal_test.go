@@ -2,8 +2,10 @@ package declared
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
+	"github.com/basis-go/basis/subprocess"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -33,5 +35,37 @@ func TestWithObjectType(t *testing.T) {
 				t.Errorf("withObjectType(%s) (-want +got):\n%s", tc.in, diff)
 			}
 		})
+	}
+}
+
+// The confinements held for previewed calls are bounded: a preview whose
+// call never runs is dropped once maxPreviewed newer ones are held, and
+// a run takes its call's once.
+func TestPreviewedConfinementsBounded(t *testing.T) {
+	var p previewedConfinements
+	held := func(i int) *subprocess.Confinement { return &subprocess.Confinement{Summary: strconv.Itoa(i)} }
+	for i := range maxPreviewed + 1 {
+		p.put("call_"+strconv.Itoa(i), held(i))
+	}
+	p.put("call_5", held(-5)) // a second preview of one call replaces the first
+	p.put("", held(-1))       // a call without an ID is not held
+	if c := p.take("call_0"); c != nil {
+		t.Errorf("the oldest preview is still held (%q); want it dropped", c.Summary)
+	}
+	if c := p.take("call_5"); c == nil || c.Summary != "-5" {
+		t.Errorf("call_5 took %v; want its second preview's", c)
+	}
+	if c := p.take("call_5"); c != nil {
+		t.Errorf("call_5's confinement was taken twice")
+	}
+	if c := p.take(""); c != nil {
+		t.Errorf("a call without an ID took %q", c.Summary)
+	}
+	last := "call_" + strconv.Itoa(maxPreviewed)
+	if c := p.take(last); c == nil || c.Summary != strconv.Itoa(maxPreviewed) {
+		t.Errorf("%s took %v; want its own", last, c)
+	}
+	if len(p.byID) != len(p.order) || len(p.order) != maxPreviewed-2 {
+		t.Errorf("%d held, %d in order; want %d of each", len(p.byID), len(p.order), maxPreviewed-2)
 	}
 }
