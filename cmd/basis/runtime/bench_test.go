@@ -4,6 +4,7 @@ package runtime_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,11 +27,22 @@ var benchInput = json.RawMessage(`{"job":"deploy","params":{"branch":"main","dry
 // (the call is allowed by a pattern rule of its own tool's), and an audit
 // log.
 func benchRuntime(b *testing.B) *runtime.Runtime {
+	return build(b, &runtime.Options{Gate: newGate(b, &countingApprover{decision: approver.Deny}, benchRules()...), Audit: io.Discard}, benchCat())
+}
+
+// benchCat is the process tool of benchRuntime.
+func benchCat() *processTool {
 	cat := newProgramTool("cat", "/bin/cat")
 	cat.desc.InputSchema = json.RawMessage(`{"type": "object", "properties": {"job": {"type": "string"}, "params": {"type": "object"}}, "required": ["job"]}`)
 	// The program inherits this process's environment, as exec.Command's
 	// does in the baseline.
 	cat.env = os.Environ()
+	return cat
+}
+
+// benchRules are benchRuntime's 1,000 rules and the one that allows the
+// call.
+func benchRules() []approver.Rule {
 	var rules []approver.Rule
 	for i := range 1000 {
 		tool := fmt.Sprintf("tool_%d", i%50)
@@ -43,8 +55,7 @@ func benchRuntime(b *testing.B) *runtime.Runtime {
 			rules = append(rules, approver.Rule{Tool: tool, Command: approver.Words("make", fmt.Sprint(i), "*"), Decision: approver.RuleAllow, Source: approver.AnySource})
 		}
 	}
-	rules = append(rules, approver.Rule{Tool: "cat", Pattern: `*"job":"deploy"*`, Decision: approver.RuleAllow, Source: approver.AnySource})
-	return build(b, &runtime.Options{Gate: newGate(b, &countingApprover{decision: approver.Deny}, rules...), Audit: io.Discard}, cat)
+	return append(rules, approver.Rule{Tool: "cat", Pattern: `*"job":"deploy"*`, Decision: approver.RuleAllow, Source: approver.AnySource})
 }
 
 func runtimeCall(b *testing.B, rt *runtime.Runtime) {
@@ -76,6 +87,26 @@ func BenchmarkRuntimeCall(b *testing.B) {
 	for b.Loop() {
 		runtimeCall(b, rt)
 	}
+}
+
+// BenchmarkRuntimePipeline is BenchmarkRuntimeCall's pipeline without
+// its program: the same tool, gate and audit, but Execute answers with
+// the input instead of running /bin/cat. It is the runtime's own share of
+// a call, in absolute time.
+func BenchmarkRuntimePipeline(b *testing.B) {
+	rt := build(b, &runtime.Options{Gate: newGate(b, &countingApprover{decision: approver.Deny}, benchRules()...), Audit: io.Discard}, echoTool{benchCat()})
+	b.ReportAllocs()
+	for b.Loop() {
+		runtimeCall(b, rt)
+	}
+}
+
+// echoTool is a processTool whose Execute runs nothing: it answers with
+// the input.
+type echoTool struct{ *processTool }
+
+func (e echoTool) Execute(_ context.Context, call contract.Call) (contract.Result, error) {
+	return contract.Result{Text: string(call.Input)}, nil
 }
 
 // BenchmarkBareExec is the baseline: the same program and input through a
