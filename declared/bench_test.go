@@ -169,6 +169,29 @@ func BenchmarkLoad1000(b *testing.B) {
 	b.ReportMetric(float64((cpuTime(b)-cpuBefore).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
+// BenchmarkLoad1000OneLine alternates loading the 1,000-tool manifest as
+// written (a tool's entry over several lines) with the same manifest on
+// one line, as a program may write it, and reports their medians and
+// ratio: where each problem and each tool's command lie is worked out as
+// a line and a column, and that must not cost more on a long line.
+func BenchmarkLoad1000OneLine(b *testing.B) {
+	manifest, _ := load1000Manifest()
+	lines, oneLine := workspace(b, manifest), workspace(b, strings.ReplaceAll(manifest, "\n", " "))
+	var multi, single []time.Duration
+	for b.Loop() {
+		began := time.Now()
+		load1000(b, lines)
+		multi = append(multi, time.Since(began))
+		began = time.Now()
+		load1000(b, oneLine)
+		single = append(single, time.Since(began))
+	}
+	m, o := median(multi), median(single)
+	b.ReportMetric(float64(m.Microseconds())/1000, "lines-ms/op")
+	b.ReportMetric(float64(o.Microseconds())/1000, "one-line-ms/op")
+	b.ReportMetric(float64(o)/float64(m), "ratio")
+}
+
 // BenchmarkLoad1000OverCompile alternates loading the 1,000-tool manifest
 // with the baseline: jsonschema/v6 compiling the same 1,000 schemas, one
 // after another, and nothing else. "overhead-%" is what loading costs

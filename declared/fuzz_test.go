@@ -202,14 +202,19 @@ func FuzzManifestValue(f *testing.F) {
 
 // FuzzLineIndex checks that the index every problem is located with
 // agrees with configfile.LineCol, which the other config files' messages
-// use, at every offset of any text.
+// use, at every offset of any text: lines longer than the index's marks
+// included, with multi-byte and invalid sequences around them.
 func FuzzLineIndex(f *testing.F) {
-	for _, seed := range []string{"", "\n", "a\nb", "{\n  \"é\": \"✓\"\r\n}\n", "\xff\xfe\n\x00"} {
+	for _, seed := range []string{"", "\n", "a\nb", "{\n  \"é\": \"✓\"\r\n}\n", "\xff\xfe\n\x00",
+		strings.Repeat("é✓\xffa", 900),                                                // one long line, a mark every thousand bytes
+		"x" + strings.Repeat("é", 1500) + "y" + strings.Repeat("\xe2\x9c", 700) + "z", // long runs without ASCII
+		"{\n" + strings.Repeat(`"k": "é✓", `, 400) + "\n\"a\": 1\n" + strings.Repeat("b", 2100) + "\n}",
+	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 4096 {
-			return
+		if len(data) > 3*markEvery+markEvery/2 {
+			data = data[:3*markEvery+markEvery/2]
 		}
 		x := newLineIndex(data)
 		for off := -1; off <= len(data)+1; off++ {
