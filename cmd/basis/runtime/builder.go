@@ -134,8 +134,10 @@ func admit(tools []contract.ExecutableTool, mcp bool, registered func(name strin
 	var errs []error
 	pending := make(map[string]*entry, len(tools))
 	added := make([]*entry, 0, len(tools))
+	// A manifest's tools share their source: resolve each path once.
+	resolved := map[string]string{}
 	for _, tool := range tools {
-		e, err := newEntry(tool, mcp)
+		e, err := newEntry(tool, mcp, resolved)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -164,8 +166,9 @@ func admit(tools []contract.ExecutableTool, mcp bool, registered func(name strin
 
 // newEntry reads a tool's descriptor once. A nil tool, or one whose
 // Descriptor panics (a nil pointer in a typed slice), is refused rather
-// than taking the host down.
-func newEntry(tool contract.ExecutableTool, mcp bool) (e *entry, err error) {
+// than taking the host down. resolved holds the sources resolved already
+// (see ruleSourceOf).
+func newEntry(tool contract.ExecutableTool, mcp bool, resolved map[string]string) (e *entry, err error) {
 	if tool == nil {
 		return nil, &RegistrationError{Source: "(nil)", Err: fmt.Errorf("%w: a nil tool", ErrInvalidTool)}
 	}
@@ -175,7 +178,7 @@ func newEntry(tool contract.ExecutableTool, mcp bool) (e *entry, err error) {
 		}
 	}()
 	d := tool.Descriptor()
-	return &entry{tool: tool, desc: d, source: sourceOf(d), ruleSource: ruleSourceOf(d), mcp: mcp}, nil
+	return &entry{tool: tool, desc: d, source: sourceOf(d), ruleSource: ruleSourceOf(d, resolved), mcp: mcp}, nil
 }
 
 // ruleSourceOf is where a tool came from, as rules name it: a rule written
@@ -185,7 +188,9 @@ func newEntry(tool contract.ExecutableTool, mcp bool) (e *entry, err error) {
 // An MCP tool's source is "<config file>#<server>"; its rules are bound to
 // the config file, the part before the last "#": the file is what the
 // operator trusted, and the tool's name already names the server.
-func ruleSourceOf(d contract.Descriptor) string {
+// resolved maps the paths resolved already to their resolution, and
+// learns this one's.
+func ruleSourceOf(d contract.Descriptor, resolved map[string]string) string {
 	source := d.Source
 	if d.Binding == contract.BindingMCP {
 		if i := strings.LastIndexByte(source, '#'); i >= 0 {
@@ -196,10 +201,15 @@ func ruleSourceOf(d contract.Descriptor) string {
 	case d.Binding == contract.BindingSpawn:
 		return approver.BuiltinSource
 	case filepath.IsAbs(source):
-		if p, err := filepath.EvalSymlinks(source); err == nil {
+		if p, ok := resolved[source]; ok {
 			return p
 		}
-		return filepath.Clean(source)
+		p, err := filepath.EvalSymlinks(source)
+		if err != nil {
+			p = filepath.Clean(source)
+		}
+		resolved[source] = p
+		return p
 	}
 	return source
 }

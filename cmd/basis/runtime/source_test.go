@@ -65,6 +65,54 @@ func TestRulesSeeTheToolsResolvedSource(t *testing.T) {
 	}
 }
 
+// Tools added together each get their own source's resolution: a
+// manifest's tools share one path, resolved once, and tools from another
+// path, or from the same file through a symlink, are not confused with
+// them.
+func TestToolsAddedTogetherKeepTheirOwnSources(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	repoA := filepath.Join(dir, "repoA", ".basis", "tools.json")
+	repoB := filepath.Join(dir, "repoB", ".basis", "tools.json")
+	for _, p := range []string{repoA, repoB} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	linked := filepath.Join(dir, "linked")
+	if err := os.Symlink(filepath.Join(dir, "repoA"), linked); err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string]string{ // tool: its descriptor's source
+		"a1": repoA, "b1": repoB, "a2": repoA, "l1": filepath.Join(linked, ".basis", "tools.json"), "b2": repoB,
+	}
+	want := map[string]string{"a1": repoA, "a2": repoA, "l1": repoA, "b1": repoB, "b2": repoB}
+	var tools []contract.ExecutableTool
+	for _, name := range []string{"a1", "b1", "a2", "l1", "b2"} {
+		tool := newHostTool(name, contract.SideEffectProcess)
+		tool.desc.Binding, tool.desc.Source = contract.BindingDeclared, sources[name]
+		tools = append(tools, tool)
+	}
+	b := runtime.NewBuilder()
+	if err := b.Add(tools...); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := b.Build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range want {
+		if got, ok := rt.RuleSource(name); !ok || got != w {
+			t.Errorf("%s (source %s): RuleSource = %q, %v; want %q", name, sources[name], got, ok, w)
+		}
+	}
+}
+
 // Explain walks a call up to the gate and says what the rules decide,
 // running nothing and asking nobody.
 func TestExplainRunsNothing(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 // registered is refused at the unknown stage.
 func (rt *Runtime) CallUnlisted(ctx context.Context, tool contract.ExecutableTool, call contract.Call) Outcome {
 	start := time.Now()
-	e, err := newEntry(tool, false)
+	e, err := newEntry(tool, false, map[string]string{})
 	if err == nil {
 		e.mcp = e.desc.Binding == contract.BindingMCP
 		err = checkRegistration(e)
