@@ -87,7 +87,7 @@ var rows = []row{
 	{
 		name: "manifest of 1,000 tools on one line loaded (as a program may write it)", module: "declared",
 		bench: "^BenchmarkLoad1000OneLine$", match: "^BenchmarkLoad1000OneLine$",
-		baseline: "the same manifest as written, an entry over several lines, alternated", kind: ratioKind, metric: "ratio", target: 1.10, source: "this table (where a tool's command lies is found in time independent of its line's length)",
+		baseline: "the same manifest as written, an entry over several lines, alternated", kind: ratioKind, metric: "ratio", target: 1.20, source: "this table (no cost for a line's length: it was 3.3x while it had one; the bound allows for medians of the eight loads a second gives)",
 	},
 	{
 		name: "manifest of 1,000 tools loaded, every schema compiled (as basis check loads it)", module: "declared",
