@@ -245,13 +245,13 @@ func (f *finder) walk(root string) {
 
 // listing is what the search needs of one directory's entries.
 type listing struct {
-	stamp      dirStamp
 	dotgit     fs.DirEntry // its .git, or nil
 	gitmodules bool        // it has a .gitmodules file
 	subdirs    []string    // the subdirectories to search, links and skipDirs left out
 }
 
-// maxListings bounds the listings a Sandbox remembers.
+// maxListings bounds the listings a Sandbox remembers, and so the git
+// configs.
 const maxListings = 4 * walkBudget
 
 // listings remembers directories' listings across calls, so that a
@@ -265,23 +265,48 @@ const maxListings = 4 * walkBudget
 // modification time back but not its change time.
 type listings struct {
 	mu    sync.Mutex
-	m     map[string]listing
+	m     map[string]stamped[listing]
 	reads int // directories read, for tests
 	// configs are git config files' entries (.git/config, .gitmodules),
 	// remembered the same way: writing a file moves its change time too.
-	configs     map[string]configFile
+	configs     map[string]stamped[[]gitEntry]
 	configReads int // config files read, for tests
 }
 
-// configFile is a git config file's entries and the stamp they were read
-// with.
-type configFile struct {
-	stamp   dirStamp
-	entries []gitEntry
+// stamped is what was read of a file, with the stamp it had.
+type stamped[T any] struct {
+	stamp fileStamp
+	value T
 }
 
 // clock is the time a listing is read at; tests move it.
 var clock = time.Now
+
+// remembered returns what read makes of path, whose lstat is fi: what m
+// holds while path's stamp is still the one it was read with, else read's
+// answer, which m keeps once that stamp is settled (see listings). mu
+// guards m; read runs without it.
+func remembered[T any](mu *sync.Mutex, m *map[string]stamped[T], path string, fi fs.FileInfo, read func() (T, bool)) (T, bool) {
+	stamp, stable := stampOf(fi)
+	if stable {
+		mu.Lock()
+		held, hit := (*m)[path]
+		mu.Unlock()
+		if hit && held.stamp == stamp {
+			return held.value, true
+		}
+	}
+	v, ok := read()
+	if ok && stable && stampSettled(stamp, clock()) {
+		mu.Lock()
+		if *m == nil || len(*m) >= maxListings {
+			*m = make(map[string]stamped[T])
+		}
+		(*m)[path] = stamped[T]{stamp: stamp, value: v}
+		mu.Unlock()
+	}
+	return v, ok
+}
 
 // list returns dir's listing, read again unless it is known unchanged;
 // false when dir is not a directory (a link included) or cannot be read.
@@ -290,43 +315,28 @@ func (ls *listings) list(dir string) (listing, bool) {
 	if err != nil || !fi.IsDir() {
 		return listing{}, false
 	}
-	stamp, stable := stampOf(fi)
-	if stable {
+	return remembered(&ls.mu, &ls.m, dir, fi, func() (listing, bool) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return listing{}, false
+		}
 		ls.mu.Lock()
-		l, hit := ls.m[dir]
+		ls.reads++
 		ls.mu.Unlock()
-		if hit && l.stamp == stamp {
-			return l, true
+		var l listing
+		for _, e := range entries {
+			name := e.Name()
+			switch {
+			case name == ".git":
+				l.dotgit = e
+			case name == ".gitmodules" && e.Type().IsRegular():
+				l.gitmodules = true
+			case e.IsDir() && !skipDirs[name]:
+				l.subdirs = append(l.subdirs, name)
+			}
 		}
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return listing{}, false
-	}
-	ls.mu.Lock()
-	ls.reads++
-	ls.mu.Unlock()
-	l := listing{stamp: stamp}
-	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case name == ".git":
-			l.dotgit = e
-		case name == ".gitmodules" && e.Type().IsRegular():
-			l.gitmodules = true
-		case e.IsDir() && !skipDirs[name]:
-			l.subdirs = append(l.subdirs, name)
-		}
-	}
-	if stable && stampSettled(stamp, clock()) {
-		ls.mu.Lock()
-		if ls.m == nil || len(ls.m) >= maxListings {
-			ls.m = make(map[string]listing)
-		}
-		ls.m[dir] = l
-		ls.mu.Unlock()
-	}
-	return l, true
+		return l, true
+	})
 }
 
 // repository protects worktree/.git and what it leads to.
@@ -455,25 +465,12 @@ func (ls *listings) gitConfig(path string) []gitEntry {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	stamp, stable := stampOf(fi)
-	if stable {
+	entries, _ := remembered(&ls.mu, &ls.configs, path, fi, func() ([]gitEntry, bool) {
 		ls.mu.Lock()
-		c, hit := ls.configs[path]
+		ls.configReads++
 		ls.mu.Unlock()
-		if hit && c.stamp == stamp {
-			return c.entries
-		}
-	}
-	entries := gitConfig(readSmall(path))
-	ls.mu.Lock()
-	ls.configReads++
-	if stable && stampSettled(stamp, clock()) {
-		if ls.configs == nil || len(ls.configs) >= maxListings {
-			ls.configs = make(map[string]configFile)
-		}
-		ls.configs[path] = configFile{stamp: stamp, entries: entries}
-	}
-	ls.mu.Unlock()
+		return gitConfig(readSmall(path)), true
+	})
 	return entries
 }
 

@@ -185,19 +185,7 @@ func TestProtectedPathsRemembered(t *testing.T) {
 	for _, d := range []string{"a/b", "c", ".git"} {
 		mustMkdir(t, filepath.Join(ws, d))
 	}
-	sb, err := New(Policy{}, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	search := func() ([]string, int) {
-		t.Helper()
-		before := sb.listings.reads
-		got, err := sb.protectedPaths(ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got, sb.listings.reads - before
-	}
+	search := searching(t, ws, func(ls *listings) int { return ls.reads })
 	// Directories changed within the last two seconds are read every time.
 	if _, reads := search(); reads != 4 {
 		t.Fatalf("first search read %d directories, want 4", reads)
@@ -205,8 +193,7 @@ func TestProtectedPathsRemembered(t *testing.T) {
 	if _, reads := search(); reads != 4 {
 		t.Fatalf("a search right after read %d directories, want all 4 again (too fresh to remember)", reads)
 	}
-	defer func(real func() time.Time) { clock = real }(clock)
-	clock = func() time.Time { return time.Now().Add(time.Minute) }
+	settleEverything(t)
 	search()
 	if got, reads := search(); reads != 0 || len(got) != 1 {
 		t.Fatalf("an unchanged tree: read %d directories, found %q; want 0 and the .git", reads, got)
@@ -241,27 +228,14 @@ func TestGitConfigRemembered(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("[core]\n\tbare = false\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sb, err := New(Policy{}, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	search := func() ([]string, int) {
-		t.Helper()
-		before := sb.listings.configReads
-		got, err := sb.protectedPaths(ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got, sb.listings.configReads - before
-	}
+	search := searching(t, ws, func(ls *listings) int { return ls.configReads })
 	if _, reads := search(); reads != 1 {
 		t.Fatalf("first search read %d config files, want 1", reads)
 	}
 	if _, reads := search(); reads != 1 {
 		t.Fatalf("a search right after read %d config files, want it again (too fresh to remember)", reads)
 	}
-	defer func(real func() time.Time) { clock = real }(clock)
-	clock = func() time.Time { return time.Now().Add(time.Minute) }
+	settleEverything(t)
 	search()
 	if got, reads := search(); reads != 0 || len(got) != 1 {
 		t.Fatalf("an unchanged config: read %d times, found %q; want 0 and the .git", reads, got)
@@ -280,4 +254,31 @@ func TestGitConfigRemembered(t *testing.T) {
 	if diff := cmp.Diff([]string{filepath.Join(ws, ".git"), filepath.Join(ws, "hooks")}, got); diff != "" || reads != 1 {
 		t.Fatalf("after hooksPath was added (%d config reads) (-want +got):\n%s", reads, diff)
 	}
+}
+
+// searching returns a search for what to protect in ws, by a Sandbox of
+// its own, that fails the test on an error and says what it found and how
+// much count (of the Sandbox's listings) grew.
+func searching(t *testing.T, ws string, count func(*listings) int) func() ([]string, int) {
+	sb, err := New(Policy{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() ([]string, int) {
+		t.Helper()
+		before := count(&sb.listings)
+		got, err := sb.protectedPaths(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, count(&sb.listings) - before
+	}
+}
+
+// settleEverything moves the clock a minute on, until the test ends: every
+// change time is then settled, and what is read is remembered.
+func settleEverything(t *testing.T) {
+	real := clock
+	t.Cleanup(func() { clock = real })
+	clock = func() time.Time { return real().Add(time.Minute) }
 }

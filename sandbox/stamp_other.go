@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// dirStamp is not kept on this system: every search reads every
+// fileStamp is not kept on this system: every search reads every
 // directory (and the sandbox does not run programs here anyway).
-type dirStamp struct{}
+type fileStamp struct{}
 
-func stampOf(fs.FileInfo) (dirStamp, bool) { return dirStamp{}, false }
+func stampOf(fs.FileInfo) (fileStamp, bool) { return fileStamp{}, false }
 
-func stampSettled(dirStamp, time.Time) bool { return false }
+func stampSettled(fileStamp, time.Time) bool { return false }

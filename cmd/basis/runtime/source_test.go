@@ -17,22 +17,7 @@ import (
 // repository's tool of the same name; the gate learns the tool's source
 // from the runtime, resolved through symlinks.
 func TestRulesSeeTheToolsResolvedSource(t *testing.T) {
-	dir := t.TempDir()
-	repoA := filepath.Join(dir, "repoA", ".basis", "tools.json")
-	repoB := filepath.Join(dir, "repoB", ".basis", "tools.json")
-	for _, p := range []string{repoA, repoB} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// repoA is also reached through a symlinked checkout.
-	linked := filepath.Join(dir, "linked")
-	if err := os.Symlink(filepath.Join(dir, "repoA"), linked); err != nil {
-		t.Fatal(err)
-	}
+	repoA, repoB, linked := twoRepositories(t)
 	rule := approver.Rule{Tool: "word_count", Source: repoA, Decision: approver.RuleAllow}
 	tests := []struct {
 		name   string
@@ -40,7 +25,7 @@ func TestRulesSeeTheToolsResolvedSource(t *testing.T) {
 		want   runtime.Status
 	}{
 		{"the repository the rule was written for", repoA, runtime.StatusOK},
-		{"the same file through a symlink", filepath.Join(linked, ".basis", "tools.json"), runtime.StatusOK},
+		{"the same file through a symlink", linked, runtime.StatusOK},
 		{"another repository's tool of the same name", repoB, runtime.StatusRefused},
 	}
 	for _, tt := range tests {
@@ -70,26 +55,9 @@ func TestRulesSeeTheToolsResolvedSource(t *testing.T) {
 // path, or from the same file through a symlink, are not confused with
 // them.
 func TestToolsAddedTogetherKeepTheirOwnSources(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	repoA := filepath.Join(dir, "repoA", ".basis", "tools.json")
-	repoB := filepath.Join(dir, "repoB", ".basis", "tools.json")
-	for _, p := range []string{repoA, repoB} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	linked := filepath.Join(dir, "linked")
-	if err := os.Symlink(filepath.Join(dir, "repoA"), linked); err != nil {
-		t.Fatal(err)
-	}
+	repoA, repoB, linked := twoRepositories(t)
 	sources := map[string]string{ // tool: its descriptor's source
-		"a1": repoA, "b1": repoB, "a2": repoA, "l1": filepath.Join(linked, ".basis", "tools.json"), "b2": repoB,
+		"a1": repoA, "b1": repoB, "a2": repoA, "l1": linked, "b2": repoB,
 	}
 	want := map[string]string{"a1": repoA, "a2": repoA, "l1": repoA, "b1": repoB, "b2": repoB}
 	var tools []contract.ExecutableTool
@@ -111,6 +79,30 @@ func TestToolsAddedTogetherKeepTheirOwnSources(t *testing.T) {
 			t.Errorf("%s (source %s): RuleSource = %q, %v; want %q", name, sources[name], got, ok, w)
 		}
 	}
+}
+
+// twoRepositories makes two repositories' manifests, repoA's also
+// reached through a symlinked checkout (linked), and returns the three
+// paths: the first two with no symbolic link in them.
+func twoRepositories(t *testing.T) (repoA, repoB, linked string) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	repoA = filepath.Join(dir, "repoA", ".basis", "tools.json")
+	repoB = filepath.Join(dir, "repoB", ".basis", "tools.json")
+	for _, p := range []string{repoA, repoB} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "repoA"), filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	return repoA, repoB, filepath.Join(dir, "linked", ".basis", "tools.json")
 }
 
 // Explain walks a call up to the gate and says what the rules decide,
