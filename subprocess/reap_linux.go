@@ -24,7 +24,11 @@ func becomeSubreaper() error {
 // dieWithParent asks the kernel to SIGKILL the program when its parent
 // dies, even by SIGKILL. Linux sends the signal when the thread that
 // forked the program ends, not the whole process: the caller must fork
-// from a thread that lives as long as the program.
+// from a thread that lives as long as the program. Go ends a thread only
+// when a goroutine locked to it returns: Run forks on its caller's
+// goroutine, which, locked or not, waits in Run for the program; a thread
+// left free may be locked by other code, which must not end a thread that
+// has children (the sandbox's threads check /proc/thread-self/children).
 func dieWithParent(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
 
 // orphans lists the children of this process that a sweep kills: those

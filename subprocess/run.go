@@ -85,8 +85,9 @@ type Cmd struct {
 	// Confine that returns a start decides that itself, because the kernel
 	// sends the signal when the thread that forked the program ends: it
 	// sets Pdeathsig when its start forks on the goroutine Run calls it
-	// from (a new one, never locked to a thread) or from a thread it keeps
-	// until the program has been waited for, and never otherwise.
+	// from (Run's caller's, which waits in Run until the program has been
+	// waited for) or from a thread it keeps until then, and never
+	// otherwise.
 	Confine func(cmd *exec.Cmd) (start func() error, release func(), err error)
 }
 
@@ -183,13 +184,14 @@ func Run(ctx context.Context, c *Cmd) (*Result, error) {
 	ownSession(cmd.SysProcAttr)
 	startProgram := confinedStart
 	if startProgram == nil {
-		// Run forks from a goroutine of its own, never locked to a thread
-		// that could end before the program (see dieWithParent).
+		// The program dies with the thread that forks it, the caller's
+		// (see dieWithParent): if the caller locked its goroutine to it,
+		// that thread cannot end before Run has waited for the program.
 		dieWithParent(cmd.SysProcAttr)
 		startProgram = cmd.Start
 	}
 	reg := beginStart()
-	err = startInGoroutine(startProgram)
+	err = startProgram()
 	pid := 0
 	if err == nil {
 		pid = cmd.Process.Pid
@@ -274,15 +276,6 @@ func ownSession(attr *syscall.SysProcAttr) {
 	attr.Setsid = true
 	attr.Setpgid, attr.Pgid = false, 0
 	attr.Setctty, attr.Foreground = false, false
-}
-
-// startInGoroutine calls start from a new goroutine, which no caller can
-// have locked to an OS thread: the kernel's parent-death signal follows
-// the thread that forks.
-func startInGoroutine(start func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- start() }()
-	return <-done
 }
 
 // stopGroup asks the group to stop, makes it after the grace, and returns
