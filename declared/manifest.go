@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/basis-go/basis/configfile"
@@ -204,21 +205,17 @@ func (p *parser) parseTools(bodies []member) []*Tool {
 			read(i)
 		}
 	} else {
-		next := make(chan int)
+		// Each worker takes the next body itself: handing bodies out over
+		// a channel woke a worker's thread for every tool.
+		var next atomic.Int64
 		var wg sync.WaitGroup
 		for range runtime.GOMAXPROCS(0) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(bodies); i = int(next.Add(1) - 1) {
 					read(i)
 				}
-			}()
+			})
 		}
-		for i := range bodies {
-			next <- i
-		}
-		close(next)
 		wg.Wait()
 	}
 	var out []*Tool
