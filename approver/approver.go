@@ -24,6 +24,36 @@ type ApproverFunc func(ctx context.Context, req Request) (Answer, error)
 // Approve calls f.
 func (f ApproverFunc) Approve(ctx context.Context, req Request) (Answer, error) { return f(ctx, req) }
 
+// Immediate is implemented by an approver that may answer at once: one
+// that waits on nothing (no person, no program, no connection) when
+// Immediate reports true. A [Gate] asks such an approver on the goroutine
+// of the call. It asks any other on a goroutine of its own, so that an
+// approver that ignores its context cannot hold the call past its
+// deadline; on a machine with few cores, that switch of threads is a
+// twentieth of a call served over MCP.
+type Immediate interface {
+	Approver
+	Immediate() bool
+}
+
+// ImmediateFunc adapts a function that answers at once to the [Immediate]
+// interface.
+type ImmediateFunc func(ctx context.Context, req Request) (Answer, error)
+
+// Approve calls f.
+func (f ImmediateFunc) Approve(ctx context.Context, req Request) (Answer, error) { return f(ctx, req) }
+
+// Immediate reports true: f answers at once.
+func (ImmediateFunc) Immediate() bool { return true }
+
+// IsImmediate reports whether a says it answers at once (see
+// [Immediate]). A host's wrapper around an approver reports what the
+// approver it wraps does, when its own work waits on nothing.
+func IsImmediate(a Approver) bool {
+	im, ok := a.(Immediate)
+	return ok && im.Immediate()
+}
+
 // Answer is an approver's reply.
 type Answer struct {
 	// Decision is the answer; the zero value is none, and a gate denies.
@@ -209,10 +239,10 @@ func emptyIfNull(raw json.RawMessage) json.RawMessage {
 // allowAll and denyAll are behind functions so that no importer can
 // replace what every other importer gets.
 var (
-	allowAll Approver = ApproverFunc(func(context.Context, Request) (Answer, error) {
+	allowAll Approver = ImmediateFunc(func(context.Context, Request) (Answer, error) {
 		return Answer{Decision: Allow, Reason: "every call is allowed"}, nil
 	})
-	denyAll Approver = ApproverFunc(func(_ context.Context, req Request) (Answer, error) {
+	denyAll Approver = ImmediateFunc(func(_ context.Context, req Request) (Answer, error) {
 		return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: this run allows no consequential calls without a rule that allows them", req.Tool)}, nil
 	})
 )

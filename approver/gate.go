@@ -290,10 +290,11 @@ func (g *Gate) ask(ctx context.Context, req Request, subject string, askRule *co
 
 	// The approver runs in its own goroutine so that one which ignores its
 	// context still cannot hold the call past the deadline; its late answer
-	// lands in the buffered channel and is dropped.
+	// lands in the buffered channel and is dropped. One that answers at
+	// once is asked here: the goroutine would cost a switch of threads.
 	done := make(chan result, 1)
 	approver := g.approver
-	go func() {
+	askApprover := func() {
 		defer func() {
 			if p := recover(); p != nil {
 				done <- result{err: &panicError{Value: p, Stack: debug.Stack()}}
@@ -301,12 +302,18 @@ func (g *Gate) ask(ctx context.Context, req Request, subject string, askRule *co
 		}()
 		a, err := approver.Approve(actx, req)
 		done <- result{answer: a, err: err}
-	}()
+	}
 	var res result
-	select {
-	case res = <-done:
-	case <-actx.Done():
-		return g.stopped(ctx, req.Tool)
+	if IsImmediate(approver) {
+		askApprover()
+		res = <-done
+	} else {
+		go askApprover()
+		select {
+		case res = <-done:
+		case <-actx.Done():
+			return g.stopped(ctx, req.Tool)
+		}
 	}
 	// An answer that came after the deadline or the cancellation is not
 	// taken: the approver may have answered only because it was stopped.

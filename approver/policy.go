@@ -21,11 +21,12 @@ type SideEffectPolicy struct {
 	Otherwise Approver
 }
 
-// BySideEffect returns an approver that applies p to each call.
+// BySideEffect returns an approver that applies p to each call. It
+// answers at once (see [Immediate]) when p.Otherwise is nil or does.
 func BySideEffect(p SideEffectPolicy) Approver {
 	p.Allow = slices.Clone(p.Allow)
 	p.Deny = slices.Clone(p.Deny)
-	return ApproverFunc(func(ctx context.Context, req Request) (Answer, error) {
+	decide := func(ctx context.Context, req Request) (Answer, error) {
 		level := req.Preview.SideEffect
 		switch {
 		case slices.Contains(p.Deny, level):
@@ -36,7 +37,11 @@ func BySideEffect(p SideEffectPolicy) Approver {
 			return p.Otherwise.Approve(ctx, req)
 		}
 		return Answer{Decision: Deny, Reason: fmt.Sprintf("tool %s denied: calls with side effect %s are neither allowed nor asked about here", req.Tool, level)}, nil
-	})
+	}
+	if p.Otherwise == nil || IsImmediate(p.Otherwise) {
+		return ImmediateFunc(decide)
+	}
+	return ApproverFunc(decide)
 }
 
 // LocalEditsNoNetwork allows local edits, denies calls that reach beyond

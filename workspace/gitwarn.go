@@ -187,10 +187,16 @@ func (w *Workspace) warnAbout(appr approver.Approver) approver.Approver {
 	if appr == nil {
 		return nil
 	}
-	return approver.ApproverFunc(func(ctx context.Context, req approver.Request) (approver.Answer, error) {
+	ask := func(ctx context.Context, req approver.Request) (approver.Answer, error) {
 		req.Warnings = slices.Concat(req.Warnings, w.CallGitWarnings(ctx, req))
 		return appr.Approve(ctx, req)
-	})
+	}
+	// Reading a repository's git config waits on nothing: the wrapper
+	// answers at once when appr does.
+	if approver.IsImmediate(appr) {
+		return approver.ImmediateFunc(ask)
+	}
+	return approver.ApproverFunc(ask)
 }
 
 // programName is the name a command's program goes by: the last element

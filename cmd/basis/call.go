@@ -239,7 +239,7 @@ func chooseApprover(ctx context.Context, mode string, w *workspace, e *env) (app
 		if e.interactive() {
 			return &terminal.Terminal{Path: e.tty}, nil
 		}
-		return approver.ApproverFunc(func(_ context.Context, req approver.Request) (approver.Answer, error) {
+		return approver.ImmediateFunc(func(_ context.Context, req approver.Request) (approver.Answer, error) {
 			return approver.Answer{Decision: approver.Deny, Reason: fmt.Sprintf(
 				"%s was not run: nobody was asked, because basis is not attached to a terminal and --approve defaults to deny then; "+
 					"rerun with --approve allow (or prompt, at a terminal), or allow it for good with: %s",
