@@ -691,6 +691,7 @@ var unprivilegedTests = []string{
 	"TestNetworkNamespaceForEveryUser", "TestTerminalIoctlsAreDenied",
 	"TestNoDescendantSurvives", "TestReleaseEndsTheProgram", "TestBasisDeathEndsTheProgram",
 	"TestParentDeathSignal", "TestReadOnlyTool", "TestReadOnlyModeAloneReadsHome",
+	"TestWarmHoldsTheReadRules", "TestGitConfigRemembered",
 }
 
 // PrepareCommand confines a command that something else starts with
