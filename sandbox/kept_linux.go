@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,21 +238,50 @@ func (k *keptThread) restore() error {
 			return err
 		}
 	}
-	for _, acl := range []string{"system.posix_acl_access", "system.posix_acl_default"} {
-		if err := unix.Fremovexattr(k.tmp.fd, acl); err != nil && err != unix.ENODATA && err != unix.EOPNOTSUPP {
-			return err
+	// A directory with no extended attribute at all has no ACL: one
+	// question instead of a removal per kind.
+	if n, err := unix.Flistxattr(k.tmp.fd, nil); err != nil || n > 0 {
+		for _, acl := range []string{"system.posix_acl_access", "system.posix_acl_default"} {
+			if err := unix.Fremovexattr(k.tmp.fd, acl); err != nil && err != unix.ENODATA && err != unix.EOPNOTSUPP {
+				return err
+			}
 		}
 	}
-	entries, err := os.ReadDir(k.tmp.path)
+	// The held descriptor is read from its start: an empty directory
+	// (the usual case) costs no path lookup, open or sort.
+	names, err := dirNames(k.tmp.fd)
 	if err != nil {
 		return err
 	}
-	for _, e := range entries {
-		if err := os.RemoveAll(filepath.Join(k.tmp.path, e.Name())); err != nil {
+	for _, name := range names {
+		if err := os.RemoveAll(filepath.Join(k.tmp.path, name)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// dirNames lists the entries of the directory open at fd, but "." and
+// "..", reading it from its start.
+func dirNames(fd int) ([]string, error) {
+	if _, err := unix.Seek(fd, 0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	var names []string
+	var buf [4096]byte
+	for {
+		n, err := unix.ReadDirent(fd, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
 }
 
 // end ends the thread, whose last program has been waited for (the
