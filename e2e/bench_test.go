@@ -51,29 +51,33 @@ func catRuntime(tb testing.TB, ws string) *runtime.Runtime {
 	return rt
 }
 
-// agedCatWorkspace is catWorkspace once it is two seconds old: the
-// sandbox remembers a directory's listing and a git config's entries
-// only once their change time is that old (a filesystem's clock is
-// coarse), as a workspace's usually are; a benchmark of a fresh one would
-// measure every call reading them afresh. A change time cannot be set,
-// so this waits.
-func agedCatWorkspace(b *testing.B) string {
-	ws := catWorkspace(b)
-	time.Sleep(2*time.Second + 100*time.Millisecond)
+// catWorkspaceDir is the cat workspace, checked in.
+const catWorkspaceDir = "testdata/catworkspace"
+
+// settledCatWorkspace is the checked-in cat workspace itself, which the
+// benchmarks only read. Its directories were made when the repository was
+// checked out, so their change time is settled: the sandbox remembers a
+// directory's listing and a git config's entries only once their change
+// time is two seconds old (a filesystem's clock is coarse), as a
+// workspace's usually is. A workspace made for the benchmark would be
+// read afresh at every call of a one-second run.
+func settledCatWorkspace(b *testing.B) string {
+	ws, err := filepath.Abs(catWorkspaceDir)
+	if err != nil {
+		b.Fatal(err)
+	}
 	return ws
 }
 
+// catWorkspace is a copy of the cat workspace of the test's own.
 func catWorkspace(tb testing.TB) string {
 	tb.Helper()
+	manifest, err := os.ReadFile(filepath.Join(catWorkspaceDir, ".basis", "tools.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
 	ws := tb.TempDir()
-	writeFilesTB(tb, ws, map[string]string{".basis/tools.json": `{"schema": 1, "tools": {"cat": {
-		"description": "Echo the input.",
-		"input_schema": {"type": "object", "required": ["job"], "properties": {
-		  "job": {"type": "string", "minLength": 1},
-		  "params": {"type": "object", "properties": {"branch": {"type": "string"}, "dry_run": {"type": "boolean"}}}
-		}},
-		"command": ["/bin/cat"]
-	}}}`})
+	writeFilesTB(tb, ws, map[string]string{".basis/tools.json": string(manifest)})
 	return ws
 }
 
@@ -114,7 +118,7 @@ func runCat(b *testing.B, path string) {
 // and basis over it ("over-floor"): what any Go program that checks
 // inputs with that library pays, and what basis adds to that.
 func BenchmarkBasisCallOverDirect(b *testing.B) {
-	ws, cfg := agedCatWorkspace(b), b.TempDir()
+	ws, cfg := settledCatWorkspace(b), b.TempDir()
 	floor := filepath.Join(b.TempDir(), "floor")
 	if err := goBuild(".", floor, "./internal/initcost/floor"); err != nil {
 		b.Fatal(err)
@@ -154,7 +158,7 @@ func median(d []time.Duration) time.Duration {
 // input check, the gate, running /bin/cat and printing), and /bin/cat run
 // directly. Each median is reported; the differences are the stages' cost.
 func BenchmarkBasisCallBreakdown(b *testing.B) {
-	ws, cfg := agedCatWorkspace(b), b.TempDir()
+	ws, cfg := settledCatWorkspace(b), b.TempDir()
 	runOK := func(args ...string) {
 		cmd := exec.Command(basisBinary, args...)
 		cmd.Env = basisEnv("BASIS_CONFIG_DIR=" + cfg)
@@ -190,7 +194,7 @@ func BenchmarkServeStdioOverRuntime(b *testing.B) {
 	if !serveAvailable(b) {
 		b.Skip("the basis built here has no serve command (a -tags nomcp build?)")
 	}
-	ws := agedCatWorkspace(b)
+	ws := settledCatWorkspace(b)
 	session, _ := connectServe(b, ws, "--approve", "allow")
 	rt := catRuntime(b, ws)
 	var args map[string]any
@@ -253,7 +257,7 @@ func BenchmarkServeStdioOverSDK(b *testing.B) {
 			if tc.operator != "" {
 				writeFilesTB(b, cfg, map[string]string{"sandbox.json": tc.operator})
 			}
-			served, _ := connectServeConfig(b, agedCatWorkspace(b), cfg, "--approve", "allow")
+			served, _ := connectServeConfig(b, settledCatWorkspace(b), cfg, "--approve", "allow")
 			serveOverSDK(b, served)
 		})
 	}
