@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -278,7 +277,5 @@ func searching(t *testing.T, ws string, count func(*listings) int) func() ([]str
 // settleEverything moves the clock a minute on, until the test ends: every
 // change time is then settled, and what is read is remembered.
 func settleEverything(t *testing.T) {
-	real := clock
-	t.Cleanup(func() { clock = real })
-	clock = func() time.Time { return real().Add(time.Minute) }
+	t.Cleanup(SettleEveryChangeTime())
 }
