@@ -13,11 +13,12 @@ import (
 // thousands of tools, and wording kinds of value for messages.
 
 // lineIndex turns byte offsets of one file into 1-based lines and columns
-// (columns count runes, as utf8.RuneCount does). Every parsed tool asks
-// where its command is, so a lookup must not scan its line from the start:
-// a manifest written on one line (by a program, say) made that quadratic,
-// a sixth of a second for 1,000 tools. Marks every markEvery bytes hold
-// the column reached so far on their line.
+// counted in characters, as configfile.LineCol does, in time that does
+// not grow with the file: a load locates a problem, and a position for
+// each tool's program, per tool. Nor with a line's length: on a manifest
+// written on one line (by a program, say), counting from the line's start
+// made a load quadratic. Marks every markEvery bytes hold the column
+// reached so far on their line.
 type lineIndex struct {
 	data   []byte
 	starts []int  // offset of the first byte of each line

@@ -211,7 +211,11 @@ func (p *parser) parseTools(bodies []member) []*Tool {
 		var wg sync.WaitGroup
 		for range runtime.GOMAXPROCS(0) {
 			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < len(bodies); i = int(next.Add(1) - 1) {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(bodies) {
+						return
+					}
 					read(i)
 				}
 			})
