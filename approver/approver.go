@@ -29,8 +29,8 @@ func (f ApproverFunc) Approve(ctx context.Context, req Request) (Answer, error) 
 // Immediate reports true. A [Gate] asks such an approver on the goroutine
 // of the call. It asks any other on a goroutine of its own, so that an
 // approver that ignores its context cannot hold the call past its
-// deadline; on a machine with few cores, that switch of threads is a
-// twentieth of a call served over MCP.
+// deadline, at the cost of a switch of threads per question, which a
+// machine with few cores feels in every call.
 type Immediate interface {
 	Approver
 	Immediate() bool
