@@ -703,7 +703,7 @@ var unprivilegedTests = []string{
 	"TestNetworkNamespaceForEveryUser", "TestTerminalIoctlsAreDenied",
 	"TestNoDescendantSurvives", "TestReleaseEndsTheProgram", "TestBasisDeathEndsTheProgram",
 	"TestParentDeathSignal", "TestReadOnlyTool", "TestReadOnlyModeAloneReadsHome",
-	"TestWarmHoldsTheReadRules", "TestGitConfigRemembered",
+	"TestWarmHoldsTheReadRules", "TestGitConfigRemembered", "TestProbeThread",
 }
 
 // PrepareCommand confines a command that something else starts with

@@ -1,4 +1,4 @@
-package trampoline
+package sandbox
 
 import (
 	"errors"
@@ -6,14 +6,17 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/basis-go/basis/sandbox/internal/trampoline"
 )
 
 // ProbeThread says what a thread may do, field by field: root may make
 // all three namespaces, and the network namespace it made is the shared
 // one, open, with a different inode from this thread's; any other user
-// may make none (unprivileged, a thread cannot enter a user namespace).
+// may make none (unprivileged, a thread cannot enter a user namespace):
+// TestUnprivileged runs it as uid 65534.
 func TestProbeThread(t *testing.T) {
-	p := ProbeThread()
+	p := trampoline.ProbeThread()
 	if os.Geteuid() != 0 {
 		for name, err := range map[string]error{"Net": p.Net, "PID": p.PID, "Mounts": p.Mounts} {
 			if !errors.Is(err, unix.EPERM) {
@@ -25,7 +28,7 @@ func TestProbeThread(t *testing.T) {
 	if p.Net != nil || p.PID != nil || p.Mounts != nil {
 		t.Fatalf("as root, the probe failed: %+v", p)
 	}
-	fd, err := SharedNetNamespace()
+	fd, err := trampoline.SharedNetNamespace()
 	if err != nil {
 		t.Fatalf("SharedNetNamespace after the probe: %v", err)
 	}
