@@ -3,6 +3,7 @@
 package sandbox_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,4 +68,33 @@ func TestCache(t *testing.T) {
 			t.Fatalf("ok = %v (%s), want a permission error", got.ok, got.output)
 		}
 	})
+}
+
+// A cache removed between calls — from outside: a program may write in
+// it but not remove it — is made again for the next call, including one
+// that would have used a thread kept from the calls before.
+func TestCacheRemovedBetweenCallsIsMadeAgain(t *testing.T) {
+	requireSandbox(t)
+	if _, err := os.UserCacheDir(); err != nil {
+		t.Skip("no user cache directory")
+	}
+	workspace := t.TempDir()
+	sb := newSandbox(t, sandbox.Policy{}, workspace)
+	cache := sb.CacheDir()
+	t.Cleanup(func() { os.RemoveAll(cache) })
+	// Three calls: from the second on, root's calls start from a thread
+	// kept for them.
+	for i := range 3 {
+		if got := runHelper(t, sb, workspace, "writeenv", "GOCACHE", fmt.Sprint(i)); !got.ok {
+			t.Fatalf("call %d writing in $GOCACHE: %s", i+1, got.output)
+		}
+	}
+	if err := os.RemoveAll(cache); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if got := runHelper(t, sb, workspace, "writeenv", "GOCACHE", fmt.Sprint("after-", i)); !got.ok {
+			t.Errorf("call %d after the cache was removed, writing in $GOCACHE: %s", i+1, got.output)
+		}
+	}
 }

@@ -158,6 +158,11 @@ func (k *keptThread) stillNames(paths []string) bool {
 	return true
 }
 
+// used reports whether the thread has started a program before: taken
+// again, every path its rules name was just found to be the file it was
+// confined with.
+func (k *keptThread) used() bool { return k.starts != nil }
+
 // start starts cmd from the thread, confining a new one as sp says on
 // first use.
 func (k *keptThread) start(cmd *exec.Cmd, sp spec) error {

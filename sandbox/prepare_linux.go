@@ -153,8 +153,11 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	vars := []string{"TMPDIR=" + tmp}
 	if s.cacheDir != "" && s.policy.Mode == WorkspaceWrite {
 		// A missing cache directory cannot be granted, and the first
-		// `go build` would then fail to create it.
-		_ = os.MkdirAll(s.cacheDir, 0o700)
+		// `go build` would then fail to create it. A thread used before
+		// holds it among its rules' paths, just found unchanged.
+		if keep == nil || !keep.used() {
+			_ = os.MkdirAll(s.cacheDir, 0o700)
+		}
 		vars = append(vars, cacheEnv(s.cacheDir)...)
 	}
 	if s.policy.LimitReads {

@@ -257,12 +257,13 @@ func (s *Sandbox) writable(dir string) []string {
 // inWorkspace reports whether dir (absolute and clean) is the workspace
 // root or lies beneath it, as written or below the root's real path.
 func (s *Sandbox) inWorkspace(dir string) bool {
-	for _, root := range []string{s.workspace, resolve(s.workspace)} {
-		if rel, err := filepath.Rel(root, dir); err == nil && (rel == "." || filepath.IsLocal(rel)) {
-			return true
-		}
+	beneath := func(root string) bool {
+		rel, err := filepath.Rel(root, dir)
+		return err == nil && (rel == "." || filepath.IsLocal(rel))
 	}
-	return false
+	// The root as written first: resolving it walks every component of
+	// its path, and a program's directory is usually the root itself.
+	return beneath(s.workspace) || beneath(resolve(s.workspace))
 }
 
 func (s *Sandbox) absDir(dir string) string {
