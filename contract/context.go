@@ -43,3 +43,25 @@ func DelegationDepth(ctx context.Context) int {
 	d, _ := ctx.Value(depthKey{}).(int)
 	return d
 }
+
+type callIDKey struct{}
+
+// WithCallID returns a context for work on the call whose [Call] ID is
+// id. The runtime gives it to a call's preview, definition and execution,
+// so that a tool asked for its [Definer.Definition] can tell which of its
+// calls the definition will judge: a tool whose preview worked something
+// out for that call (a sandbox's confinement, say) describes that, the
+// same thing its run uses, instead of working it out again. An empty id
+// says the work is for no call with an ID, hiding an enclosing call's.
+func WithCallID(ctx context.Context, id string) context.Context {
+	if id == "" && CallID(ctx) == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID returns the ID recorded by [WithCallID], or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}

@@ -176,6 +176,26 @@ func TestDelegationDepth(t *testing.T) {
 	}
 }
 
+func TestCallID(t *testing.T) {
+	ctx := context.Background()
+	if id := contract.CallID(ctx); id != "" {
+		t.Errorf("CallID of a bare context = %q", id)
+	}
+	withID := contract.WithCallID(ctx, "call-1")
+	if id := contract.CallID(withID); id != "call-1" {
+		t.Errorf("CallID = %q, want call-1", id)
+	}
+	if id := contract.CallID(contract.WithCallID(withID, "call-2")); id != "call-2" {
+		t.Errorf("a nested call's ID = %q, want call-2", id)
+	}
+	if id := contract.CallID(contract.WithCallID(withID, "")); id != "" {
+		t.Errorf("a nested call without an ID has its enclosing call's, %q", id)
+	}
+	if got := contract.WithCallID(ctx, ""); got != ctx {
+		t.Error("an empty ID with none to hide made a new context")
+	}
+}
+
 func TestResultErrorKeepsResult(t *testing.T) {
 	cause := errors.New("the tool failed")
 	res := contract.Result{Text: "bad", Content: []json.RawMessage{json.RawMessage(`{"type":"text","text":"bad"}`)}}
