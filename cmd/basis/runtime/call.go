@@ -150,9 +150,11 @@ type Outcome struct {
 
 // Call runs one call through the whole pipeline: look the tool up, read
 // the input strictly into its canonical form ([contract.CanonicalInput])
-// and check it against the tool's schema, ask the tool for its preview, ask
-// the gate, write the audit's start record, execute under the tool's
-// timeout, and write the audit's end record.
+// and check it against the tool's schema, ask the tool for its preview
+// (and, for a call the gate will judge, its [contract.Definer]
+// definition), ask the gate, write the audit's start record, execute under
+// the tool's timeout, and write the audit's end record. The tool's methods
+// get a context that carries call.ID ([contract.CallID]).
 // The preview and Execute both receive the canonical input, so what the
 // approver saw is what runs. Call never returns an error: everything that
 // can happen is in the Outcome.
@@ -196,6 +198,7 @@ func (rt *Runtime) call(ctx context.Context, ro *roster, r *registered, name str
 	if r == nil {
 		return refused(name, StageUnknown, unknownToolText(name, ro.names()), nil)
 	}
+	ctx = contract.WithCallID(ctx, call.ID)
 	input, refusal := checkInput(ctx, r, name, call.Input)
 	if refusal != nil {
 		return *refusal

@@ -14,6 +14,7 @@ import (
 	"github.com/basis-go/basis/approver"
 	"github.com/basis-go/basis/cmd/basis/runtime"
 	"github.com/basis-go/basis/contract"
+	"github.com/google/go-cmp/cmp"
 )
 
 // definedTool is a host tool with a definition that a test changes, as a
@@ -98,5 +99,63 @@ func TestCallsCarryTheToolsDefinition(t *testing.T) {
 	rt = build(t, &runtime.Options{Gate: newGate(t, approver.DenyAll())}, reader)
 	if out := rt.Call(context.Background(), "look", call); out.Status != runtime.StatusOK || reader.asked.Load() != 0 {
 		t.Errorf("a read: %+v, Definition asked %d times", out, reader.asked.Load())
+	}
+}
+
+// callIDTool records the call ID each of its methods' contexts carries.
+type callIDTool struct {
+	*hostTool
+	mu   sync.Mutex
+	seen []string
+}
+
+func (c *callIDTool) record(ctx context.Context, method string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen = append(c.seen, method+" "+contract.CallID(ctx))
+}
+
+func (c *callIDTool) AuthorizationPreview(ctx context.Context, call contract.Call) (contract.Preview, error) {
+	c.record(ctx, "preview")
+	return c.hostTool.AuthorizationPreview(ctx, call)
+}
+
+func (c *callIDTool) Definition(ctx context.Context) (json.RawMessage, error) {
+	c.record(ctx, "definition")
+	return json.RawMessage(`{}`), nil
+}
+
+func (c *callIDTool) Execute(ctx context.Context, call contract.Call) (contract.Result, error) {
+	c.record(ctx, "execute")
+	return c.hostTool.Execute(ctx, call)
+}
+
+// TestToolsAreToldWhichCall: a call's preview, definition and execution
+// get contexts that carry its ID, so a tool can tell which of its calls a
+// definition judges; an enclosing call's ID does not leak into a call
+// without one, and Explain and Runtime.Definition say what they are for.
+func TestToolsAreToldWhichCall(t *testing.T) {
+	tool := &callIDTool{hostTool: newHostTool("fmt", contract.SideEffectProcess)}
+	rt := build(t, &runtime.Options{Gate: newGate(t, approver.AllowAll())}, tool)
+	input := json.RawMessage(`{"text":"x"}`)
+	if out := rt.Call(context.Background(), "fmt", contract.Call{ID: "c1", Input: input}); out.Status != runtime.StatusOK {
+		t.Fatalf("call: %+v", out)
+	}
+	enclosing := contract.WithCallID(context.Background(), "outer")
+	if out := rt.Call(enclosing, "fmt", contract.Call{Input: input}); out.Status != runtime.StatusOK {
+		t.Fatalf("call without an ID: %+v", out)
+	}
+	rt.Explain(context.Background(), "fmt", contract.Call{ID: "c2", Input: input})
+	if _, err := rt.Definition(context.Background(), "fmt"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"preview c1", "definition c1", "execute c1",
+		"preview ", "definition ", "execute ",
+		"preview c2", "definition c2",
+		"definition ",
+	}
+	if diff := cmp.Diff(want, tool.seen); diff != "" {
+		t.Errorf("the call IDs the tool's methods were told (-want +got):\n%s", diff)
 	}
 }

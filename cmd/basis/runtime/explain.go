@@ -69,6 +69,7 @@ func (rt *Runtime) Explain(ctx context.Context, name string, call contract.Call)
 		return Explanation{Refusal: refusal}
 	}
 	call.Input = input
+	ctx = contract.WithCallID(ctx, call.ID)
 	preview, text, err := previewOf(ctx, r, call)
 	if err != nil {
 		out := refused(name, StagePreview, text, err)
