@@ -46,7 +46,10 @@ type definition struct {
 // target for a link in the workspace to a file outside it (arguments with
 // placeholders, and relative arguments under a cwd with placeholders, are
 // not looked at); sandbox is the profile of the confinement ([Options.Sandbox]:
-// its Profile, else its Subject), absent without one.
+// its Profile, else its Subject), absent without one. For a call this
+// tool previewed (the context's [contract.CallID], which the runtime
+// sets), that is the confinement the preview got, which the call's run
+// uses; otherwise the sandbox is asked.
 //
 // The files are hashed at every call, so a program rewritten since the
 // tool was loaded no longer matches an approval of the old one. It fails
@@ -80,9 +83,13 @@ func (t *Tool) Definition(ctx context.Context) (json.RawMessage, error) {
 	if d.Env == nil {
 		d.Env = map[string]string{}
 	}
-	confinement, err := t.confinement()
-	if err != nil {
-		return nil, err
+	// The confinement the preview of the call being judged got is the
+	// one its run uses: the definition describes that one.
+	confinement := t.state.previewed.peek(contract.CallID(ctx))
+	if confinement == nil {
+		if confinement, err = t.confinement(); err != nil {
+			return nil, err
+		}
 	}
 	if confinement != nil {
 		d.Sandbox = confinement.Profile

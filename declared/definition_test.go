@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,6 +99,65 @@ func TestDefinitionPinsWhatRuns(t *testing.T) {
 	tool = loadTool(t, root, &declared.Options{Environ: pathEnv()}, "fmt")
 	if got, ok := definitionOf(t, tool)["sandbox"]; ok {
 		t.Errorf("sandbox without a sandbox = %v", got)
+	}
+}
+
+// TestDefinitionOfAPreviewedCall: asked for the call its preview was made
+// for (the context's call ID), the definition describes the confinement
+// that preview got, which the call's run uses, and the sandbox is not
+// asked again; asked for no call, or for one not previewed, it asks.
+func TestDefinitionOfAPreviewedCall(t *testing.T) {
+	root := workspace(t, manifestOf(t, map[string]any{
+		"t": map[string]any{"description": "d", "input_schema": map[string]any{"type": "object"}, "command": []string{"./run.sh"}},
+	}))
+	script(t, root, "run.sh", `echo "confined by $CONFINED_BY"`)
+	// Each answer has a profile of its own, so the definition shows which
+	// one it describes.
+	sb := &fakeSandbox{}
+	var answers int
+	numbered := func(tool string, network bool, dir string) (*subprocess.Confinement, error) {
+		c, err := sb.hook(tool, network, dir)
+		answers++
+		c.Profile = json.RawMessage(fmt.Sprintf(`{"answer":%d}`, answers))
+		return c, err
+	}
+	tool := loadTool(t, root, &declared.Options{Environ: pathEnv(), Sandbox: numbered}, "t")
+	profileFor := func(ctx context.Context) any {
+		t.Helper()
+		raw, err := tool.Definition(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d map[string]any
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d["sandbox"]
+	}
+	call := callWith(`{}`)
+	if _, err := tool.AuthorizationPreview(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	ctx := contract.WithCallID(context.Background(), call.ID)
+	for _, step := range []struct {
+		name string
+		ctx  context.Context
+		want float64 // the answer the definition describes
+		asks int     // the sandbox's answers so far
+	}{
+		{"the previewed call", ctx, 1, 1},
+		{"the previewed call, asked again", ctx, 1, 1},
+		{"no call", context.Background(), 2, 2},
+		{"a call not previewed", contract.WithCallID(context.Background(), "call_9"), 3, 3},
+	} {
+		got := profileFor(step.ctx)
+		if diff := cmp.Diff(map[string]any{"answer": step.want}, got); diff != "" || answers != step.asks {
+			t.Errorf("%s: sandbox (-want +got):\n%s(the sandbox answered %d times, want %d)", step.name, diff, answers, step.asks)
+		}
+	}
+	// The definition left the preview's confinement to the run.
+	if res, err := tool.Execute(ctx, call); err != nil || res.Text != "confined by fake" || answers != 3 {
+		t.Errorf("the previewed run: %q, %v; the sandbox answered %d times, want 3", res.Text, err, answers)
 	}
 }
 

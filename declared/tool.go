@@ -64,12 +64,12 @@ type toolState struct {
 }
 
 // previewedConfinements holds the confinement each recent preview got,
-// by call ID, until that call's Execute takes it. The sandbox confines a
-// run as it finds things when it starts the program, not as its
-// description said, so describing the call a second time for the run
-// would only repeat the preview's work (a search of the workspace, its
-// paths resolved). A preview whose call never runs (a denial) is dropped
-// once maxPreviewed newer ones are held.
+// by call ID, for that call's Definition and until its Execute takes it.
+// The sandbox confines a run as it finds things when it starts the
+// program, not as its description said, so describing the call a second
+// or third time would only repeat the preview's work (a search of the
+// workspace, its paths resolved). A preview whose call never runs (a
+// denial) is dropped once maxPreviewed newer ones are held.
 type previewedConfinements struct {
 	mu    sync.Mutex
 	byID  map[string]*subprocess.Confinement
@@ -97,6 +97,17 @@ func (p *previewedConfinements) put(id string, c *subprocess.Confinement) {
 		p.order = append(p.order, id)
 	}
 	p.byID[id] = c
+}
+
+// peek returns the confinement held for the call id, or nil, and keeps
+// it for the call's Execute.
+func (p *previewedConfinements) peek(id string) *subprocess.Confinement {
+	if id == "" {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.byID[id]
 }
 
 // take returns and forgets the confinement held for the call id, or nil.
