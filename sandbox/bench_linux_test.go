@@ -25,7 +25,8 @@ import (
 // highest time. In an empty workspace the sandbox has nothing to keep
 // read-only; in a repository it holds .git, .basis and .mcp.json in a
 // mount namespace of the call's own, after searching the tree for nested
-// repositories. Run as root, "unprivileged" runs "empty" again in a copy
+// repositories; "confined-floor" is the floor under both, a start from a
+// thread confined once with nothing around it. Run as root, "unprivileged" runs "empty" again in a copy
 // of this binary as uid 65534, where the sandbox re-executes the binary
 // to make its namespaces, and reports that run's figures;
 // "unprivileged-floor" runs "namespaces" there, the floor under it: no
@@ -51,6 +52,7 @@ func BenchmarkSandboxedCat(b *testing.B) {
 		}
 		benchmarkCat(b, ws)
 	})
+	b.Run("confined-floor", benchmarkKeptThread)
 	b.Run("namespaces", benchmarkNamespaces)
 	b.Run("unprivileged", func(b *testing.B) { benchmarkUnprivileged(b, "empty") })
 	b.Run("unprivileged-floor", func(b *testing.B) { benchmarkUnprivileged(b, "namespaces") })
@@ -67,6 +69,25 @@ func benchmarkCat(b *testing.B, workspace string) {
 		b.Fatal(err)
 	}
 	benchmarkAlternated(b, "sandboxed", sb.Prepare)
+}
+
+// benchmarkKeptThread alternates a plain run of /bin/cat with one started
+// from a thread confined once, as a kept thread is (see
+// sandbox.KeptThread): the floor under "empty" as root, where each
+// sandboxed start hands the start to such a thread, and the kernel holds
+// the program to its Landlock domain and socket filter.
+func benchmarkKeptThread(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("programs start from a kept thread of this process as root only")
+	}
+	start, end, err := sandbox.KeptThread(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(end)
+	benchmarkAlternated(b, "confined", func(cmd *exec.Cmd) (func() error, func(), error) {
+		return func() error { return start(cmd) }, func() {}, nil
+	})
 }
 
 // benchmarkNamespaces alternates a plain run of /bin/cat with one that

@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"os/exec"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -107,4 +109,25 @@ func SettleEveryChangeTime() (restore func()) {
 	real := clock
 	clock = func() time.Time { return real().Add(time.Minute) }
 	return func() { clock = real }
+}
+
+// KeptThread confines a thread as a kept thread is for a call in
+// workspace with nothing to protect, and returns what starts a command
+// from it (in a PID namespace of its own, as a sandboxed start does) and
+// what ends the thread. It is the floor under a privileged sandboxed
+// start: the hand-off to the thread and a confined program, without the
+// search, the checks and the emptying of the TMPDIR around each call.
+func KeptThread(workspace string) (start func(*exec.Cmd) error, end func(), err error) {
+	sp := spec{Version: specVersion, Net: string(probe().cut()), Write: []string{workspace}}
+	k, err := newKeptThread(keptKey(sp), ruledPaths(sp))
+	if err != nil {
+		return nil, nil, err
+	}
+	sp.Write = append([]string{k.tmp.path}, sp.Write...)
+	start = func(cmd *exec.Cmd) error {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		withPIDNamespace(cmd.SysProcAttr, probe())
+		return k.start(cmd, sp)
+	}
+	return start, k.end, nil
 }
