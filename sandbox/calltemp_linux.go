@@ -20,9 +20,12 @@ import (
 // them, and a tmpfs directory of hundreds of entries is slow to list and
 // to add to), and hold the memory of what their programs wrote.
 type callTemp struct {
-	path    string
-	fd      int
-	removed sync.Once
+	path string
+	fd   int
+	// uid and gid are the user and group it was made for: this process's
+	// effective ones when it was made.
+	uid, gid int
+	removed  sync.Once
 }
 
 // newCallTemp makes and locks a fresh directory in base. A directory
@@ -44,7 +47,7 @@ func newCallTemp(base string) (*callTemp, error) {
 			// A sweeper that locked it first may have removed it and let
 			// go since: only a directory still there is this call's.
 			if _, ok := stillThere(path, fd); ok {
-				return &callTemp{path: path, fd: fd}, nil
+				return &callTemp{path: path, fd: fd, uid: os.Geteuid(), gid: os.Getegid()}, nil
 			}
 			unix.Close(fd)
 		case errors.Is(err, unix.EWOULDBLOCK):
@@ -52,7 +55,7 @@ func newCallTemp(base string) (*callTemp, error) {
 		default:
 			// A filesystem without flock: the directory is not swept if
 			// left behind (a sweeper cannot lock it either), but works.
-			return &callTemp{path: path, fd: fd}, nil
+			return &callTemp{path: path, fd: fd, uid: os.Geteuid(), gid: os.Getegid()}, nil
 		}
 	}
 	return nil, fmt.Errorf("every directory made in %s was removed before it could be used", base)

@@ -223,8 +223,8 @@ func exited(p *os.Process) bool {
 	return err == nil && info.Signo == int32(unix.SIGCHLD)
 }
 
-// restore gives the directory back to this process's user alone and
-// empties it. A program may have opened it to others: its mode goes back
+// restore gives the directory back to the user it was made for alone
+// and empties it. A program may have opened it to others: its mode goes back
 // to 0700, and ACLs a program added go (an access ACL would be masked by
 // that mode anyway; a default one would be inherited by what the next
 // program creates).
@@ -233,7 +233,7 @@ func (k *keptThread) restore() error {
 	if !ok {
 		return errors.New("the call directory was replaced")
 	}
-	if uid, gid := os.Geteuid(), os.Getegid(); int(st.Uid) != uid || int(st.Gid) != gid {
+	if uid, gid := k.tmp.uid, k.tmp.gid; int(st.Uid) != uid || int(st.Gid) != gid {
 		if err := unix.Fchown(k.tmp.fd, uid, gid); err != nil {
 			return err
 		}

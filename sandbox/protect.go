@@ -75,7 +75,8 @@ type finder struct {
 	roots    []string // writable directories, resolved
 	found    []string
 	seen     map[string]bool
-	read     map[string]bool // directories the walk has read
+	read     map[string]bool    // directories the walk has read
+	listed   map[string]listing // the listings this search asked for
 	err      error
 	budget   int
 	modules  int
@@ -94,7 +95,7 @@ func (s *Sandbox) protectedPaths(dir string) ([]string, error) {
 	if s.policy.Mode != WorkspaceWrite {
 		return nil, nil
 	}
-	f := &finder{listings: &s.listings, seen: map[string]bool{}, read: map[string]bool{}, budget: walkBudget}
+	f := &finder{listings: &s.listings, seen: map[string]bool{}, read: map[string]bool{}, listed: map[string]listing{}, budget: walkBudget}
 	f.home, _ = os.UserHomeDir()
 	var given []string
 	for _, w := range s.writableDirs(dir) {
@@ -117,8 +118,13 @@ func (s *Sandbox) protectedPaths(dir string) ([]string, error) {
 		}
 	}
 	for _, root := range f.roots {
+		l, listed := f.list(root)
 		for _, n := range names {
-			f.add(root, n)
+			if listed && slices.Contains(alwaysProtected, n) {
+				f.addListed(root, n, l)
+			} else {
+				f.add(root, n)
+			}
 		}
 	}
 	for _, p := range absolute {
@@ -153,10 +159,45 @@ func (f *finder) add(root, rel string) {
 			return
 		}
 	}
+	f.addFound(p)
+}
+
+// addListed protects root/name, one of alwaysProtected, when root's
+// listing l has it: what add finds, without a lookup of its own (the
+// listing was read, or found unchanged, by this search).
+func (f *finder) addListed(root, name string, l listing) {
+	mode, ok := l.always[name]
+	if !ok {
+		return
+	}
+	p := filepath.Join(root, name)
+	if mode&fs.ModeSymlink != 0 {
+		if f.err == nil {
+			f.err = linkError(p)
+		}
+		return
+	}
+	f.addFound(p)
+}
+
+// addFound protects p, once.
+func (f *finder) addFound(p string) {
 	if !f.seen[p] {
 		f.seen[p] = true
 		f.found = append(f.found, p)
 	}
+}
+
+// list is dir's listing, asked of the listings once per search.
+func (f *finder) list(dir string) (listing, bool) {
+	if l, ok := f.listed[dir]; ok {
+		return l, true
+	}
+	l, ok := f.listings.list(dir)
+	if ok {
+		f.listed[dir] = l
+	}
+	return l, ok
 }
 
 // addAbsolute protects p when it lies in a writable directory, as written
@@ -182,12 +223,7 @@ func (f *finder) addAbsolute(p string) {
 
 // addRoot protects a writable directory as a whole (an operator may
 // protect one of its own write paths).
-func (f *finder) addRoot(root string) {
-	if !f.seen[root] {
-		f.seen[root] = true
-		f.found = append(f.found, root)
-	}
-}
+func (f *finder) addRoot(root string) { f.addFound(root) }
 
 // beneath returns path relative to root when it is root or lies beneath
 // it, lexically.
@@ -225,12 +261,12 @@ func (f *finder) walk(root string) {
 		}
 		f.read[d.dir] = true
 		f.budget--
-		l, ok := f.listings.list(d.dir)
+		l, ok := f.list(d.dir)
 		if !ok {
 			continue
 		}
 		if l.dotgit != nil {
-			f.repository(d.dir, l.dotgit)
+			f.repository(d.dir, l.dotgit, true)
 		}
 		if l.gitmodules {
 			f.submodules(d.dir)
@@ -248,6 +284,9 @@ type listing struct {
 	dotgit     fs.DirEntry // its .git, or nil
 	gitmodules bool        // it has a .gitmodules file
 	subdirs    []string    // the subdirectories to search, links and skipDirs left out
+	// always has the type of each name of alwaysProtected it has: a
+	// writable directory's are protected from its listing.
+	always map[string]fs.FileMode
 }
 
 // maxListings bounds the listings a Sandbox remembers, and so the git
@@ -326,6 +365,12 @@ func (ls *listings) list(dir string) (listing, bool) {
 		var l listing
 		for _, e := range entries {
 			name := e.Name()
+			if slices.Contains(alwaysProtected, name) {
+				if l.always == nil {
+					l.always = make(map[string]fs.FileMode, len(alwaysProtected))
+				}
+				l.always[name] = e.Type()
+			}
 			switch {
 			case name == ".git":
 				l.dotgit = e
@@ -339,8 +384,11 @@ func (ls *listings) list(dir string) (listing, bool) {
 	})
 }
 
-// repository protects worktree/.git and what it leads to.
-func (f *finder) repository(worktree string, e fs.DirEntry) {
+// repository protects worktree/.git and what it leads to. listed says
+// the walk came to worktree: down from a writable directory through
+// listings' subdirectories, which leave links out, and e is from
+// worktree's listing, so nothing on the way is a link.
+func (f *finder) repository(worktree string, e fs.DirEntry, listed bool) {
 	dotgit := filepath.Join(worktree, ".git")
 	root, rel, ok := f.rootOf(dotgit)
 	if !ok {
@@ -352,7 +400,11 @@ func (f *finder) repository(worktree string, e fs.DirEntry) {
 		}
 		return
 	}
-	f.add(root, rel)
+	if listed {
+		f.addFound(dotgit)
+	} else {
+		f.add(root, rel) // a submodule's path may lead through a link
+	}
 	gitdir := dotgit
 	if !e.IsDir() {
 		// A .git file ("gitdir: PATH") is how submodules and worktrees
@@ -450,7 +502,7 @@ func (f *finder) submodules(dir string) {
 		if err != nil {
 			continue // not checked out
 		}
-		f.repository(sub, fs.FileInfoToDirEntry(fi))
+		f.repository(sub, fs.FileInfoToDirEntry(fi), false)
 		if _, err := os.Lstat(filepath.Join(sub, ".gitmodules")); err == nil {
 			f.submodules(sub)
 		}

@@ -116,6 +116,14 @@ func TestProtectedPathsRefuseLinks(t *testing.T) {
 			mustMkdir(t, filepath.Join(ws, "sub"))
 			mustSymlink(t, outside, filepath.Join(ws, "sub", ".git"))
 		}, "sub/.git"},
+		{"a submodule reached through a link", func(t *testing.T, ws, outside string) {
+			mustMkdir(t, filepath.Join(ws, ".git"))
+			mustMkdir(t, filepath.Join(outside, "sub", ".git"))
+			mustSymlink(t, outside, filepath.Join(ws, "link"))
+			if err := os.WriteFile(filepath.Join(ws, ".gitmodules"), []byte("[submodule \"s\"]\n\tpath = link/sub\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "link"},
 		{"a protected path reached through a link", func(t *testing.T, ws, outside string) {
 			mustMkdir(t, filepath.Join(outside, ".vscode"))
 			mustSymlink(t, filepath.Join(outside, ".vscode"), filepath.Join(ws, ".vscode"))
@@ -278,4 +286,75 @@ func searching(t *testing.T, ws string, count func(*listings) int) func() ([]str
 // change time is then settled, and what is read is remembered.
 func settleEverything(t *testing.T) {
 	t.Cleanup(SettleEveryChangeTime())
+}
+
+// A writable directory's .git, .basis and .mcp.json are found from its
+// listing, remembered or read again: one made, removed or replaced by a
+// link since — even by a program that then set the directory's
+// modification time back — is found, dropped or refused at the next
+// search, as a lookup of each would.
+func TestAlwaysProtectedFollowTheRootsListing(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("directories are remembered on Linux only")
+	}
+	settleEverything(t)
+	ws, outside := t.TempDir(), t.TempDir()
+	mustMkdir(t, filepath.Join(ws, ".git"))
+	sb, err := New(Policy{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// change runs fn in ws and sets ws's modification time back.
+	change := func(fn func()) {
+		t.Helper()
+		old, err := os.Stat(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn()
+		if err := os.Chtimes(ws, old.ModTime(), old.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search := func(step string, want []string, reads int) {
+		t.Helper()
+		before := sb.listings.reads
+		got, err := sb.protectedPaths(ws)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		for i, w := range want {
+			want[i] = filepath.Join(ws, w)
+		}
+		if diff := cmp.Diff(want, got); diff != "" || sb.listings.reads-before != reads {
+			t.Errorf("%s: read %d directories, want %d; found (-want +got):\n%s", step, sb.listings.reads-before, reads, diff)
+		}
+	}
+	search("first", []string{".git"}, 1)
+	search("remembered", []string{".git"}, 0)
+	change(func() {
+		if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mustMkdir(t, filepath.Join(ws, ".basis"))
+	})
+	search(".mcp.json and .basis made", []string{".basis", ".git", ".mcp.json"}, 2) // ws, and .basis, walked
+	search(".mcp.json and .basis remembered", []string{".basis", ".git", ".mcp.json"}, 0)
+	change(func() {
+		if err := os.Remove(filepath.Join(ws, ".mcp.json")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	search(".mcp.json removed", []string{".basis", ".git"}, 1)
+	change(func() {
+		if err := os.Remove(filepath.Join(ws, ".basis")); err != nil {
+			t.Fatal(err)
+		}
+		mustSymlink(t, outside, filepath.Join(ws, ".basis"))
+	})
+	for _, step := range []string{".basis replaced by a link", ".basis a link, remembered"} {
+		if _, err := sb.protectedPaths(ws); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), filepath.Join(ws, ".basis")+" is a symbolic link") {
+			t.Errorf("%s: error = %v, want one naming .basis", step, err)
+		}
+	}
 }
