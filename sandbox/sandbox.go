@@ -257,13 +257,13 @@ func (s *Sandbox) writable(dir string) []string {
 // inWorkspace reports whether dir (absolute and clean) is the workspace
 // root or lies beneath it, as written or below the root's real path.
 func (s *Sandbox) inWorkspace(dir string) bool {
-	beneath := func(root string) bool {
+	under := func(root string) bool {
 		rel, err := filepath.Rel(root, dir)
 		return err == nil && (rel == "." || filepath.IsLocal(rel))
 	}
 	// The root as written first: resolving it walks every component of
 	// its path, and a program's directory is usually the root itself.
-	return beneath(s.workspace) || beneath(resolve(s.workspace))
+	return under(s.workspace) || under(resolve(s.workspace))
 }
 
 func (s *Sandbox) absDir(dir string) string {
