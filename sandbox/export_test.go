@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"os/exec"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -100,16 +99,6 @@ var (
 
 // LandlockABI is the Landlock ABI the sandbox found on this kernel.
 func LandlockABI() int { return probe().abi }
-
-// SettleEveryChangeTime moves the clock the search for protected paths
-// reads a minute on, until restore is called: every change time then
-// counts as settled, and the search remembers what it reads, as it does in
-// a workspace that changed more than two seconds ago.
-func SettleEveryChangeTime() (restore func()) {
-	real := clock
-	clock = func() time.Time { return real().Add(time.Minute) }
-	return func() { clock = real }
-}
 
 // KeptThread confines a thread as a kept thread is for a call in
 // workspace with nothing to protect, and returns what starts a command

@@ -76,7 +76,7 @@ type finder struct {
 	found    []string
 	seen     map[string]bool
 	read     map[string]bool    // directories the walk has read
-	listed   map[string]listing // the listings this search asked for
+	listed   map[string]listing // the writable directories' listings
 	err      error
 	budget   int
 	modules  int
@@ -95,7 +95,8 @@ func (s *Sandbox) protectedPaths(dir string) ([]string, error) {
 	if s.policy.Mode != WorkspaceWrite {
 		return nil, nil
 	}
-	f := &finder{listings: &s.listings, seen: map[string]bool{}, read: map[string]bool{}, listed: map[string]listing{}, budget: walkBudget}
+	s.listings.drain()
+	f := &finder{listings: s.listings, seen: map[string]bool{}, read: make(map[string]bool, 64), listed: map[string]listing{}, budget: walkBudget}
 	f.home, _ = os.UserHomeDir()
 	var given []string
 	for _, w := range s.writableDirs(dir) {
@@ -188,13 +189,16 @@ func (f *finder) addFound(p string) {
 	}
 }
 
-// list is dir's listing, asked of the listings once per search.
+// list is dir's listing. A writable directory's path is looked at again
+// (see listings.list), once per search: its listing is asked for before
+// the walk and by it; the walk reads every other directory once.
 func (f *finder) list(dir string) (listing, bool) {
 	if l, ok := f.listed[dir]; ok {
 		return l, true
 	}
-	l, ok := f.listings.list(dir)
-	if ok {
+	root := slices.Contains(f.roots, dir)
+	l, ok := f.listings.list(dir, root)
+	if ok && root {
 		f.listed[dir] = l
 	}
 	return l, ok
@@ -306,10 +310,68 @@ type listings struct {
 	mu    sync.Mutex
 	m     map[string]stamped[listing]
 	reads int // directories read, for tests
+	// live are the listings of watched directories (see dirWatch):
+	// current until an event says otherwise, whatever their change time.
+	live map[string]stamped[listing]
+	// watch is made on first use; nil where the kernel offers none.
+	watch      *dirWatch
+	watchTried bool
+	// staled counts what made listings stale: a listing read while it
+	// moved is not kept live, since the event that moved it, read by
+	// another search, may be about what was read.
+	staled uint64
 	// configs are git config files' entries (.git/config, .gitmodules),
 	// remembered the same way: writing a file moves its change time too.
 	configs     map[string]stamped[[]gitEntry]
 	configReads int // config files read, for tests
+}
+
+// processListings are what every Sandbox of this process remembers:
+// listings are facts about directories, whichever policy searches them.
+var processListings listings
+
+// drain applies the events queued since the last search: the listings
+// they make stale are no longer live.
+func (ls *listings) drain() {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.watch == nil {
+		return
+	}
+	if ls.watch.drain(ls.staleLocked) {
+		ls.staled++
+		for dir := range ls.live {
+			ls.staleLocked(dir, false)
+		}
+	}
+}
+
+// unwatchLocked stops watching dir; a listing of it being read now is
+// not kept live, since its changes would go unreported. ls.mu is held.
+func (ls *listings) unwatchLocked(dir string) {
+	ls.staled++
+	ls.watch.unwatch(dir)
+}
+
+// staleLocked drops dir's live listing, and with subtree every live
+// listing beneath it; ls.mu is held.
+func (ls *listings) staleLocked(dir string, subtree bool) {
+	ls.staled++
+	drop := func(p string) {
+		delete(ls.live, p)
+		ls.unwatchLocked(p)
+	}
+	if _, ok := ls.live[dir]; ok {
+		drop(dir)
+	}
+	if subtree {
+		prefix := dir + "/"
+		for p := range ls.live {
+			if strings.HasPrefix(p, prefix) {
+				drop(p)
+			}
+		}
+	}
 }
 
 // stamped is what was read of a file, with the stamp it had.
@@ -349,39 +411,92 @@ func remembered[T any](mu *sync.Mutex, m *map[string]stamped[T], path string, fi
 
 // list returns dir's listing, read again unless it is known unchanged;
 // false when dir is not a directory (a link included) or cannot be read.
-func (ls *listings) list(dir string) (listing, bool) {
+// A live listing is used as it is, but where verify asks for a look at
+// dir first: a writable directory's path, which the search reached by no
+// listing, must still name the directory that was read.
+func (ls *listings) list(dir string, verify bool) (listing, bool) {
+	ls.mu.Lock()
+	live, isLive := ls.live[dir]
+	ls.mu.Unlock()
+	if isLive && !verify {
+		return live.value, true
+	}
 	fi, err := os.Lstat(dir)
 	if err != nil || !fi.IsDir() {
 		return listing{}, false
 	}
-	return remembered(&ls.mu, &ls.m, dir, fi, func() (listing, bool) {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return listing{}, false
+	stamp, stable := stampOf(fi)
+	if isLive {
+		if stable && stamp.sameFile(live.stamp) {
+			return live.value, true
 		}
 		ls.mu.Lock()
-		ls.reads++
+		ls.staleLocked(dir, true) // the path names another directory now
 		ls.mu.Unlock()
-		var l listing
-		for _, e := range entries {
-			name := e.Name()
-			if slices.Contains(alwaysProtected, name) {
-				if l.always == nil {
-					l.always = make(map[string]fs.FileMode, len(alwaysProtected))
-				}
-				l.always[name] = e.Type()
-			}
-			switch {
-			case name == ".git":
-				l.dotgit = e
-			case name == ".gitmodules" && e.Type().IsRegular():
-				l.gitmodules = true
-			case e.IsDir() && !skipDirs[name]:
-				l.subdirs = append(l.subdirs, name)
-			}
-		}
+	}
+	ls.mu.Lock()
+	if !ls.watchTried {
+		ls.watchTried, ls.watch = true, newDirWatch()
+	}
+	// Watched before it is read: a change from here on is reported.
+	watched := stable && ls.watch.watchDir(dir)
+	staled := ls.staled
+	ls.mu.Unlock()
+	if !watched {
+		return remembered(&ls.mu, &ls.m, dir, fi, func() (listing, bool) { return ls.read(dir) })
+	}
+	l, ok := ls.read(dir)
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if !ok {
+		ls.unwatchLocked(dir)
+		return l, false
+	}
+	if ls.staled != staled {
+		// Another search read events meanwhile, maybe about dir, or
+		// stopped watching it: what was read serves this search, and
+		// the next reads dir again (its watch stays, for a reader that
+		// keeps it).
 		return l, true
-	})
+	}
+	if ls.live == nil || len(ls.live) >= maxListings {
+		for p := range ls.live {
+			ls.unwatchLocked(p)
+		}
+		ls.live = make(map[string]stamped[listing])
+	}
+	ls.live[dir] = stamped[listing]{stamp: stamp, value: l}
+	return l, true
+}
+
+// read reads dir's listing.
+func (ls *listings) read(dir string) (listing, bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return listing{}, false
+	}
+	ls.mu.Lock()
+	ls.reads++
+	ls.mu.Unlock()
+	var l listing
+	for _, e := range entries {
+		name := e.Name()
+		if slices.Contains(alwaysProtected, name) {
+			if l.always == nil {
+				l.always = make(map[string]fs.FileMode, len(alwaysProtected))
+			}
+			l.always[name] = e.Type()
+		}
+		switch {
+		case name == ".git":
+			l.dotgit = e
+		case name == ".gitmodules" && e.Type().IsRegular():
+			l.gitmodules = true
+		case e.IsDir() && !skipDirs[name]:
+			l.subdirs = append(l.subdirs, name)
+		}
+	}
+	return l, true
 }
 
 // repository protects worktree/.git and what it leads to. listed says

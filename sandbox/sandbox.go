@@ -84,7 +84,7 @@ type Sandbox struct {
 	policy    Policy
 	workspace string
 	cacheDir  string
-	listings  listings // what the search for protected paths read
+	listings  *listings // what the search for protected paths read: the process's
 }
 
 // New returns the sandbox for policy in the workspace rooted at
@@ -108,7 +108,7 @@ func New(policy Policy, workspace string) (*Sandbox, error) {
 	policy.Mode = policy.mode()
 	policy.Write = slices.Clone(policy.Write)
 	policy.Protect = slices.Clone(policy.Protect)
-	s := &Sandbox{policy: policy, workspace: root}
+	s := &Sandbox{policy: policy, workspace: root, listings: &processListings}
 	s.cacheDir = cacheDirFor(root)
 	return s, nil
 }

@@ -28,3 +28,6 @@ func stampOf(fi fs.FileInfo) (fileStamp, bool) {
 func stampSettled(s fileStamp, now time.Time) bool {
 	return time.Unix(s.ctimeS, s.ctimeNs).Before(now.Add(-2 * time.Second))
 }
+
+// sameFile reports whether s and t are stamps of the same file.
+func (s fileStamp) sameFile(t fileStamp) bool { return s.dev == t.dev && s.ino == t.ino }

@@ -14,3 +14,5 @@ type fileStamp struct{}
 func stampOf(fs.FileInfo) (fileStamp, bool) { return fileStamp{}, false }
 
 func stampSettled(fileStamp, time.Time) bool { return false }
+
+func (fileStamp) sameFile(fileStamp) bool { return false }
