@@ -365,9 +365,8 @@ func (ls *listings) staleLocked(dir string, subtree bool) {
 		drop(dir)
 	}
 	if subtree {
-		prefix := dir + "/"
 		for p := range ls.live {
-			if strings.HasPrefix(p, prefix) {
+			if p != dir && within(p, dir) {
 				drop(p)
 			}
 		}

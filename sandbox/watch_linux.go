@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"unsafe"
@@ -130,7 +131,7 @@ func (w *dirWatch) drain(stale func(path string, subtree bool)) (all bool) {
 				case name != "":
 					stale(dir, false)
 					if ev.Mask&unix.IN_ISDIR != 0 {
-						stale(dir+"/"+name, true)
+						stale(filepath.Join(dir, name), true)
 					}
 				default:
 					stale(dir, false)
