@@ -313,9 +313,11 @@ type listings struct {
 	// live are the listings of watched directories (see dirWatch):
 	// current until an event says otherwise, whatever their change time.
 	live map[string]stamped[listing]
-	// watch is made on first use; nil where the kernel offers none.
+	// watch is made at the searchesBeforeWatch+1st search; nil before,
+	// and where the kernel offers none.
 	watch      *dirWatch
 	watchTried bool
+	searches   int
 	// staled counts what made listings stale: a listing read while it
 	// moved is not kept live, since the event that moved it, read by
 	// another search, may be about what was read.
@@ -330,11 +332,20 @@ type listings struct {
 // listings are facts about directories, whichever policy searches them.
 var processListings listings
 
-// drain applies the events queued since the last search: the listings
-// they make stale are no longer live.
+// searchesBeforeWatch is how many searches a process makes before it
+// watches what it lists. The kernel ends an inotify instance that
+// watched something with a grace period of its own, which the process's
+// exit waits for (milliseconds, more than a call costs): a process that
+// searches once or twice (`basis call` describes its call and starts it)
+// would pay that for nothing.
+const searchesBeforeWatch = 2
+
+// drain counts a search and applies the events queued since the last
+// one: the listings they make stale are no longer live.
 func (ls *listings) drain() {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
+	ls.searches++
 	if ls.watch == nil {
 		return
 	}
@@ -434,7 +445,7 @@ func (ls *listings) list(dir string, verify bool) (listing, bool) {
 		ls.mu.Unlock()
 	}
 	ls.mu.Lock()
-	if !ls.watchTried {
+	if !ls.watchTried && ls.searches > searchesBeforeWatch {
 		ls.watchTried, ls.watch = true, newDirWatch()
 	}
 	// Watched before it is read: a change from here on is reported.

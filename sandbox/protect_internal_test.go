@@ -367,7 +367,7 @@ func TestAlwaysProtectedFollowTheRootsListing(t *testing.T) {
 // going by the listings' stamps alone.
 func ownListings(t *testing.T, sb *Sandbox, watched bool) *listings {
 	t.Helper()
-	ls := &listings{}
+	ls := &listings{searches: searchesBeforeWatch}
 	if !watched {
 		ls.watchTried = true
 	}

@@ -45,7 +45,7 @@ func BenchmarkSearch(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ls := &listings{watchTried: !mode.watched}
+			ls := &listings{watchTried: !mode.watched, searches: searchesBeforeWatch}
 			b.Cleanup(func() { ls.watch.close() })
 			sb.listings = ls
 			if _, err := sb.protectedPaths(ws); err != nil {

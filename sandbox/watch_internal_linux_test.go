@@ -174,3 +174,35 @@ func TestWatchedListingsUnderConcurrentChanges(t *testing.T) {
 		t.Errorf("after the changes stopped (-want +got):\n%s", diff)
 	}
 }
+
+// A process's first searches watch nothing: a process that searches once
+// or twice, as `basis call` does, would wait at its exit for the kernel
+// to end a watch it had no use for. From the next search on, what it
+// lists is watched.
+func TestFewSearchesWatchNothing(t *testing.T) {
+	ws := t.TempDir()
+	sb, err := New(Policy{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := &listings{}
+	t.Cleanup(func() { ls.watch.close() })
+	sb.listings = ls
+	for i := range searchesBeforeWatch {
+		if _, err := sb.protectedPaths(ws); err != nil {
+			t.Fatal(err)
+		}
+		if ls.watchTried || len(ls.live) != 0 {
+			t.Fatalf("search %d made a watch", i+1)
+		}
+	}
+	if _, err := sb.protectedPaths(ws); err != nil {
+		t.Fatal(err)
+	}
+	if !ls.watchTried {
+		t.Fatalf("search %d made no watch", searchesBeforeWatch+1)
+	}
+	if ls.watch != nil && len(ls.live) != 1 {
+		t.Errorf("after search %d, %d listings are live, want the workspace's", searchesBeforeWatch+1, len(ls.live))
+	}
+}
