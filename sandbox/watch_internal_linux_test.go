@@ -20,7 +20,7 @@ import (
 // set back, a directory replaced by another, the workspace's path naming
 // another directory, the kernel's queue of events overflowing — is found at the
 // next search.
-func TestWatchedListings(t *testing.T) {
+func TestListingsFollowEvents(t *testing.T) {
 	parent := filepath.Join(t.TempDir(), "parent")
 	ws := filepath.Join(parent, "ws")
 	for _, d := range []string{".git", "a/b/c"} {
@@ -104,7 +104,7 @@ func TestWatchedListings(t *testing.T) {
 // Searches running while the tree changes, their events read by one
 // another, leave no listing live that missed a change: once the changes
 // stop, a search finds exactly what is there.
-func TestWatchedListingsUnderConcurrentChanges(t *testing.T) {
+func TestListingsUnderConcurrentChanges(t *testing.T) {
 	ws := t.TempDir()
 	sb, err := New(Policy{}, ws)
 	if err != nil {
@@ -179,7 +179,7 @@ func TestWatchedListingsUnderConcurrentChanges(t *testing.T) {
 // or twice, as `basis call` does, would wait at its exit for the kernel
 // to end a watch it had no use for. From the next search on, what it
 // lists is watched.
-func TestFewSearchesWatchNothing(t *testing.T) {
+func TestFewSearchesMakeNoInotifyInstance(t *testing.T) {
 	ws := t.TempDir()
 	sb, err := New(Policy{}, ws)
 	if err != nil {
