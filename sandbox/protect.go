@@ -104,7 +104,7 @@ func (s *Sandbox) protectedPaths(dir string) ([]string, error) {
 			continue // the workspace is usually the directory too
 		}
 		given = append(given, w)
-		r, err := filepath.EvalSymlinks(w)
+		r, err := evalSymlinks(w)
 		if err != nil || slices.Contains(f.roots, r) {
 			continue
 		}
@@ -208,7 +208,7 @@ func (f *finder) list(dir string) (listing, bool) {
 // or once symbolic links outside the writable directories are resolved.
 func (f *finder) addAbsolute(p string) {
 	candidates := []string{p}
-	if parent, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+	if parent, err := evalSymlinks(filepath.Dir(p)); err == nil {
 		candidates = append(candidates, filepath.Join(parent, filepath.Base(p)))
 	}
 	for _, c := range candidates {

@@ -280,7 +280,7 @@ func (s *Sandbox) absDir(dir string) string {
 // grants access to the directory a path leads to, so that is what a
 // description must name.
 func resolve(path string) string {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
+	if r, err := evalSymlinks(path); err == nil {
 		return r
 	}
 	return filepath.Clean(path)
