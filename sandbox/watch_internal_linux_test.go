@@ -99,6 +99,13 @@ func TestListingsFollowEvents(t *testing.T) {
 	}
 	search("after the queue overflowed", []string{".basis"}, 3)
 	search("unchanged again", []string{".basis"}, 0)
+
+	// The events can no longer be read (the instance is gone): nothing
+	// live is trusted, and listings go by their stamps, read again while
+	// their change times are fresh.
+	ls.watch.close()
+	mustMkdir(t, filepath.Join(ws, "a/.git"))
+	search("the events unreadable", []string{".basis", "a/.git"}, 3)
 }
 
 // Searches running while the tree changes, their events read by one

@@ -49,10 +49,12 @@ func newDirWatch() *dirWatch {
 	return &dirWatch{fd: fd, paths: map[int32][]string{}, wds: map[string]int32{}}
 }
 
-// close ends the watch and every watch it holds.
+// close ends the watch and every watch it holds; a second close does
+// nothing.
 func (w *dirWatch) close() {
-	if w != nil {
+	if w != nil && w.fd >= 0 {
 		unix.Close(w.fd)
+		w.fd = -1
 	}
 }
 
@@ -94,8 +96,8 @@ func (w *dirWatch) forget(dir string, wd int32) {
 // listings they make stale to stale: the directory an entry changed in,
 // and, when the entry is a directory or the watched directory itself
 // moved or went, every listing at or beneath that path (subtree). After
-// an event was lost (the queue overflowed), all returns true: no listing
-// may be trusted.
+// an event was lost (the queue overflowed), or where the events cannot be
+// read, all returns true: no listing may be trusted.
 func (w *dirWatch) drain(stale func(path string, subtree bool)) (all bool) {
 	if w == nil {
 		return false
@@ -106,8 +108,11 @@ func (w *dirWatch) drain(stale func(path string, subtree bool)) (all bool) {
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || n <= 0 {
-			return all // EAGAIN: nothing more queued
+		switch {
+		case err == unix.EAGAIN:
+			return all // nothing more queued
+		case err != nil || n <= 0:
+			return true // the events cannot be read: trust nothing
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
