@@ -459,6 +459,7 @@ func (ls *listings) list(dir string, verify bool) (listing, bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if !ok {
+		ls.staleLocked(dir, true) // gone or unreadable: nothing of it is kept
 		ls.unwatchLocked(dir)
 		return l, false
 	}
