@@ -54,8 +54,8 @@ func TestGateAsksAnImmediateApproverOnTheCallsThread(t *testing.T) {
 // the call's goroutine, and its late answer is still not taken.
 func TestGateTakesNoLateAnswerFromAnImmediateApprover(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		late := approver.ImmediateFunc(func(context.Context, approver.Request) (approver.Answer, error) {
-			time.Sleep(150 * time.Millisecond)
+		late := approver.ImmediateFunc(func(ctx context.Context, _ approver.Request) (approver.Answer, error) {
+			<-ctx.Done() // answers only once the gate's timeout has passed
 			return approver.Answer{Decision: approver.Allow}, nil
 		})
 		g, err := approver.NewGate(late, &approver.GateOptions{Timeout: 20 * time.Millisecond})
