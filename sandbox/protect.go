@@ -470,10 +470,8 @@ func (ls *listings) list(dir string, verify bool) (listing, bool) {
 		// keeps it).
 		return l, true
 	}
-	if ls.live == nil || len(ls.live) >= maxListings {
-		for p := range ls.live {
-			ls.unwatchLocked(p)
-		}
+	if ls.live == nil {
+		// Bounded by the directories the watch may hold (maxWatched).
 		ls.live = make(map[string]stamped[listing])
 	}
 	ls.live[dir] = stamped[listing]{stamp: stamp, value: l}
