@@ -169,9 +169,21 @@ func (r *serveRig) serve(t testing.TB, copts *mcp.ClientOptions, args ...string)
 	} else {
 		transport = &mcp.LoggingTransport{Transport: transport, Writer: s.wire}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts).Connect(context.Background(), transport, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts)
+	acked := listenAcks(client)
+	cs, err := client.Connect(context.Background(), transport, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr:\n%s", err, s.stderr.String())
+	}
+	if copts != nil && copts.ToolListChangedHandler != nil && cs.InitializeResult().ProtocolVersion >= "2026-07-28" {
+		// From this protocol on, Connect asks for tools/list_changed and
+		// returns before basis has subscribed the session: a change made
+		// before would never be sent.
+		select {
+		case <-acked:
+		case <-time.After(30 * time.Second): // a bound, not a wait
+			t.Fatalf("basis serve never acknowledged subscriptions/listen; stderr:\n%s", s.stderr.String())
+		}
 	}
 	s.cs = cs
 	t.Cleanup(func() {
@@ -539,6 +551,24 @@ func testServeReloadsAnEditedManifest(t *testing.T, overHTTP bool) {
 
 // bearer adds the token to every request and copies every response body,
 // the SSE streams included, to wire.
+// listenAcks returns a channel that receives each
+// notifications/subscriptions/acknowledged the client's sessions receive.
+func listenAcks(client *mcp.Client) <-chan struct{} {
+	acked := make(chan struct{}, 16)
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if _, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok {
+				select {
+				case acked <- struct{}{}:
+				default:
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return acked
+}
+
 type bearer struct {
 	token string
 	wire  io.Writer

@@ -135,7 +135,7 @@ func newHostGateway(t *testing.T, tools []string, servers ...string) *hostGatewa
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { h.toolsSeen <- struct{}{} },
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { h.updated <- req.Params.URI },
 	})
-	h.cs, err = client.Connect(ctx, ct, nil)
+	h.cs, err = connectListening(ctx, client, ct, nil)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -150,7 +150,7 @@ func newGatewayOn(t *testing.T, version string, rules func(*mcpbind.Manager) []a
 	if version != "" {
 		sopts = &mcp.ClientSessionOptions{ProtocolVersion: version}
 	}
-	cs, err := client.Connect(ctx, ct, sopts)
+	cs, err := connectListening(ctx, client, ct, sopts)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

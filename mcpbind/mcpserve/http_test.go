@@ -66,7 +66,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func connectHTTP(t *testing.T, endpoint, token string, copts *mcp.ClientOptions, version string) (*mcp.ClientSession, error) {
 	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v0"}, copts).Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := connectListening(context.Background(), mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v0"}, copts), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}

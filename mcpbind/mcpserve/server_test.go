@@ -219,7 +219,7 @@ func (h *harness) connect(t testing.TB, copts *mcp.ClientOptions, version string
 	if wire != nil {
 		tr = &mcp.LoggingTransport{Transport: ct, Writer: wire}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := connectListening(ctx, mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, copts), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		cancel()
 		t.Fatalf("connect: %v", err)
