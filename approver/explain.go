@@ -44,9 +44,9 @@ func (g *Gate) Explain(req Request) Explanation {
 		e.Verdict = Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
 		return e
 	}
-	subject := subjectText(req.Preview)
+	subject := subjectOf(req.Preview)
 	def := g.defs.of(req.Definition)
-	commands, _ := subjectCommands(subject)
+	commands, _ := subject.Commands()
 	g.mu.RLock()
 	// The system's rules are in fixed too; its layer shows in each rule's
 	// Scope.
@@ -55,7 +55,7 @@ func (g *Gate) Explain(req Request) Explanation {
 			if c.rule.Tool != req.Tool {
 				continue
 			}
-			m, ok := c.matches(subject, commands)
+			m, ok := c.matches(subject.text, commands)
 			if !ok {
 				continue
 			}
@@ -93,14 +93,14 @@ func (g *Gate) Explain(req Request) Explanation {
 // with what changed: why a call that was allowed is asked about again.
 // Only the tool's own rules for that source are looked at, through the
 // index.
-func (g *Gate) stale(tool, source, subject string, def *definition) []StaleRule {
-	commands, _ := subjectCommands(subject)
+func (g *Gate) stale(tool, source string, subject *callSubject, def *definition) []StaleRule {
+	commands, _ := subject.Commands()
 	var found []*compiledRule
 	consider := func(c *compiledRule) {
 		if c.rule.Decision != RuleAllow || c.covers(def) {
 			return
 		}
-		if _, ok := c.matches(subject, commands); ok {
+		if _, ok := c.matches(subject.text, commands); ok {
 			found = append(found, c)
 		}
 	}
@@ -111,7 +111,7 @@ func (g *Gate) stale(tool, source, subject string, def *definition) []StaleRule 
 		if t == nil {
 			continue
 		}
-		for _, c := range t.subject[subject] {
+		for _, c := range t.subject[subject.text] {
 			consider(c)
 		}
 		for _, list := range [][]*compiledRule{t.patterns, t.commands, t.bare} {
@@ -157,13 +157,13 @@ func (c *compiledRule) matches(subject string, commands [][]string) (Rule, bool)
 // gap says what the rules do not cover in a call they do not allow, or ""
 // when the subject is not a command line: the first simple command no
 // allow rule matches, or why the command line could not be analysed.
-func (g *Gate) gap(tool, source, subject string, def *definition) string {
-	if !hasCommandsKey(subject) {
+func (g *Gate) gap(tool, source string, subject *callSubject, def *definition) string {
+	if !hasCommandsKey(subject.text) {
 		return ""
 	}
-	commands, ok := subjectCommands(subject)
+	commands, ok := subject.Commands()
 	if !ok {
-		why := unanalysable(subject)
+		why := unanalysable(subject.text)
 		if why == "" {
 			why = "no reason given"
 		}
@@ -205,14 +205,14 @@ func (g *Gate) uncovered(tool, source string, def *definition, commands [][]stri
 // allowRules is what an "always" answer to the call would save: the
 // rules the gate proposes to an approver ([Gate.propose]), or, when it
 // proposes none, a pattern that matches exactly this subject.
-func (g *Gate) allowRules(req Request, subject string) []Rule {
+func (g *Gate) allowRules(req Request, subject *callSubject) []Rule {
 	if req.Source == "" || !validTool(req.Tool) {
 		return nil
 	}
 	if out := g.propose(req, subject); len(out) > 0 {
 		return out
 	}
-	return []Rule{{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Pattern: subjectPattern(subject)}}
+	return []Rule{{Tool: req.Tool, Source: req.Source, Decision: RuleAllow, Pattern: subjectPattern(subject.text)}}
 }
 
 func validTool(name string) bool { return (&Rule{Tool: name}).validTool() != "" }

@@ -146,7 +146,7 @@ func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
 	if !req.Preview.SideEffect.Consequential() && !g.askReadOnly {
 		return Verdict{Allow: true, Source: SourceReadOnly, Reason: fmt.Sprintf("tool %s only reads; it passes without asking", req.Tool)}
 	}
-	subject := subjectText(req.Preview)
+	subject := subjectOf(req.Preview)
 	def := g.defs.of(req.Definition)
 	won := g.ruling(req.Tool, req.Source, subject, def)
 	if won != nil && won.rule.Decision != RuleAsk {
@@ -167,7 +167,7 @@ func (g *Gate) Authorize(ctx context.Context, req Request) Verdict {
 // withGap adds to a denial's reason why the approver was asked: the ask
 // rule that sent the call, or what the rules do not cover, so the reader
 // learns which command to allow, or why none can be.
-func (g *Gate) withGap(reason string, req Request, subject string, askRule *compiledRule) string {
+func (g *Gate) withGap(reason string, req Request, subject *callSubject, askRule *compiledRule) string {
 	if askRule != nil {
 		return fmt.Sprintf("%s; it was asked about because %s (%s) asks about every such call", reason, ruleOrigin(&askRule.rule), askRule.rule.String())
 	}
@@ -190,6 +190,27 @@ func subjectText(p contract.Preview) string {
 	return string(p.Subject)
 }
 
+// callSubject is a call's Subject as the rules match it: its text, and
+// the "commands" list in it, read at most once however many steps of a
+// decision (the ruling, the proposals, the stale rules, the gap) look at
+// it.
+type callSubject struct {
+	text     string
+	once     sync.Once
+	commands [][]string
+	ok       bool
+}
+
+func subjectOf(p contract.Preview) *callSubject {
+	return &callSubject{text: subjectText(p)}
+}
+
+// Commands is subjectCommands of the text, read at the first call.
+func (s *callSubject) Commands() ([][]string, bool) {
+	s.once.Do(func() { s.commands, s.ok = subjectCommands(s.text) })
+	return s.commands, s.ok
+}
+
 // SessionRules returns the rules made from for-session answers, oldest first.
 func (g *Gate) SessionRules() []Rule {
 	g.mu.RLock()
@@ -201,7 +222,7 @@ func (g *Gate) SessionRules() []Rule {
 // rule sends the call to the approver. The system layer is judged on its
 // own first: its deny stands whatever else matches, and its ask stands
 // unless another rule denies. Otherwise every rule is judged together.
-func (g *Gate) ruling(tool, source, subject string, def *definition) *compiledRule {
+func (g *Gate) ruling(tool, source string, subject *callSubject, def *definition) *compiledRule {
 	sysExact, sysAny := g.system.lookup(tool, source)
 	sys := decide(subject, def, sysExact, sysAny)
 	if sys != nil && sys.rule.Decision.or() == RuleDeny {
@@ -272,7 +293,7 @@ type result struct {
 	err    error
 }
 
-func (g *Gate) ask(ctx context.Context, req Request, subject string, askRule *compiledRule) Verdict {
+func (g *Gate) ask(ctx context.Context, req Request, subject *callSubject, askRule *compiledRule) Verdict {
 	if g.approver == nil {
 		return failClosed(req.Tool, "no approver is configured to ask", errNoApprover)
 	}
@@ -335,7 +356,7 @@ func (g *Gate) stopped(parent context.Context, tool string) Verdict {
 	return failClosed(tool, fmt.Sprintf("the approver did not answer within %s", g.timeout), context.DeadlineExceeded)
 }
 
-func (g *Gate) verdict(req Request, subject string, res result, askRule *compiledRule) Verdict {
+func (g *Gate) verdict(req Request, subject *callSubject, res result, askRule *compiledRule) Verdict {
 	tool := req.Tool
 	var pe *panicError
 	switch {
@@ -376,7 +397,7 @@ func (g *Gate) verdict(req Request, subject string, res result, askRule *compile
 		v.Reason += fmt.Sprintf("; %s asks about every such call, so this answer holds for this call only", ruleOrigin(&askRule.rule))
 		return v
 	}
-	rules := sessionRules(req, subject, g.defs.of(req.Definition), a, reason)
+	rules := sessionRules(req, subject.text, g.defs.of(req.Definition), a, reason)
 	for _, r := range rules {
 		g.remember(r)
 	}

@@ -193,20 +193,20 @@ func (c *choice) winner() *compiledRule {
 // level a matching deny beats a matching ask, which beats a matching
 // allow, and among several of the same answer the first in rule order
 // wins.
-func decide(subject string, def *definition, sets ...*toolRules) *compiledRule {
+func decide(subject *callSubject, def *definition, sets ...*toolRules) *compiledRule {
 	var specific choice
 	hasCommandRules := false
 	for _, t := range sets {
 		if t == nil {
 			continue
 		}
-		for _, r := range t.subject[subject] {
+		for _, r := range t.subject[subject.text] {
 			if r.covers(def) {
 				specific.consider(r)
 			}
 		}
 		for _, r := range t.patterns {
-			if r.covers(def) && r.glob.match(subject) {
+			if r.covers(def) && r.glob.match(subject.text) {
 				specific.consider(r)
 			}
 		}
@@ -236,8 +236,8 @@ func decide(subject string, def *definition, sets ...*toolRules) *compiledRule {
 // denies; any matched by an ask rule asks; the call is allowed only when
 // every command is matched by some allow rule. A Subject without a usable
 // "commands" list matches no command rule.
-func decideCommands(subject string, def *definition, specific *choice, sets []*toolRules) {
-	commands, ok := subjectCommands(subject)
+func decideCommands(subject *callSubject, def *definition, specific *choice, sets []*toolRules) {
+	commands, ok := subject.Commands()
 	if !ok {
 		return
 	}

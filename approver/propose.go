@@ -77,11 +77,11 @@ func formatCommandLine(argv []string) string {
 // "always" then remembers the exact call, never less than was asked
 // about. The terminal, an MCP client's form, a hook and Explain all
 // offer what this returns.
-func (g *Gate) propose(req Request, subject string) []Rule {
+func (g *Gate) propose(req Request, subject *callSubject) []Rule {
 	if req.Source == "" || !validTool(req.Tool) {
 		return nil
 	}
-	commands, ok := subjectCommands(subject)
+	commands, ok := subject.Commands()
 	if !ok {
 		return nil
 	}
