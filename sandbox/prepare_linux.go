@@ -158,7 +158,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 		if keep == nil || !keep.used() {
 			_ = os.MkdirAll(s.cacheDir, 0o700)
 		}
-		vars = append(vars, cacheEnv(s.cacheDir)...)
+		vars = append(vars, s.cacheVars...)
 	}
 	if s.policy.LimitReads {
 		// The user's caches are not readable, let alone writable: a

@@ -84,6 +84,7 @@ type Sandbox struct {
 	policy    Policy
 	workspace string
 	cacheDir  string
+	cacheVars []string  // cacheEnv(cacheDir), made once
 	listings  *listings // what the search for protected paths read: the process's
 }
 
@@ -110,6 +111,9 @@ func New(policy Policy, workspace string) (*Sandbox, error) {
 	policy.Protect = slices.Clone(policy.Protect)
 	s := &Sandbox{policy: policy, workspace: root, listings: &processListings}
 	s.cacheDir = cacheDirFor(root)
+	if s.cacheDir != "" {
+		s.cacheVars = cacheEnv(s.cacheDir)
+	}
 	return s, nil
 }
 
