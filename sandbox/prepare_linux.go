@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -201,7 +203,7 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 	}
 	cmd.Args = append([]string{trampolineName, string(encoded)}, cmd.Args...)
 	cmd.Path = "/proc/self/exe"
-	return keeping(cmd, attr, cmd.Start), func() { kill(); removeTmp() }, nil
+	return keeping(cmd, attr, cmd.Start), func() { kill(); removeTmp(); forgetProbeAfter(cmd.ProcessState) }, nil
 }
 
 // callTempPrefix begins the name of every per-call temporary directory.
@@ -365,13 +367,31 @@ func probeUserns(s *support) {
 	if os.Geteuid() == 0 {
 		attempts = []bool{false, true}
 	}
+	// A success an earlier process of this binary had here stands (see
+	// rememberedProbe).
+	dir, key := probeCacheDir(), probeKey()
+	if key != "" {
+		usedProbeKey.Store(&key)
+	}
+	if userns, ok := rememberedProbe(dir, key); ok && slices.Contains(attempts, userns) {
+		s.netns, s.pidns, s.userns = true, true, userns
+		return
+	}
 	for _, userns := range attempts {
-		if probeTrampoline(userns) == nil {
+		if probeTrampolineFunc(userns) == nil {
 			s.netns, s.pidns, s.userns = true, true, userns
+			rememberProbe(dir, key, userns)
 			break
 		}
 	}
 }
+
+var (
+	// probeTrampolineFunc is probeTrampoline; tests count its calls.
+	probeTrampolineFunc = probeTrampoline
+	// usedProbeKey is the key of the probe this process went by.
+	usedProbeKey atomic.Pointer[string]
+)
 
 // probeTrampoline starts the trampoline in new network and PID namespaces
 // (and a user namespace with userns), as a confined run would, and has it

@@ -704,6 +704,8 @@ var unprivilegedTests = []string{
 	"TestNoDescendantSurvives", "TestReleaseEndsTheProgram", "TestBasisDeathEndsTheProgram",
 	"TestParentDeathSignal", "TestReadOnlyTool", "TestReadOnlyModeAloneReadsHome",
 	"TestWarmHoldsTheReadRules", "TestGitConfigRemembered", "TestProbeThread",
+	"TestRememberedProbe", "TestProbeUsernsRemembersOnlyASuccess", "TestExitNotConfinedForgetsTheProbe",
+	"TestRememberedProbeGivesTheSameSupport",
 }
 
 // PrepareCommand confines a command that something else starts with
