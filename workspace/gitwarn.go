@@ -74,6 +74,14 @@ type gitTarget struct{ dir, gitDir string }
 // status', a line that could not be analysed) counts too: the call's
 // directory is then where git would look.
 func gitTargets(req approver.Request, root string) []gitTarget {
+	if !mayMentionGit(req.Preview.Subject) {
+		return nil // most calls: no decode of the Subject
+	}
+	return decodedGitTargets(req, root)
+}
+
+// decodedGitTargets is gitTargets, always decoding the Subject.
+func decodedGitTargets(req approver.Request, root string) []gitTarget {
 	var subject struct {
 		Body     string     `json:"body"`
 		Commands [][]string `json:"commands"`
@@ -165,6 +173,22 @@ func join(base, p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(base, p)
+}
+
+// mayMentionGit reports whether a Subject's JSON could name git in any
+// of its strings: it holds the letters g, i, t in a row, in any case, or
+// a backslash, behind which an escape (\u0067) could spell them.
+// mentionsGit only ever finds what this does.
+func mayMentionGit(subject []byte) bool {
+	for i, c := range subject {
+		if c == '\\' {
+			return true
+		}
+		if c|0x20 == 'g' && i+2 < len(subject) && subject[i+1]|0x20 == 'i' && subject[i+2]|0x20 == 't' {
+			return true
+		}
+	}
+	return false
 }
 
 // mentionsGit reports whether text holds git as a word a shell could run:

@@ -41,10 +41,35 @@ func TestGitTargets(t *testing.T) {
 		{"a word that is not git", spawnCall("x", []string{"echo", "gitx", "digit"}), nil},
 		{"git on another machine", req(map[string]any{"body": "git status", "commands": [][]string{{"git", "status"}}, "cwd": "/repo", "target": "ci"}, "/repo"), nil},
 		{"git here", req(map[string]any{"body": "git status", "commands": [][]string{{"git", "status"}}, "cwd": "/repo", "target": "local"}, "/repo"), []gitTarget{{dir: "/repo"}}},
+		{"GIT in capitals", spawnCall("x", []string{"/USR/BIN/GIT", "status"}), []gitTarget{{dir: "/repo"}}},
+		// What JSON escapes spell is what the Subject says: a program
+		// that hides the word behind them is still found.
+		{"git spelt with escapes", approver.Request{Tool: "spawn", Preview: contract.Preview{Dir: "/repo",
+			Subject: []byte(`{"body":"x","commands":[["\u0067\u0069\u0074","status"]],"cwd":"/repo"}`)}}, []gitTarget{{dir: "/repo"}}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, gitTargets(tt.req, "/root"), cmp.AllowUnexported(gitTarget{})); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
+}
+
+// FuzzGitTargets: the look at a Subject's bytes that spares most calls
+// the decode never hides git from the decode: whatever a Subject is, when
+// decoding it finds git, the look found it could be there.
+func FuzzGitTargets(f *testing.F) {
+	for _, seed := range []string{
+		`{"body":"git status","commands":[["git","status"]],"cwd":"/repo"}`,
+		`{"command":["\u0067it","log"],"program":"/usr/bin/x","cwd":"."}`,
+		`{"body":"ls","commands":[["ls"]]}`,
+		`{"program":"/usr/bin/GiT"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, subject []byte) {
+		req := approver.Request{Tool: "spawn", Preview: contract.Preview{Subject: subject, Dir: "/repo"}}
+		if decodedGitTargets(req, "/root") != nil && !mayMentionGit(subject) {
+			t.Fatalf("git found in %q, which the look ruled out", subject)
+		}
+	})
 }
