@@ -4,6 +4,8 @@ package mcpbind
 
 import (
 	"context"
+	"time"
+
 	"github.com/basis-go/basis/configfile"
 	"github.com/basis-go/basis/contract"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,6 +14,14 @@ import (
 // SetConnectTo makes m reach every server through the transport connect
 // returns, so unit tests run servers in memory.
 func SetConnectTo(m *Manager, connect func(ServerConfig) mcp.Transport) { m.connectTo = connect }
+
+// SetListenWait sets how long a server's first tools/list waits for the
+// server to say it listens, and returns the function that restores it.
+func SetListenWait(d time.Duration) (restore func()) {
+	old := listenWait
+	listenWait = d
+	return func() { listenWait = old }
+}
 
 // The errors the package's own tests tell apart; callers outside read
 // the messages.

@@ -634,6 +634,27 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 		_ = session.Wait()
 		close(c.done)
 	}()
+	// From protocol 2026-07-28 on, Connect asks for tools/list_changed
+	// and returns before the server has subscribed the session: a change
+	// the server makes in between is announced to no one. The first list
+	// is read once the server says it listens, so it holds such a change
+	// — or, from a server slow to say so, after a while, and again when
+	// it does.
+	if listensForTools(session) {
+		select {
+		case <-c.acks.toolsListening():
+		case <-c.done:
+		case <-ctx.Done():
+		case <-time.After(listenWait):
+			go func() {
+				select {
+				case <-c.acks.toolsListening():
+					s.refresh(c)
+				case <-c.done:
+				}
+			}()
+		}
+	}
 	tools, toolsErr, err := s.listTools(ctx, c)
 	if err != nil {
 		_ = c.close()
@@ -834,6 +855,11 @@ func (s *server) refresh(c *conn) {
 		cb(sourceOf(s.cfg), asExecutable(tools)) // refreshMu is held
 	}
 }
+
+// listenWait bounds how long a server's first tools/list waits for the
+// server to say it listens for the session (see start): a server says so
+// as soon as it reads the request; one that does not is listed anyway.
+var listenWait = 2 * time.Second
 
 // progressLinger is how long a call's progress token stays registered
 // after the call returned.

@@ -147,6 +147,10 @@ type acks struct {
 	mu      sync.Mutex
 	acked   map[string]bool
 	waiting map[string][]chan struct{}
+	// tools is closed once the server says it sends the session
+	// tools/list_changed; toolsHeard says it was.
+	tools      chan struct{}
+	toolsHeard bool
 }
 
 // hearing has the client's sessions report acknowledgements to a.
@@ -155,10 +159,49 @@ func (a *acks) hearing(c *mcp.Client) {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok {
 				a.heard(p.Notifications.ResourceSubscriptions)
+				if p.Notifications.ToolsListChanged {
+					a.heardTools()
+				}
 			}
 			return next(ctx, method, req)
 		}
 	})
+}
+
+// toolsListening returns a channel closed once the server has said it
+// sends the session tools/list_changed.
+func (a *acks) toolsListening() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tools == nil {
+		a.tools = make(chan struct{})
+		if a.toolsHeard {
+			close(a.tools)
+		}
+	}
+	return a.tools
+}
+
+func (a *acks) heardTools() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.toolsHeard {
+		return
+	}
+	a.toolsHeard = true
+	if a.tools != nil {
+		close(a.tools)
+	}
+}
+
+// listensForTools reports whether the session asked the server for
+// tools/list_changed through subscriptions/listen, as the SDK's Connect
+// does from protocol 2026-07-28 on when the server offers it (and the
+// client handles it, as every session of a server does).
+func listensForTools(s *mcp.ClientSession) bool {
+	res := s.InitializeResult()
+	return res != nil && res.ProtocolVersion >= "2026-07-28" &&
+		res.Capabilities != nil && res.Capabilities.Tools != nil && res.Capabilities.Tools.ListChanged
 }
 
 func (a *acks) heard(uris []string) {
