@@ -42,18 +42,17 @@ var probeKeyFiles = []string{
 // probeKeyLinks are the namespaces the key names, by their links.
 var probeKeyLinks = []string{"/proc/self/ns/user", "/proc/self/ns/pid", "/proc/self/ns/net", "/proc/self/ns/mnt"}
 
-// How probeKey reads what it names; tests replace them.
+// How probeKey reads the files and links it names; tests replace them.
 var (
 	readProbeFile = os.ReadFile
 	readProbeLink = os.Readlink
-	statProbeExe  = func() (os.FileInfo, error) { return os.Stat("/proc/self/exe") }
 )
 
 // probeKey is the digest a remembered probe goes by, "" when what it
 // needs cannot be read (nothing is remembered then).
 func probeKey() string {
 	var b strings.Builder
-	exe, err := statProbeExe()
+	exe, err := os.Stat("/proc/self/exe")
 	if err != nil {
 		return ""
 	}
