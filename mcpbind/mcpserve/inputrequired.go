@@ -64,7 +64,7 @@ func (pc *pendingCall) withPass(ctx context.Context, req *mcp.CallToolRequest) c
 	// The capabilities as the client wrote them: the SDK's parsed form
 	// would declare roots to the server when the client did not.
 	caps, _ := json.Marshal(req.Params.Meta[mcp.MetaKeyClientCapabilities])
-	pc.passCaps = req.ClientCapabilities()
+	pc.passCaps = sync.OnceValue(req.ClientCapabilities)
 	return mcpbind.WithInputPass(ctx, &mcpbind.InputPass{
 		Capabilities: caps,
 		Responses:    first,
@@ -77,6 +77,10 @@ func (pc *pendingCall) withPass(ctx context.Context, req *mcp.CallToolRequest) c
 // input requests to the client as one round and returns the answers to
 // the server's keys.
 func (pc *pendingCall) passAsk(ctx context.Context, server string, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	var caps *mcp.ClientCapabilities
+	if pc.passCaps != nil { // set with the pass this Ask belongs to
+		caps = pc.passCaps()
+	}
 	keys := slices.Sorted(maps.Keys(reqs))
 	out := make(mcp.InputRequestMap, len(reqs))
 	// What the client did not declare it is not asked: basis answers
@@ -86,7 +90,7 @@ func (pc *pendingCall) passAsk(ctx context.Context, server string, reqs mcp.Inpu
 		if reservedKey(k) {
 			return nil, fmt.Errorf("MCP server %q asked the client under the key %s, which basis keeps for its own questions (keys beginning with \"basis\"); basis passed nothing on. The server must use other keys", display.Escape(server), strconv.Quote(display.Escape(k)))
 		}
-		switch declared(pc.passCaps, reqs[k]) {
+		switch declared(caps, reqs[k]) {
 		case answerDecline:
 			own[k] = &mcp.ElicitResult{Action: "decline"}
 		case answerNoRoots:

@@ -433,9 +433,11 @@ type pendingCall struct {
 	// pipeline goroutine touches it.
 	slot *heldSlot
 	srv  *Server
-	// passCaps are the capabilities the client declared with the call,
-	// when it passes a server's input requests through.
-	passCaps *mcp.ClientCapabilities
+	// passCaps returns the capabilities the client declared with the
+	// call, when it passes a server's input requests through: decoded at
+	// the first question, which few calls ask (the decode was a twentieth
+	// of a served call in memory).
+	passCaps func() *mcp.ClientCapabilities
 	// wire is the server's refusal the client sees as the call's
 	// JSON-RPC error (a capability it lacks); set by the pipeline
 	// before done is closed.
