@@ -639,20 +639,15 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	// the server makes in between is announced to no one. The first list
 	// is read once the server says it listens, so it holds such a change
 	// — or, from a server slow to say so, after a while, and again when
-	// it does.
+	// it does (see readAgainOnceListening).
+	listenLate := false
 	if listensForTools(session) {
 		select {
 		case <-c.acks.toolsListening():
 		case <-c.done:
 		case <-ctx.Done():
 		case <-time.After(listenWait):
-			go func() {
-				select {
-				case <-c.acks.toolsListening():
-					s.refresh(c)
-				case <-c.done:
-				}
-			}()
+			listenLate = true
 		}
 	}
 	tools, toolsErr, err := s.listTools(ctx, c)
@@ -669,6 +664,11 @@ func (s *server) start(ctx context.Context) (*conn, error) {
 	s.conn, s.tools, s.toolsErr = c, tools, toolsErr
 	s.state, s.reason = StateConnected, ""
 	s.mu.Unlock()
+	if listenLate {
+		// Once the session is published: a refresh of a session that is
+		// not the server's current one is dropped.
+		go s.readAgainOnceListening(c)
+	}
 	// A Manager closed meanwhile closes this session too: its close waits
 	// for startMu, which the caller holds until this returns.
 	if restarted && !slices.Equal(before, toolNamesOf(tools)) {
@@ -853,6 +853,16 @@ func (s *server) refresh(c *conn) {
 	}
 	if cb := s.m.opts.OnToolsChanged; cb != nil {
 		cb(sourceOf(s.cfg), asExecutable(tools)) // refreshMu is held
+	}
+}
+
+// readAgainOnceListening reads the server's tools again once it says it
+// listens for the session, which it had not when they were first read.
+func (s *server) readAgainOnceListening(c *conn) {
+	select {
+	case <-c.acks.toolsListening():
+		s.refresh(c)
+	case <-c.done:
 	}
 }
 
