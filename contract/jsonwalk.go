@@ -23,7 +23,7 @@ type jsonMember struct {
 // jsonMembers lists the members of the object raw (valid JSON starting
 // with '{') in the order written, duplicates included.
 func jsonMembers(raw []byte) []jsonMember {
-	var out []jsonMember
+	out := make([]jsonMember, 0, 8) // most objects a call's JSON holds: one allocation
 	i := skipJSONWhitespace(raw, 1) // past {
 	for i < len(raw) && raw[i] == '"' {
 		keyEnd := skipJSONString(raw, i)
