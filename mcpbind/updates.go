@@ -148,9 +148,9 @@ type acks struct {
 	acked   map[string]bool
 	waiting map[string][]chan struct{}
 	// tools is closed once the server says it sends the session
-	// tools/list_changed; toolsHeard says it was.
-	tools      chan struct{}
-	toolsHeard bool
+	// tools/list_changed (see toolsListening).
+	tools     chan struct{}
+	toolsOnce sync.Once
 }
 
 // hearing has the client's sessions report acknowledgements to a.
@@ -170,28 +170,18 @@ func (a *acks) hearing(c *mcp.Client) {
 
 // toolsListening returns a channel closed once the server has said it
 // sends the session tools/list_changed.
-func (a *acks) toolsListening() <-chan struct{} {
+func (a *acks) toolsListening() chan struct{} {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.tools == nil {
 		a.tools = make(chan struct{})
-		if a.toolsHeard {
-			close(a.tools)
-		}
 	}
 	return a.tools
 }
 
 func (a *acks) heardTools() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.toolsHeard {
-		return
-	}
-	a.toolsHeard = true
-	if a.tools != nil {
-		close(a.tools)
-	}
+	listening := a.toolsListening()
+	a.toolsOnce.Do(func() { close(listening) })
 }
 
 // listensForTools reports whether the session asked the server for
@@ -199,9 +189,11 @@ func (a *acks) heardTools() {
 // does from protocol 2026-07-28 on when the server offers it (and the
 // client handles it, as every session of a server does).
 func listensForTools(s *mcp.ClientSession) bool {
-	res := s.InitializeResult()
-	return res != nil && res.ProtocolVersion >= "2026-07-28" &&
-		res.Capabilities != nil && res.Capabilities.Tools != nil && res.Capabilities.Tools.ListChanged
+	if !newProtocol(s) {
+		return false
+	}
+	caps := s.InitializeResult().Capabilities
+	return caps != nil && caps.Tools != nil && caps.Tools.ListChanged
 }
 
 func (a *acks) heard(uris []string) {
@@ -251,7 +243,7 @@ func (c *conn) subscribe(ctx context.Context, uri string) error {
 	if err := c.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
 		return err
 	}
-	if res := c.session.InitializeResult(); res == nil || res.ProtocolVersion < "2026-07-28" {
+	if !newProtocol(c.session) {
 		return nil // resources/subscribe is answered once subscribed
 	}
 	select {
