@@ -33,6 +33,9 @@ type callTemp struct {
 // for another name.
 func newCallTemp(base string) (*callTemp, error) {
 	sweepCallTemps(base)
+	made := func(path string, fd int) *callTemp {
+		return &callTemp{path: path, fd: fd, uid: os.Geteuid(), gid: os.Getegid()}
+	}
 	for range 8 {
 		path, err := os.MkdirTemp(base, callTempPrefix)
 		if err != nil {
@@ -47,7 +50,7 @@ func newCallTemp(base string) (*callTemp, error) {
 			// A sweeper that locked it first may have removed it and let
 			// go since: only a directory still there is this call's.
 			if _, ok := stillThere(path, fd); ok {
-				return &callTemp{path: path, fd: fd, uid: os.Geteuid(), gid: os.Getegid()}, nil
+				return made(path, fd), nil
 			}
 			unix.Close(fd)
 		case errors.Is(err, unix.EWOULDBLOCK):
@@ -55,7 +58,7 @@ func newCallTemp(base string) (*callTemp, error) {
 		default:
 			// A filesystem without flock: the directory is not swept if
 			// left behind (a sweeper cannot lock it either), but works.
-			return &callTemp{path: path, fd: fd, uid: os.Geteuid(), gid: os.Getegid()}, nil
+			return made(path, fd), nil
 		}
 	}
 	return nil, fmt.Errorf("every directory made in %s was removed before it could be used", base)

@@ -369,7 +369,11 @@ func probeUserns(s *support) {
 	}
 	// A success an earlier process of this binary had here stands (see
 	// rememberedProbe).
-	dir, key := probeCacheDir(), probeKey()
+	var key string
+	dir := probeCacheDir()
+	if dir != "" { // nowhere to remember it: not worth the reads
+		key = probeKey()
+	}
 	if key != "" {
 		usedProbeKey.Store(&key)
 	}

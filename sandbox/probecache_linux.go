@@ -12,8 +12,9 @@ import (
 
 // An unprivileged process learns whether the trampoline can make its
 // namespaces by starting it once (probeTrampoline): an exec of this
-// binary, a fifth of an unprivileged `basis call`, at every process
-// start. A success is remembered across processes, in a file under the
+// binary, a fifth of an unprivileged `basis call`
+// (BenchmarkBasisCallUnprivileged in e2e: its over-probing), at every
+// process start. A success is remembered across processes, in a file under the
 // user's cache directory named by a digest of what could change the
 // answer while this binary stays the same (rememberedProbe).
 //
@@ -51,7 +52,7 @@ var (
 // probeKey is the digest a remembered probe goes by, "" when what it
 // needs cannot be read (nothing is remembered then).
 func probeKey() string {
-	var b strings.Builder
+	h := sha256.New() // each part followed by a NUL
 	exe, err := os.Stat("/proc/self/exe")
 	if err != nil {
 		return ""
@@ -62,24 +63,24 @@ func probeKey() string {
 	}
 	for _, n := range []int64{int64(specVersion), int64(os.Geteuid()), int64(os.Getegid()),
 		int64(st.Dev), int64(st.Ino), st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec} {
-		b.WriteString(strconv.FormatInt(n, 10))
-		b.WriteByte(0)
+		h.Write(strconv.AppendInt(nil, n, 10))
+		h.Write([]byte{0})
 	}
 	for _, f := range probeKeyFiles {
 		data, err := readProbeFile(f)
 		if err != nil {
 			data = []byte("-") // absent here: part of the answer too
 		}
-		b.Write(data)
-		b.WriteByte(0)
+		h.Write(data)
+		h.Write([]byte{0})
 	}
 	for _, l := range probeKeyLinks {
 		target, err := readProbeLink(l)
 		if err != nil {
 			return ""
 		}
-		b.WriteString(target)
-		b.WriteByte(0)
+		h.Write([]byte(target))
+		h.Write([]byte{0})
 	}
 	status, err := readProbeFile("/proc/self/status")
 	if err != nil {
@@ -87,11 +88,10 @@ func probeKey() string {
 	}
 	for line := range strings.Lines(string(status)) {
 		if strings.HasPrefix(line, "Seccomp") || strings.HasPrefix(line, "NoNewPrivs:") {
-			b.WriteString(line)
+			h.Write([]byte(line))
 		}
 	}
-	sum := sha256.Sum256([]byte(b.String()))
-	return hex.EncodeToString(sum[:16])
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // probeCacheDir is where remembered probes are: <user cache

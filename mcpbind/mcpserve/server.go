@@ -436,7 +436,7 @@ type pendingCall struct {
 	// passCaps returns the capabilities the client declared with the
 	// call, when it passes a server's input requests through: decoded at
 	// the first question, which few calls ask (the decode was a twentieth
-	// of a served call in memory).
+	// of a served call in memory, by pprof of BenchmarkServeCall).
 	passCaps func() *mcp.ClientCapabilities
 	// wire is the server's refusal the client sees as the call's
 	// JSON-RPC error (a capability it lacks); set by the pipeline
