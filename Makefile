@@ -155,14 +155,15 @@ soak: ## 5,000 declared calls, 16 at a time, through the runtime and basis serve
 	cd e2e && BASIS_SOAK=1 $(GO) test -run Soak -count=1 -v -timeout 30m .
 
 .PHONY: build
-build: ## build the basis command into bin/basis
+build: ## build the basis command and its sandbox helper (static: it starts fastest) into bin/
 	cd cmd/basis && $(GO) build -o $(CURDIR)/bin/basis .
+	cd sandbox && CGO_ENABLED=0 $(GO) build -o $(CURDIR)/bin/basis-sandbox ./cmd/basis-sandbox
 
 .PHONY: install
-install: ## install the basis command into $(go env GOBIN), else $(go env GOPATH)/bin, and say whether that is on PATH
+install: ## install the basis command and its sandbox helper into $(go env GOBIN), else $(go env GOPATH)/bin, and say whether that is on PATH
 	@dir="$$($(GO) env GOBIN)"; [ -n "$$dir" ] || dir="$$($(GO) env GOPATH)/bin"; \
-	cd cmd/basis && $(GO) install . && \
-	echo "installed $$dir/basis" && \
+	(cd cmd/basis && $(GO) install .) && (cd sandbox && CGO_ENABLED=0 $(GO) install ./cmd/basis-sandbox) && \
+	echo "installed $$dir/basis and $$dir/basis-sandbox" && \
 	case ":$$PATH:" in *":$$dir:"*) echo "$$dir is on PATH: run basis";; \
 	*) echo "$$dir is not on PATH: add it (export PATH=\"$$dir:\$$PATH\") or run $$dir/basis";; esac
 

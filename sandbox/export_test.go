@@ -20,7 +20,7 @@ import (
 func SimulateKernel(abi int, netns bool, why string) (restore func()) {
 	real := probe()
 	probed = support{abi: abi, netns: netns, pidns: netns && real.pidns, userns: real.userns, why: why,
-		threadMounts: real.threadMounts, usernsMounts: real.usernsMounts}
+		threadMounts: real.threadMounts, usernsMounts: real.usernsMounts, helper: real.helper}
 	return func() { probed = real }
 }
 

@@ -100,6 +100,7 @@ func keptKey(sp spec) string {
 	b := make([]byte, 0, 128)
 	b = strconv.AppendInt(b, int64(sp.Version), 10)
 	b = append(b, 0)
+	b = append(append(b, sp.Revision...), 0)
 	b = append(append(b, sp.Net...), 0)
 	for _, on := range []bool{sp.UserNS, sp.LimitRead, sp.Probe} {
 		b = strconv.AppendBool(b, on)

@@ -47,6 +47,10 @@ type spec = trampoline.Spec
 
 const specVersion = trampoline.Version
 
+// specRevision is spec.Revision of this build: a digest of the
+// trampoline's sources, which the sandbox helper must share.
+var specRevision = trampoline.Revision
+
 // confineThread confines the calling thread, which must be locked and
 // never unlocked, as sp says (see trampoline.ConfineThread); what this
 // machine lacks is an [*UnavailableError].

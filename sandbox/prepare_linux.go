@@ -196,13 +196,14 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, rewrite bool, tag string) (start func()
 		return keeping(cmd, attr, start), func() { kill(); unblock(); removeTmp() }, nil
 	}
 	withTrampolineNamespaces(attr, sup, &sp, mountsInUserns)
+	sp.Revision = specRevision()
 	encoded, err := json.Marshal(sp)
 	if err != nil {
 		removeTmp()
 		return nil, nil, fmt.Errorf("sandbox: encoding the policy: %w", err)
 	}
 	cmd.Args = append([]string{trampolineName, string(encoded)}, cmd.Args...)
-	cmd.Path = "/proc/self/exe"
+	cmd.Path = trampolinePath(sup, sp.Write)
 	return keeping(cmd, attr, cmd.Start), func() { kill(); removeTmp(); forgetProbeAfter(cmd.ProcessState) }, nil
 }
 
@@ -369,23 +370,35 @@ func probeUserns(s *support) {
 	}
 	// A success an earlier process of this binary had here stands (see
 	// rememberedProbe).
+	h := sandboxHelper()
 	var key string
 	dir := probeCacheDir()
 	if dir != "" { // nowhere to remember it: not worth the reads
-		key = probeKey()
+		key = probeKey(h)
 	}
 	if key != "" {
 		usedProbeKey.Store(&key)
 	}
-	if userns, ok := rememberedProbe(dir, key); ok && slices.Contains(attempts, userns) {
-		s.netns, s.pidns, s.userns = true, true, userns
+	if r, ok := rememberedProbe(dir, key); ok && slices.Contains(attempts, r.userns) && (h != nil || !r.helper) {
+		s.netns, s.pidns, s.userns, s.helper = true, true, r.userns, r.helper
 		return
 	}
+	// The helper first, where there is one: a helper of another build
+	// refuses, and the running binary is asked.
 	for _, userns := range attempts {
-		if probeTrampolineFunc(userns) == nil {
-			s.netns, s.pidns, s.userns = true, true, userns
-			rememberProbe(dir, key, userns)
-			break
+		for _, viaHelper := range []bool{true, false} {
+			path := selfPath
+			if viaHelper {
+				if h == nil {
+					continue
+				}
+				path = h.path
+			}
+			if probeTrampolineFunc(path, userns) == nil {
+				s.netns, s.pidns, s.userns, s.helper = true, true, userns, viaHelper
+				rememberProbe(dir, key, probeResult{userns: userns, helper: viaHelper})
+				return
+			}
 		}
 	}
 }
@@ -397,11 +410,11 @@ var (
 	usedProbeKey atomic.Pointer[string]
 )
 
-// probeTrampoline starts the trampoline in new network and PID namespaces
-// (and a user namespace with userns), as a confined run would, and has it
-// map itself and bring loopback up, then exit.
-func probeTrampoline(userns bool) error {
-	sp := spec{Version: specVersion, Net: trampoline.CutNamespace, Probe: true}
+// probeTrampoline starts the trampoline at path in new network and PID
+// namespaces (and a user namespace with userns), as a confined run would,
+// and has it map itself and bring loopback up, then exit.
+func probeTrampoline(path string, userns bool) error {
+	sp := spec{Version: specVersion, Revision: specRevision(), Net: trampoline.CutNamespace, Probe: true}
 	attr := &syscall.SysProcAttr{}
 	withPIDNamespace(attr, support{pidns: true})
 	withTrampolineNamespaces(attr, support{userns: userns}, &sp, false)
@@ -409,6 +422,6 @@ func probeTrampoline(userns bool) error {
 	if err != nil {
 		return err
 	}
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{trampolineName, string(encoded)}, Env: []string{}, SysProcAttr: attr}
+	cmd := &exec.Cmd{Path: path, Args: []string{trampolineName, string(encoded)}, Env: []string{}, SysProcAttr: attr}
 	return cmd.Run()
 }

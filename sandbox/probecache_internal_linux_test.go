@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 )
@@ -35,20 +36,27 @@ func TestProbeKeyChangesWithWhatDecidesIt(t *testing.T) {
 		}
 		return "", os.ErrNotExist
 	}
-	base := probeKey()
+	hp := &helper{id: []int64{1, 2, 3, 4, 5, 6, 7}}
+	base := probeKey(hp)
 	if base == "" {
 		t.Fatal("no key from readable inputs")
 	}
 	changed := func(what string, change func(), restore func()) {
 		t.Helper()
 		change()
-		if k := probeKey(); k == base {
+		if k := probeKey(hp); k == base {
 			t.Errorf("the key does not change with %s", what)
 		}
 		restore()
-		if k := probeKey(); k != base {
+		if k := probeKey(hp); k != base {
 			t.Fatalf("the key did not come back after %s", what)
 		}
+	}
+	for i := range hp.id {
+		changed("the helper's identity, part "+strconv.Itoa(i), func() { hp.id[i]++ }, func() { hp.id[i]-- })
+	}
+	if probeKey(nil) == base {
+		t.Errorf("the key does not change when the helper is gone")
 	}
 	for _, f := range probeKeyFiles {
 		old := files[f]
@@ -64,17 +72,17 @@ func TestProbeKeyChangesWithWhatDecidesIt(t *testing.T) {
 		changed("the status line "+line, func() { files["/proc/self/status"] = status + line }, func() { files["/proc/self/status"] = status })
 	}
 	files["/proc/self/status"] = status + "VmRSS:\t99 kB\n"
-	if probeKey() != base {
+	if probeKey(hp) != base {
 		t.Errorf("the key changes with a status line that does not decide the probe")
 	}
 	files["/proc/self/status"] = status
 	delete(links, probeKeyLinks[0])
-	if k := probeKey(); k != "" {
+	if k := probeKey(hp); k != "" {
 		t.Errorf("a namespace that cannot be read gives the key %q, want none", k)
 	}
 }
 
-// A remembered probe is a regular file of this user's with one of two
+// A remembered probe is a regular file of this user's with one of four
 // contents; anything else is not one, a FIFO included, which is not
 // waited on. Remembering one removes the others.
 func TestRememberedProbe(t *testing.T) {
@@ -83,17 +91,16 @@ func TestRememberedProbe(t *testing.T) {
 	if _, ok := rememberedProbe(dir, k); ok {
 		t.Fatal("remembered before anything was")
 	}
-	rememberProbe(dir, old, true)
-	rememberProbe(dir, k, true)
-	if userns, ok := rememberedProbe(dir, k); !ok || !userns {
-		t.Errorf("after remembering with a user namespace: %v %v", userns, ok)
-	}
+	rememberProbe(dir, old, probeResult{userns: true})
+	rememberProbe(dir, k, probeResult{userns: true})
 	if _, ok := rememberedProbe(dir, old); ok {
 		t.Errorf("another key's record was kept")
 	}
-	rememberProbe(dir, k, false)
-	if userns, ok := rememberedProbe(dir, k); !ok || userns {
-		t.Errorf("after remembering without a user namespace: %v %v", userns, ok)
+	for _, want := range []probeResult{{userns: true}, {}, {userns: true, helper: true}, {helper: true}} {
+		rememberProbe(dir, k, want)
+		if got, ok := rememberedProbe(dir, k); !ok || got != want {
+			t.Errorf("after remembering %+v: %+v %v", want, got, ok)
+		}
 	}
 	if _, ok := rememberedProbe("", k); ok {
 		t.Errorf("remembered with no cache directory")
@@ -110,6 +117,7 @@ func TestRememberedProbe(t *testing.T) {
 		{"a directory", func(p string) error { return os.Mkdir(p, 0o700) }},
 		{"a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o600) }},
 		{"other content", func(p string) error { return os.WriteFile(p, []byte("userns\n"), 0o600) }},
+		{"a word too many", func(p string) error { return os.WriteFile(p, []byte("userns helper helper"), 0o600) }},
 		{"empty", func(p string) error { return os.WriteFile(p, nil, 0o600) }},
 	} {
 		if err := tc.make(filepath.Join(dir, tc.name)); err != nil {
@@ -143,8 +151,13 @@ func TestProbeUsernsRemembersOnlyASuccess(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	var asked []bool
 	works := map[bool]bool{}
-	t.Cleanup(func() { probeTrampolineFunc = probeTrampoline })
-	probeTrampolineFunc = func(userns bool) error {
+	old := sandboxHelper
+	t.Cleanup(func() { probeTrampolineFunc, sandboxHelper = probeTrampoline, old })
+	sandboxHelper = func() *helper { return nil } // TestProbeTriesTheHelperFirst has one
+	probeTrampolineFunc = func(path string, userns bool) error {
+		if path != selfPath {
+			t.Errorf("probed %s, want the running binary: there is no helper", path)
+		}
 		asked = append(asked, userns)
 		if works[userns] {
 			return nil
@@ -202,7 +215,7 @@ func TestExitNotConfinedForgetsTheProbe(t *testing.T) {
 	old := usedProbeKey.Load()
 	t.Cleanup(func() { usedProbeKey.Store(old) })
 	usedProbeKey.Store(&key)
-	rememberProbe(dir, key, true)
+	rememberProbe(dir, key, probeResult{userns: true})
 	exit := func(code string) *os.ProcessState {
 		cmd := exec.Command("/bin/sh", "-c", "exit "+code)
 		_ = cmd.Run()
@@ -231,9 +244,9 @@ func TestRememberedProbeGivesTheSameSupport(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	starts := 0
 	t.Cleanup(func() { probeTrampolineFunc = probeTrampoline })
-	probeTrampolineFunc = func(userns bool) error {
+	probeTrampolineFunc = func(path string, userns bool) error {
 		starts++
-		return probeTrampoline(userns)
+		return probeTrampoline(path, userns)
 	}
 	first := probeKernel()
 	if starts == 0 || !first.netns {
@@ -270,7 +283,7 @@ func TestRememberingRemovesOnlyRecords(t *testing.T) {
 	if err := os.Symlink(elsewhere, dir); err != nil {
 		t.Fatal(err)
 	}
-	rememberProbe(dir, "11111111111111111111111111111111", true)
+	rememberProbe(dir, "11111111111111111111111111111111", probeResult{userns: true})
 	for name, content := range keep {
 		if got, err := os.ReadFile(filepath.Join(elsewhere, name)); err != nil || string(got) != content {
 			t.Errorf("%s: %q, %v; want it kept as %q", name, got, err, content)

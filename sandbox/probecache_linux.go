@@ -50,8 +50,9 @@ var (
 )
 
 // probeKey is the digest a remembered probe goes by, "" when what it
-// needs cannot be read (nothing is remembered then).
-func probeKey() string {
+// needs cannot be read (nothing is remembered then). hp is the sandbox
+// helper, if any: another helper, or this one changed, is probed again.
+func probeKey(hp *helper) string {
 	h := sha256.New() // each part followed by a NUL
 	exe, err := os.Stat("/proc/self/exe")
 	if err != nil {
@@ -66,6 +67,8 @@ func probeKey() string {
 		h.Write(strconv.AppendInt(nil, n, 10))
 		h.Write([]byte{0})
 	}
+	h.Write(hp.key())
+	h.Write([]byte{0})
 	for _, f := range probeKeyFiles {
 		data, err := readProbeFile(f)
 		if err != nil {
@@ -104,44 +107,55 @@ func probeCacheDir() string {
 	return filepath.Join(dir, "basis", "probe")
 }
 
+// probeResult is what a successful probe found.
+type probeResult struct {
+	// userns: the namespaces needed a user namespace.
+	userns bool
+	// helper: the sandbox helper made them, not the running binary.
+	helper bool
+}
+
+// probeRecords are the contents of a record, by what it remembers.
+var probeRecords = map[string]probeResult{
+	"userns":           {userns: true},
+	"no-userns":        {},
+	"userns helper":    {userns: true, helper: true},
+	"no-userns helper": {helper: true},
+}
+
 // rememberedProbe reports whether a probe with key succeeded before, and
-// whether it needed a user namespace: the file is a regular file of this
-// user's, not a link, holding "userns" or "no-userns".
-func rememberedProbe(dir, key string) (userns, ok bool) {
+// what it found: the file is a regular file of this user's, not a link,
+// holding one of probeRecords.
+func rememberedProbe(dir, key string) (r probeResult, ok bool) {
 	if dir == "" || key == "" {
-		return false, false
+		return r, false
 	}
 	f, err := os.OpenFile(filepath.Join(dir, key), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return false, false
+		return r, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return false, false
+		return r, false
 	}
 	if st, isStat := fi.Sys().(*syscall.Stat_t); !isStat || int(st.Uid) != os.Geteuid() {
-		return false, false
+		return r, false
 	}
-	buf := make([]byte, 16)
+	buf := make([]byte, 32)
 	n, _ := f.Read(buf)
-	switch string(buf[:n]) {
-	case "userns":
-		return true, true
-	case "no-userns":
-		return false, true
-	}
-	return false, false
+	r, ok = probeRecords[string(buf[:n])]
+	return r, ok
 }
 
 // rememberProbe records a successful probe under key, and removes the
 // records of other keys (an earlier boot or build): they would never be
 // read again. Only what is a record is removed — a name of the key's
-// form, a regular file of one of the two words — whatever the directory
+// form, a regular file of a record's content — whatever the directory
 // turns out to be: a program that may write the user's cache directory
 // (one sandboxed in the home directory) could have made it a link to
 // another. Failures are ignored: the next process probes again.
-func rememberProbe(dir, key string, userns bool) {
+func rememberProbe(dir, key string, r probeResult) {
 	if dir == "" || key == "" {
 		return
 	}
@@ -158,9 +172,11 @@ func rememberProbe(dir, key string, userns bool) {
 			}
 		}
 	}
-	content := "no-userns"
-	if userns {
-		content = "userns"
+	var content string
+	for c, of := range probeRecords {
+		if of == r {
+			content = c
+		}
 	}
 	tmp, err := os.CreateTemp(dir, ".probe-")
 	if err != nil {

@@ -326,8 +326,9 @@ func TestTrampoline(t *testing.T) {
 		t.Fatal(err)
 	}
 	release()
-	if probe.Path != "/proc/self/exe" || probe.Args[0] != "basis-sandbox" || probe.Args[2] != helper {
-		t.Fatalf("Prepare did not rewrite the command into the trampoline: %q %q", probe.Path, probe.Args)
+	want := wantTrampoline()
+	if probe.Path != want || probe.Args[0] != "basis-sandbox" || probe.Args[2] != helper {
+		t.Fatalf("Prepare did not rewrite the command into the trampoline %s: %q %q", want, probe.Path, probe.Args)
 	}
 	tests := []struct {
 		name string
@@ -673,23 +674,49 @@ func TestUnprivileged(t *testing.T) {
 	if _, err := exec.LookPath("git"); err == nil {
 		tests = append(tests, "TestGitConfigFsmonitor") // it skips without git, which this run refuses
 	}
-	cmd := exec.Command(bin, "-test.v", "-test.count=1", "-test.run", "^("+strings.Join(tests, "|")+")$")
-	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", helperEnv + "=" + help}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the unprivileged run failed: %v\n%s", err, out)
-	}
-	t.Logf("the unprivileged run:\n%s", out)
-	if strings.Contains(string(out), "--- SKIP") {
-		t.Fatalf("the unprivileged run skipped what it was meant to prove:\n%s", out)
-	}
-	for _, name := range tests {
-		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
-			t.Errorf("the unprivileged run did not pass %s:\n%s", name, out)
+	run := func(what string, env ...string) {
+		t.Helper()
+		cmd := exec.Command(bin, "-test.v", "-test.count=1", "-test.run", "^("+strings.Join(tests, "|")+")$")
+		cmd.Dir = dir
+		cmd.Env = append([]string{"HOME=" + home, "PATH=/usr/bin:/bin", helperEnv + "=" + help}, env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("the unprivileged run %s failed: %v\n%s", what, err, out)
+		}
+		t.Logf("the unprivileged run %s:\n%s", what, out)
+		if strings.Contains(string(out), "--- SKIP") {
+			t.Fatalf("the unprivileged run %s skipped what it was meant to prove:\n%s", what, out)
+		}
+		for _, name := range tests {
+			if !strings.Contains(string(out), "--- PASS: "+name+" ") {
+				t.Errorf("the unprivileged run %s did not pass %s:\n%s", what, name, out)
+			}
 		}
 	}
+	run("re-executing itself")
+	// Again with the sandbox helper beside the binary, where `make
+	// install` puts it beside basis: every test passes the same through
+	// it, and TestTrampoline sees it started.
+	installed := filepath.Join(dir, sandbox.HelperName)
+	build := exec.Command("go", "build", "-o", installed, "./cmd/basis-sandbox")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the helper: %v\n%s", err, out)
+	}
+	run("through the helper", trampolineEnv+"="+installed)
+}
+
+// trampolineEnv names, in an unprivileged run, the helper the trampoline
+// is expected to be started from; unset, the running binary.
+const trampolineEnv = "SANDBOX_TEST_TRAMPOLINE"
+
+// wantTrampoline is the path Prepare should start a trampoline from.
+func wantTrampoline() string {
+	if installed := os.Getenv(trampolineEnv); installed != "" {
+		return installed
+	}
+	return "/proc/self/exe"
 }
 
 // unprivilegedTests are the tests TestUnprivileged runs again as uid
@@ -748,8 +775,8 @@ func TestPrepareCommand(t *testing.T) {
 				t.Fatalf("PrepareCommand: %v", err)
 			}
 			defer release()
-			if cmd.Path != "/proc/self/exe" {
-				t.Fatalf("PrepareCommand did not rewrite the command: %q", cmd.Path)
+			if cmd.Path != wantTrampoline() {
+				t.Fatalf("PrepareCommand did not rewrite the command into %s: %q", wantTrampoline(), cmd.Path)
 			}
 			out, err := cmd.CombinedOutput()
 			if (err == nil) != tt.ok {

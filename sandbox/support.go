@@ -26,6 +26,10 @@ type support struct {
 	// usernsMounts: the trampoline, started in a user namespace of its
 	// own, may make one.
 	usernsMounts bool
+	// helper: the sandbox helper beside the running binary made the
+	// namespaces (see [HelperName]); the running binary is re-executed
+	// otherwise.
+	helper bool
 	// why says why Landlock is unavailable, when it is.
 	why string
 }

@@ -16,13 +16,16 @@ import (
 // initialiser (the sandbox's internal trampoline package imports little,
 // so that the many packages sorting after golang.org/x/sys/unix — gRPC,
 // protobuf, path/filepath, os/exec — do not come first). An order, not a
-// time. A probe request exits 0 once its namespaces work.
+// time. A request of another revision is refused once the trampoline
+// dispatched.
 func TestTrampolineDispatchesBeforeHeavyInits(t *testing.T) {
-	cmd := &exec.Cmd{Path: basisBinary, Args: []string{"basis-sandbox", `{"v":3,"probe":true}`}, Env: []string{"GODEBUG=inittrace=1"}}
+	cmd := &exec.Cmd{Path: basisBinary, Args: []string{"basis-sandbox", `{"v":3,"rev":"another","probe":true}`}, Env: []string{"GODEBUG=inittrace=1"}}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("the trampoline's probe: %v\n%s", err, stderr.String())
+	// A request of another revision, refused as soon as the trampoline
+	// dispatched: what ran before is in the trace.
+	if err := cmd.Run(); !strings.Contains(stderr.String(), "another build") {
+		t.Fatalf("the trampoline's probe: %v, not refused as another build's:\n%s", err, stderr.String())
 	}
 	for _, pkg := range []string{"github.com/santhosh-tekuri/jsonschema/v6", "github.com/basis-go/basis/approver", "main"} {
 		if strings.Contains(stderr.String(), "init "+pkg+" @") {

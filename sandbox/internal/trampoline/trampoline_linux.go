@@ -38,9 +38,11 @@ const (
 // Spec is what the trampoline is told, as JSON in its argv[1]. Its argv
 // from 2 on is the program's own argv, argv[0] included.
 type Spec struct {
-	Version int      `json:"v"`
-	Program string   `json:"program"`
-	Write   []string `json:"write"`
+	Version int `json:"v"`
+	// Revision is the [Revision] of the build that asks.
+	Revision string   `json:"rev"`
+	Program  string   `json:"program"`
+	Write    []string `json:"write"`
 	// Net is "" (allowed), "namespace" or "landlock-tcp".
 	Net string `json:"net,omitempty"`
 	// UserNS: the trampoline was cloned into a user namespace of its own
@@ -127,6 +129,9 @@ func trampoline(encoded string, argv []string) error {
 	var sp Spec
 	if err := json.Unmarshal([]byte(encoded), &sp); err != nil || sp.Version != Version || !sp.Probe && (sp.Program == "" || len(argv) == 0) {
 		return errors.New("malformed sandbox request; the program did not run")
+	}
+	if sp.Revision != Revision() {
+		return fmt.Errorf("this %s is another build than the basis that started it (sandbox revision %.12s, asked for %.12s): install the two from one version; the program did not run", Name, Revision(), sp.Revision)
 	}
 	runtime.LockOSThread() // the exec happens from the thread that was set up
 	if sp.UserNS {
