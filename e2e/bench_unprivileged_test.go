@@ -15,13 +15,16 @@ import (
 
 // BenchmarkBasisCallUnprivileged is BenchmarkBasisCallOverDirect as uid
 // 65534 (run as root, it starts both as that user), where the sandbox's
-// namespaces are made by re-executing basis (the trampoline). It
-// alternates three runs: a `basis call` as a user's second and later
-// calls make it, the probe of the namespaces remembered from an earlier
-// process; the same call with that record removed first, as every call
-// probed before ("probing"); and /bin/cat directly. It reports each
-// median, basis over /bin/cat ("ratio", "probing-ratio") and the
-// remembered call over the probing one ("over-probing").
+// namespaces are made by a trampoline: the sandbox helper installed
+// beside basis, as make install does. It alternates four runs: a `basis
+// call` as a user's second and later calls make it, the probe of the
+// namespaces remembered from an earlier process; the same call with that
+// record removed first, as every call probed before ("probing"); the
+// same call of a basis with no helper beside it, which re-executes itself
+// ("self"); and /bin/cat directly. It reports each median, basis over
+// /bin/cat ("ratio", "probing-ratio", "self-ratio"), the remembered call
+// over the probing one ("over-probing") and over the call without the
+// helper ("over-self").
 func BenchmarkBasisCallUnprivileged(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("run as root, which starts the calls as uid 65534")
@@ -35,8 +38,20 @@ func BenchmarkBasisCallUnprivileged(b *testing.B) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	bin := filepath.Join(dir, "basis")
+	bin, self := filepath.Join(dir, "helped", "basis"), filepath.Join(dir, "alone", "basis")
+	for _, d := range []string{filepath.Dir(bin), filepath.Dir(self)} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
 	copyExecutable(b, basisBinary, bin)
+	copyExecutable(b, basisBinary, self)
+	build := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(bin), "basis-sandbox"), "./cmd/basis-sandbox")
+	build.Dir = filepath.Join(repoDir(), "sandbox")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build builds it
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the sandbox helper: %v\n%s", err, out)
+	}
 	home, cfg := filepath.Join(dir, "home"), filepath.Join(dir, "config")
 	for _, d := range []string{home, cfg} {
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -50,7 +65,7 @@ func BenchmarkBasisCallUnprivileged(b *testing.B) {
 	// user's, it is loaded only when named exactly, as -C does.
 	ws := settledCatWorkspace(b)
 	asNobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	call := func() {
+	call := func(bin string) {
 		cmd := exec.Command(bin, "-C", ws, "call", "cat", benchPayload, "--approve", "allow")
 		cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "BASIS_CONFIG_DIR=" + cfg}
 		cmd.SysProcAttr = asNobody
@@ -71,14 +86,20 @@ func BenchmarkBasisCallUnprivileged(b *testing.B) {
 		}
 	}
 	probes := filepath.Join(home, ".cache", "basis", "probe")
-	call() // the first call probes, and remembers
-	if entries, err := os.ReadDir(probes); err != nil || len(entries) != 1 {
-		b.Fatalf("the first call remembered no probe in %s: %v %v", probes, entries, err)
+	call(bin) // the first call probes, and remembers
+	record, err := os.ReadDir(probes)
+	if err != nil || len(record) != 1 {
+		b.Fatalf("the first call remembered no probe in %s: %v %v", probes, record, err)
 	}
-	var remembered, probing, direct []time.Duration
+	// Both binaries are one build: the helper's record names the
+	// helper, the other's does not (another key: the helper is in it).
+	if data, err := os.ReadFile(filepath.Join(probes, record[0].Name())); err != nil || !strings.HasSuffix(string(data), " helper") {
+		b.Fatalf("the first call did not use the helper: its probe record says %q, %v", data, err)
+	}
+	var remembered, probing, alone, direct []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		call()
+		call(bin)
 		t1 := time.Now()
 		b.StopTimer()
 		if err := os.RemoveAll(probes); err != nil {
@@ -86,20 +107,26 @@ func BenchmarkBasisCallUnprivileged(b *testing.B) {
 		}
 		b.StartTimer()
 		t2 := time.Now()
-		call()
+		call(bin)
 		t3 := time.Now()
+		call(self)
+		t4 := time.Now()
 		cat()
 		remembered = append(remembered, t1.Sub(t0))
 		probing = append(probing, t3.Sub(t2))
-		direct = append(direct, time.Since(t3))
+		alone = append(alone, t4.Sub(t3))
+		direct = append(direct, time.Since(t4))
 	}
-	mr, mp, md := median(remembered), median(probing), median(direct)
+	mr, mp, ms, md := median(remembered), median(probing), median(alone), median(direct)
 	b.ReportMetric(float64(mr.Microseconds()), "basis-µs/op")
 	b.ReportMetric(float64(mp.Microseconds()), "probing-µs/op")
+	b.ReportMetric(float64(ms.Microseconds()), "self-µs/op")
 	b.ReportMetric(float64(md.Microseconds()), "direct-µs/op")
 	b.ReportMetric(float64(mr)/float64(md), "ratio")
 	b.ReportMetric(float64(mp)/float64(md), "probing-ratio")
+	b.ReportMetric(float64(ms)/float64(md), "self-ratio")
 	b.ReportMetric(float64(mr)/float64(mp), "over-probing")
+	b.ReportMetric(float64(mr)/float64(ms), "over-self")
 }
 
 // copyExecutable copies the program at from to to, mode 0755.

@@ -29,6 +29,8 @@ import (
 // thread confined once with nothing around it. Run as root, "unprivileged" runs "empty" again in a copy
 // of this binary as uid 65534, where the sandbox re-executes the binary
 // to make its namespaces, and reports that run's figures;
+// "unprivileged-helper" the same with the sandbox helper beside the
+// binary, which the sandbox then starts instead of re-executing the binary;
 // "unprivileged-floor" runs "namespaces" there, the floor under it: no
 // sandbox, only os/exec cloning /bin/cat into new user, PID and network
 // namespaces, which every Go program pays (os/exec forks without vfork
@@ -54,8 +56,9 @@ func BenchmarkSandboxedCat(b *testing.B) {
 	})
 	b.Run("confined-floor", benchmarkKeptThread)
 	b.Run("namespaces", benchmarkNamespaces)
-	b.Run("unprivileged", func(b *testing.B) { benchmarkUnprivileged(b, "empty") })
-	b.Run("unprivileged-floor", func(b *testing.B) { benchmarkUnprivileged(b, "namespaces") })
+	b.Run("unprivileged", func(b *testing.B) { benchmarkUnprivileged(b, "empty", false) })
+	b.Run("unprivileged-helper", func(b *testing.B) { benchmarkUnprivileged(b, "empty", true) })
+	b.Run("unprivileged-floor", func(b *testing.B) { benchmarkUnprivileged(b, "namespaces", false) })
 }
 
 func benchmarkCat(b *testing.B, workspace string) {
@@ -161,9 +164,10 @@ func spread(ds []time.Duration) [3]float64 {
 }
 
 // benchmarkUnprivileged runs BenchmarkSandboxedCat's sub-benchmark sub
-// in a copy of this test binary as uid 65534 (as TestUnprivileged does)
-// and reports the figures it printed.
-func benchmarkUnprivileged(b *testing.B, sub string) {
+// in a copy of this test binary as uid 65534 (as TestUnprivileged does),
+// withHelper the sandbox helper built beside it, and reports the figures
+// it printed.
+func benchmarkUnprivileged(b *testing.B, sub string, withHelper bool) {
 	if os.Geteuid() != 0 {
 		b.Skip("already unprivileged: see empty")
 	}
@@ -189,6 +193,13 @@ func benchmarkUnprivileged(b *testing.B, sub string) {
 	}
 	if err != nil {
 		b.Fatal(err)
+	}
+	if withHelper {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, sandbox.HelperName), "./cmd/basis-sandbox")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build builds it
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("building the helper: %v\n%s", err, out)
+		}
 	}
 	for b.Loop() {
 		cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", "^BenchmarkSandboxedCat$/^"+sub+"$", "-test.benchtime", "1s", "-test.count", "1")
