@@ -63,6 +63,8 @@ func TestHelperBeside(t *testing.T) {
 		{"group-writable", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o775) }, false, false},
 		{"writable by others", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o757) }, false, false},
 		{"not executable", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o644) }, false, false},
+		{"set-user-ID", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o755|os.ModeSetuid) }, false, false},
+		{"set-group-ID", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o755|os.ModeSetgid) }, false, false},
 		{"its directory group-writable", func(_ *testing.T, _, h string) error { return os.Chmod(filepath.Dir(h), 0o775) }, false, false},
 		{"its directory writable by all, sticky", func(_ *testing.T, _, h string) error {
 			return os.Chmod(filepath.Dir(h), 0o777|os.ModeSticky)

@@ -46,8 +46,8 @@ var sandboxHelper = sync.OnceValue(func() *helper {
 
 // helperBeside returns the helper in exe's directory when it is as much
 // the operator's as exe is: a regular file of one link (no other name,
-// perhaps in a writable directory, reaches it), executable, owned by root
-// or by exe's owner, as is each directory above it, none of which others
+// perhaps in a writable directory, reaches it), executable and not
+// set-user-ID or set-group-ID, owned by root or by exe's owner, as is each directory above it, none of which others
 // may write (a directory with the sticky bit aside, whose entries only
 // their owners may replace). exe is a resolved path (os.Executable), so
 // no link is followed on the way.
@@ -63,7 +63,7 @@ func helperBeside(exe string) *helper {
 	owner := st.Uid
 	trusted := func(st *syscall.Stat_t) bool { return st.Uid == 0 || st.Uid == owner }
 	if syscall.Lstat(path, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Nlink != 1 ||
-		st.Mode&0o022 != 0 || st.Mode&0o100 == 0 || !trusted(&st) {
+		st.Mode&0o022 != 0 || st.Mode&0o100 == 0 || st.Mode&(syscall.S_ISUID|syscall.S_ISGID) != 0 || !trusted(&st) {
 		return nil
 	}
 	h := &helper{path: path, dirs: map[fileID]bool{{uint64(st.Dev), st.Ino}: true},
