@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"debug/elf"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -41,13 +42,25 @@ func TestMakeInstall(t *testing.T) {
 			if err != nil {
 				t.Fatalf("make install: %v\n%s", err, out)
 			}
-			want := "installed " + filepath.Join(gobin, "basis") + "\n" + c.want + "\n"
+			want := "installed " + filepath.Join(gobin, "basis") + " and " + filepath.Join(gobin, "basis-sandbox") + "\n" + c.want + "\n"
 			if got := string(out); !strings.HasSuffix(got, want) {
 				t.Errorf("make install said:\n%s\nwant it to end with:\n%s", got, want)
 			}
 			version, err := exec.Command(filepath.Join(gobin, "basis"), "version").CombinedOutput()
 			if err != nil || !strings.HasPrefix(string(version), "basis ") {
 				t.Errorf("the installed basis: %v\n%s", err, version)
+			}
+			// The sandbox helper, static (it starts fastest so): an ELF
+			// with no interpreter to load.
+			helper, err := elf.Open(filepath.Join(gobin, "basis-sandbox"))
+			if err != nil {
+				t.Fatalf("the installed sandbox helper: %v", err)
+			}
+			defer helper.Close()
+			for _, p := range helper.Progs {
+				if p.Type == elf.PT_INTERP {
+					t.Errorf("the installed sandbox helper is dynamically linked")
+				}
 			}
 		})
 	}
