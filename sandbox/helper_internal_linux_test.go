@@ -100,7 +100,8 @@ func TestHelperBeside(t *testing.T) {
 
 // A call that may write the helper, or a directory above it, by any name,
 // is not started by it: its program could change what the next call
-// runs before it is confined.
+// runs before it is confined. Nor is a helper that changed since the
+// probe.
 func TestHelperWritableByTheCall(t *testing.T) {
 	exe := helperDir(t)
 	h := helperBeside(exe)
@@ -145,6 +146,32 @@ func TestHelperWritableByTheCall(t *testing.T) {
 		if got := trampolinePath(tc.sup, tc.write); got != tc.want {
 			t.Errorf("%s: trampolinePath = %s, want %s", tc.name, got, tc.want)
 		}
+	}
+	// Reinstalled since the probe (a newer basis's, say, under a process
+	// that runs on): not started, whether written in place or replaced.
+	if err := os.WriteFile(h.path, []byte("#!/bin/true\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := trampolinePath(support{helper: true}, nil); got != selfPath {
+		t.Errorf("written since the probe: trampolinePath = %s, want %s", got, selfPath)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(h.path, &st); err != nil {
+		t.Fatal(err)
+	}
+	h.id = identity(&st) // as if the probe had asked this one
+	if got := trampolinePath(support{helper: true}, nil); got != h.path {
+		t.Fatalf("the file the probe asked: trampolinePath = %s, want %s", got, h.path)
+	}
+	replaced := filepath.Join(dir, "new")
+	if err := os.WriteFile(replaced, []byte("#!/bin/false\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(replaced, h.path); err != nil {
+		t.Fatal(err)
+	}
+	if got := trampolinePath(support{helper: true}, nil); got != selfPath {
+		t.Errorf("replaced since the probe: trampolinePath = %s, want %s", got, selfPath)
 	}
 	sandboxHelper = func() *helper { return nil }
 	if got := trampolinePath(support{helper: true}, nil); got != selfPath {

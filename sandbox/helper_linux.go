@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -66,8 +67,7 @@ func helperBeside(exe string) *helper {
 		st.Mode&0o022 != 0 || st.Mode&0o100 == 0 || st.Mode&(syscall.S_ISUID|syscall.S_ISGID) != 0 || !trusted(&st) {
 		return nil
 	}
-	h := &helper{path: path, dirs: map[fileID]bool{{uint64(st.Dev), st.Ino}: true},
-		id: []int64{int64(st.Dev), int64(st.Ino), st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec}}
+	h := &helper{path: path, dirs: map[fileID]bool{{uint64(st.Dev), st.Ino}: true}, id: identity(&st)}
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		if syscall.Lstat(dir, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR || !trusted(&st) ||
 			st.Mode&0o022 != 0 && st.Mode&syscall.S_ISVTX == 0 {
@@ -78,6 +78,20 @@ func helperBeside(exe string) *helper {
 			return h
 		}
 	}
+}
+
+// identity is what tells a file from the one it replaced or was before
+// a write.
+func identity(st *syscall.Stat_t) []int64 {
+	return []int64{int64(st.Dev), int64(st.Ino), st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec}
+}
+
+// unchanged reports whether the helper is still the file the probe
+// asked: one installed since (a newer basis's, which this process's
+// requests would not match) is not started.
+func (h *helper) unchanged() bool {
+	var st syscall.Stat_t
+	return syscall.Lstat(h.path, &st) == nil && slices.Equal(identity(&st), h.id)
 }
 
 // writableBy reports whether a program that may write beneath the
@@ -110,9 +124,10 @@ func (h *helper) key() []byte {
 const selfPath = "/proc/self/exe"
 
 // trampolinePath is what a call re-executes: the helper where the probe
-// found it works and the call may not write it, else the running binary.
+// found it works, it is the file the probe asked and the call may not
+// write it, else the running binary.
 func trampolinePath(sup support, write []string) string {
-	if h := sandboxHelper(); sup.helper && h != nil && !h.writableBy(write) {
+	if h := sandboxHelper(); sup.helper && h != nil && h.unchanged() && !h.writableBy(write) {
 		return h.path
 	}
 	return selfPath
