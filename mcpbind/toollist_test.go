@@ -109,7 +109,9 @@ func TestToolListIsBounded(t *testing.T) {
 			var list atomic.Pointer[lister]
 			list.Store(&tt.list)
 			var requests atomic.Int64
-			m := newManager(t, &mcpbind.ManagerOptions{}, mcpbind.ServerConfig{Name: "greedy", Command: "x"})
+			// A slow machine (the race detector, 16 MiB of cursors) must not
+			// turn the bound into the start's deadline.
+			m := newManager(t, &mcpbind.ManagerOptions{}, mcpbind.ServerConfig{Name: "greedy", Command: "x", StartupTimeout: 10 * time.Minute})
 			mcpbind.SetConnectTo(m, func(mcpbind.ServerConfig) mcp.Transport {
 				client, server := mcp.NewInMemoryTransports()
 				s := listingServer(&list)
