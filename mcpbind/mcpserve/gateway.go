@@ -25,8 +25,9 @@ type GatewayOptions struct {
 	Open func(ctx context.Context, o *mcpbind.ManagerOptions) *mcpbind.Manager
 	// Watch and ClientFiles are the files the runtime and the MCP client
 	// are made from, looked at every Interval (default a second): a
-	// change to one rebuilds the runtime, to one of ClientFiles with a
-	// new client. A broken edit keeps the runtime from before.
+	// change to one, once it looks the same at the next look, rebuilds
+	// the runtime, to one of ClientFiles with a new client. A broken
+	// edit keeps the runtime from before.
 	Watch, ClientFiles []string
 	Interval           time.Duration
 	// Depth is [RuntimeRoster.Depth]; Logger, [ServerOptions.Logger],
@@ -182,11 +183,23 @@ func (g *Gateway) watch(ctx context.Context) {
 	}
 	tick := time.NewTicker(g.opts.Interval)
 	defer tick.Stop()
+	g.mu.Lock()
+	seen := g.stamps // what the first build was made from
+	g.mu.Unlock()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			// An edit is loaded once two looks in a row find the files
+			// alike: one seen in the middle of its write (truncated, or
+			// stamped again as the write ends) would be loaded twice,
+			// and the MCP servers restarted twice.
+			now := g.stamp()
+			if !maps.Equal(now, seen) {
+				seen = now
+				continue
+			}
 			g.reloadIfChanged(ctx)
 		}
 	}
