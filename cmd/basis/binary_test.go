@@ -68,6 +68,9 @@ func TestMain(m *testing.M) {
 			{&mcpTestServerBinary, "mcptestserver", filepath.Join("..", "..", "mcpbind"), "./internal/testserver/cmd/mcptestserver", "mcpbind's test server", nil},
 			{&ttyProbeBinary, "ttyprobe", ".", "./testdata/ttyprobe", "the terminal probe", nil},
 			{&oauthBrowserBinary, "oauthbrowser", filepath.Join("..", "..", "e2e"), "./cmd/oauthbrowser", "the test browser", nil},
+			// Beside basis, as make install puts it: as nobody, the
+			// tests' calls are confined by it.
+			{new(string), sandbox.HelperName, filepath.Join("..", "..", "sandbox"), "./cmd/basis-sandbox", "the sandbox helper", nil},
 		}
 		for _, b := range builds {
 			*b.out = filepath.Join(dir, b.name)

@@ -15,7 +15,7 @@ import (
 
 // Through the built binary, sandbox on, as root and as nobody: a stdio
 // MCP server runs confined — as root the sandbox starts it from a
-// confined thread, as nobody through its re-execution, and the binding
+// confined thread, as nobody through the sandbox helper beside basis, and the binding
 // must start it the sandbox's way — so it writes in the workspace, not
 // beside it, and has the per-call temporary directory.
 func TestBinaryMCPServerRunsSandboxed(t *testing.T) {
@@ -58,6 +58,18 @@ func TestBinaryMCPServerRunsSandboxed(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(outside, "pwned")); err == nil {
 				t.Error("the MCP server wrote outside the workspace")
+			}
+			if asNobody {
+				// The namespaces were made by the sandbox helper beside
+				// basis (its build and basis's agree), as the probe
+				// remembered.
+				records, _ := filepath.Glob(filepath.Join(ws, ".cache", "basis", "probe", "*"))
+				if len(records) != 1 {
+					t.Fatalf("probe records %v, want one", records)
+				}
+				if data, err := os.ReadFile(records[0]); err != nil || string(data) != "userns helper" {
+					t.Errorf("the probe remembered %q, %v; want the helper's namespaces", data, err)
+				}
 			}
 		})
 	}
