@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -33,47 +35,47 @@ func TestHelperBeside(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(t *testing.T, exe, h string) error
-		root   bool // needs to give a file away
-		ok     bool
+		root   bool   // needs to give a file away
+		why    string // what the error says, "" when the helper is taken
 	}{
-		{"as installed", func(*testing.T, string, string) error { return nil }, false, true},
-		{"missing", func(_ *testing.T, _, h string) error { return os.Remove(h) }, false, false},
+		{"as installed", func(*testing.T, string, string) error { return nil }, false, ""},
+		{"missing", func(_ *testing.T, _, h string) error { return os.Remove(h) }, false, "no such file"},
 		{"a link to a good helper", func(t *testing.T, _, h string) error {
 			good := filepath.Join(t.TempDir(), HelperName)
 			if err := os.Rename(h, good); err != nil {
 				return err
 			}
 			return os.Symlink(good, h)
-		}, false, false},
+		}, false, "is not a regular file"},
 		{"a second name (hard link)", func(t *testing.T, _, h string) error {
 			return os.Link(h, filepath.Join(filepath.Dir(h), "other"))
-		}, false, false},
+		}, false, "has another name"},
 		{"a directory", func(_ *testing.T, _, h string) error {
 			if err := os.Remove(h); err != nil {
 				return err
 			}
 			return os.Mkdir(h, 0o755)
-		}, false, false},
+		}, false, "is not a regular file"},
 		{"a FIFO", func(_ *testing.T, _, h string) error {
 			if err := os.Remove(h); err != nil {
 				return err
 			}
 			return syscall.Mkfifo(h, 0o755)
-		}, false, false},
-		{"group-writable", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o775) }, false, false},
-		{"writable by others", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o757) }, false, false},
-		{"not executable", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o644) }, false, false},
-		{"set-user-ID", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o755|os.ModeSetuid) }, false, false},
-		{"set-group-ID", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o755|os.ModeSetgid) }, false, false},
-		{"its directory group-writable", func(_ *testing.T, _, h string) error { return os.Chmod(filepath.Dir(h), 0o775) }, false, false},
+		}, false, "is not a regular file"},
+		{"group-writable", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o775) }, false, "may be written by its group or others"},
+		{"writable by others", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o757) }, false, "may be written by its group or others"},
+		{"not executable", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o644) }, false, "is not executable"},
+		{"set-user-ID", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o755|os.ModeSetuid) }, false, "set-user-ID"},
+		{"set-group-ID", func(_ *testing.T, _, h string) error { return os.Chmod(h, 0o755|os.ModeSetgid) }, false, "set-group-ID"},
+		{"its directory group-writable", func(_ *testing.T, _, h string) error { return os.Chmod(filepath.Dir(h), 0o775) }, false, "may be written by its group or others"},
 		{"its directory writable by all, sticky", func(_ *testing.T, _, h string) error {
 			return os.Chmod(filepath.Dir(h), 0o777|os.ModeSticky)
-		}, false, true},
-		{"the binary is the helper", nil, false, false},
-		{"another user's", func(_ *testing.T, _, h string) error { return os.Chown(h, 65534, 65534) }, true, false},
+		}, false, ""},
+		{"the binary is the helper", nil, false, "file does not exist"},
+		{"another user's", func(_ *testing.T, _, h string) error { return os.Chown(h, 65534, 65534) }, true, "is owned by uid 65534"},
 		{"its directory another user's", func(_ *testing.T, _, h string) error {
 			return os.Chown(filepath.Dir(h), 65534, 65534)
-		}, true, false},
+		}, true, "is owned by uid 65534"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,12 +89,18 @@ func TestHelperBeside(t *testing.T) {
 			} else if err := tc.change(t, exe, h); err != nil {
 				t.Fatal(err)
 			}
-			got := helperBeside(exe)
-			if (got != nil) != tc.ok {
-				t.Fatalf("helperBeside found %+v, want a helper: %v", got, tc.ok)
+			got, err := helperBeside(exe)
+			if (got != nil) != (tc.why == "") || (err == nil) != (tc.why == "") {
+				t.Fatalf("helperBeside = %+v, %v; want a helper: %v", got, err, tc.why == "")
 			}
 			if got != nil && got.path != h {
 				t.Errorf("helperBeside found %s, want %s", got.path, h)
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.why) {
+				t.Errorf("helperBeside says %q, want it to say %q", err, tc.why)
+			}
+			if missing := tc.why == "no such file" || tc.why == "file does not exist"; err != nil && errors.Is(err, fs.ErrNotExist) != missing {
+				t.Errorf("helperBeside: %v; errors.Is(fs.ErrNotExist) = %v, want %v", err, !missing, missing)
 			}
 		})
 	}
@@ -104,9 +112,9 @@ func TestHelperBeside(t *testing.T) {
 // probe.
 func TestHelperWritableByTheCall(t *testing.T) {
 	exe := helperDir(t)
-	h := helperBeside(exe)
-	if h == nil {
-		t.Fatal("no helper found")
+	h, err := helperBeside(exe)
+	if err != nil {
+		t.Fatal(err)
 	}
 	dir := filepath.Dir(exe)
 	link := filepath.Join(t.TempDir(), "link")
@@ -132,7 +140,7 @@ func TestHelperWritableByTheCall(t *testing.T) {
 	}
 	old := sandboxHelper
 	t.Cleanup(func() { sandboxHelper = old })
-	sandboxHelper = func() *helper { return h }
+	sandboxHelper = func() (*helper, error) { return h, nil }
 	for _, tc := range []struct {
 		name  string
 		sup   support
@@ -173,7 +181,7 @@ func TestHelperWritableByTheCall(t *testing.T) {
 	if got := trampolinePath(support{helper: true}, nil); got != selfPath {
 		t.Errorf("replaced since the probe: trampolinePath = %s, want %s", got, selfPath)
 	}
-	sandboxHelper = func() *helper { return nil }
+	sandboxHelper = func() (*helper, error) { return nil, fs.ErrNotExist }
 	if got := trampolinePath(support{helper: true}, nil); got != selfPath {
 		t.Errorf("no helper any more: trampolinePath = %s, want %s", got, selfPath)
 	}
@@ -190,7 +198,7 @@ func TestProbeTriesTheHelperFirst(t *testing.T) {
 	h := &helper{path: "/installed/" + HelperName, id: []int64{1, 2, 3, 4, 5, 6, 7}}
 	old := sandboxHelper
 	t.Cleanup(func() { sandboxHelper = old; probeTrampolineFunc = probeTrampoline })
-	sandboxHelper = func() *helper { return h }
+	sandboxHelper = func() (*helper, error) { return h, nil }
 	type ask struct {
 		path   string
 		userns bool
@@ -233,7 +241,7 @@ func TestProbeTriesTheHelperFirst(t *testing.T) {
 		t.Fatalf("the next process: %+v after asking %v, want the remembered helper", s, asked)
 	}
 	// Gone: another key, asked again, and the binary made them.
-	sandboxHelper = func() *helper { return nil }
+	sandboxHelper = func() (*helper, error) { return nil, fs.ErrNotExist }
 	asked = nil
 	want = slices.DeleteFunc(want, func(a ask) bool { return a.path == h.path })
 	if s := run(); !s.userns || s.helper || !slices.Equal(asked, want) {

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,12 +37,12 @@ type helper struct {
 
 type fileID struct{ dev, ino uint64 }
 
-// sandboxHelper is the helper beside the running binary, nil when there is
+// sandboxHelper is the helper beside the running binary, or why there is
 // none fit to start.
-var sandboxHelper = sync.OnceValue(func() *helper {
+var sandboxHelper = sync.OnceValues(func() (*helper, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	return helperBeside(exe)
 })
@@ -48,36 +50,86 @@ var sandboxHelper = sync.OnceValue(func() *helper {
 // helperBeside returns the helper in exe's directory when it is as much
 // the operator's as exe is: a regular file of one link (no other name,
 // perhaps in a writable directory, reaches it), executable and not
-// set-user-ID or set-group-ID, owned by root or by exe's owner, as is each directory above it, none of which others
-// may write (a directory with the sticky bit aside, whose entries only
-// their owners may replace). exe is a resolved path (os.Executable), so
-// no link is followed on the way.
-func helperBeside(exe string) *helper {
+// set-user-ID or set-group-ID, owned by root or by exe's owner, as is
+// each directory above it, none of which others may write (a directory
+// with the sticky bit aside, whose entries only their owners may
+// replace). exe is a resolved path (os.Executable), so no link is
+// followed on the way. Otherwise it says why not; an error wrapping
+// fs.ErrNotExist when there is none.
+func helperBeside(exe string) (*helper, error) {
 	path := filepath.Join(filepath.Dir(exe), HelperName)
 	if !filepath.IsAbs(path) || path == exe {
-		return nil
+		return nil, &fs.PathError{Op: "find the sandbox helper", Path: path, Err: fs.ErrNotExist}
 	}
 	var st syscall.Stat_t
-	if syscall.Stat(exe, &st) != nil {
-		return nil
+	if err := syscall.Stat(exe, &st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: exe, Err: err}
 	}
 	owner := st.Uid
 	trusted := func(st *syscall.Stat_t) bool { return st.Uid == 0 || st.Uid == owner }
-	if syscall.Lstat(path, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Nlink != 1 ||
-		st.Mode&0o022 != 0 || st.Mode&0o100 == 0 || st.Mode&(syscall.S_ISUID|syscall.S_ISGID) != 0 || !trusted(&st) {
-		return nil
+	if err := syscall.Lstat(path, &st); err != nil {
+		return nil, &fs.PathError{Op: "find the sandbox helper", Path: path, Err: err}
+	}
+	var why string
+	switch {
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		why = "is not a regular file"
+	case st.Nlink != 1:
+		why = "has another name (a hard link)"
+	case st.Mode&0o022 != 0:
+		why = "may be written by its group or others"
+	case st.Mode&0o100 == 0:
+		why = "is not executable"
+	case st.Mode&(syscall.S_ISUID|syscall.S_ISGID) != 0:
+		why = "is set-user-ID or set-group-ID"
+	case !trusted(&st):
+		why = fmt.Sprintf("is owned by uid %d, neither root nor the owner of %s", st.Uid, exe)
+	}
+	if why != "" {
+		return nil, fmt.Errorf("%s %s", path, why)
 	}
 	h := &helper{path: path, dirs: map[fileID]bool{{uint64(st.Dev), st.Ino}: true}, id: identity(&st)}
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
-		if syscall.Lstat(dir, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR || !trusted(&st) ||
-			st.Mode&0o022 != 0 && st.Mode&syscall.S_ISVTX == 0 {
-			return nil
+		switch err := syscall.Lstat(dir, &st); {
+		case err != nil:
+			return nil, &fs.PathError{Op: "lstat", Path: dir, Err: err}
+		case st.Mode&syscall.S_IFMT != syscall.S_IFDIR:
+			return nil, fmt.Errorf("%s, above %s, is not a directory", dir, path)
+		case !trusted(&st):
+			return nil, fmt.Errorf("%s, above %s, is owned by uid %d, neither root nor the owner of %s", dir, path, st.Uid, exe)
+		case st.Mode&0o022 != 0 && st.Mode&syscall.S_ISVTX == 0:
+			return nil, fmt.Errorf("%s, above %s, may be written by its group or others", dir, path)
 		}
 		h.dirs[fileID{uint64(st.Dev), st.Ino}] = true
 		if dir == "/" {
-			return h
+			return h, nil
 		}
 	}
+}
+
+// HelperStatus reports whether this process confines programs through
+// the sandbox helper beside its binary ([HelperName]): the helper's path
+// when it does. Otherwise path is "" and err says why not — one wrapping
+// fs.ErrNotExist when there is no helper — or is nil when this process
+// needs none (root makes the namespaces on a thread of its own; where
+// the namespaces cannot be made there is nothing to start them). It
+// probes the kernel first if this process has not. A call that may write
+// the helper starts the running binary all the same.
+func HelperStatus() (path string, err error) {
+	sup := probe()
+	if sup.abi < 1 || sup.threadNetns || !sup.netns || !mainCalled.Load() {
+		return "", nil
+	}
+	h, err := sandboxHelper()
+	switch {
+	case err != nil:
+		return "", err
+	case !sup.helper:
+		return "", fmt.Errorf("%s did not make the namespaces of a probe, which basis itself did: it is another build than basis, or broken; install the two from one version", h.path)
+	case !h.unchanged():
+		return "", fmt.Errorf("%s changed since this process probed it; a new process will use it", h.path)
+	}
+	return h.path, nil
 }
 
 // identity is what tells a file from the one it replaced or was before
@@ -127,7 +179,7 @@ const selfPath = "/proc/self/exe"
 // found it works, it is the file the probe asked and the call may not
 // write it, else the running binary.
 func trampolinePath(sup support, write []string) string {
-	if h := sandboxHelper(); sup.helper && h != nil && h.unchanged() && !h.writableBy(write) {
+	if h, _ := sandboxHelper(); sup.helper && h != nil && h.unchanged() && !h.writableBy(write) {
 		return h.path
 	}
 	return selfPath

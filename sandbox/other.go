@@ -13,6 +13,10 @@ func Main() {}
 // Warm does nothing on this system: nothing is confined.
 func Warm(Policy) {}
 
+// HelperStatus reports that no sandbox helper is needed here: there is
+// no sandbox to start one for.
+func HelperStatus() (path string, err error) { return "", nil }
+
 // Prepare fails closed on this system unless the policy is Off: only
 // Linux can confine a program.
 func (s *Sandbox) Prepare(cmd *exec.Cmd) (start func() error, release func(), err error) {

@@ -370,7 +370,7 @@ func probeUserns(s *support) {
 	}
 	// A success an earlier process of this binary had here stands (see
 	// rememberedProbe).
-	h := sandboxHelper()
+	h, _ := sandboxHelper()
 	var key string
 	dir := probeCacheDir()
 	if dir != "" { // nowhere to remember it: not worth the reads

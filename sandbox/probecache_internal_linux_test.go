@@ -153,7 +153,7 @@ func TestProbeUsernsRemembersOnlyASuccess(t *testing.T) {
 	works := map[bool]bool{}
 	old := sandboxHelper
 	t.Cleanup(func() { probeTrampolineFunc, sandboxHelper = probeTrampoline, old })
-	sandboxHelper = func() *helper { return nil } // TestProbeTriesTheHelperFirst has one
+	sandboxHelper = func() (*helper, error) { return nil, os.ErrNotExist } // TestProbeTriesTheHelperFirst has one
 	probeTrampolineFunc = func(path string, userns bool) error {
 		if path != selfPath {
 			t.Errorf("probed %s, want the running binary: there is no helper", path)

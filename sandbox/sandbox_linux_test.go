@@ -707,6 +707,28 @@ func TestUnprivileged(t *testing.T) {
 	run("through the helper", trampolineEnv+"="+installed)
 }
 
+// HelperStatus says what confines this process's programs: as root, no
+// helper is needed; unprivileged, the helper beside the binary when one
+// is there (TestUnprivileged's second run), else why not.
+func TestHelperStatus(t *testing.T) {
+	requireSandbox(t)
+	path, err := sandbox.HelperStatus()
+	switch installed := os.Getenv(trampolineEnv); {
+	case os.Geteuid() == 0:
+		if path != "" || err != nil {
+			t.Errorf("as root: HelperStatus = %q, %v; want none needed", path, err)
+		}
+	case installed != "":
+		if path != installed || err != nil {
+			t.Errorf("with a helper beside the binary: HelperStatus = %q, %v; want %s", path, err, installed)
+		}
+	default:
+		if path != "" || !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("with no helper beside the binary: HelperStatus = %q, %v; want it missing", path, err)
+		}
+	}
+}
+
 // trampolineEnv names, in an unprivileged run, the helper the trampoline
 // is expected to be started from; unset, the running binary.
 const trampolineEnv = "SANDBOX_TEST_TRAMPOLINE"
@@ -732,7 +754,7 @@ var unprivilegedTests = []string{
 	"TestParentDeathSignal", "TestReadOnlyTool", "TestReadOnlyModeAloneReadsHome",
 	"TestWarmHoldsTheReadRules", "TestGitConfigRemembered", "TestProbeThread",
 	"TestRememberedProbe", "TestProbeUsernsRemembersOnlyASuccess", "TestExitNotConfinedForgetsTheProbe",
-	"TestRememberedProbeGivesTheSameSupport",
+	"TestRememberedProbeGivesTheSameSupport", "TestHelperStatus",
 }
 
 // PrepareCommand confines a command that something else starts with
