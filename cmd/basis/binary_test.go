@@ -36,6 +36,9 @@ var mcpTestServerBinary string
 // ttyProbeBinary tries to type into its terminal (testdata/ttyprobe).
 var ttyProbeBinary string
 
+// sandboxHelperBinary is the sandbox helper, beside basisBinary.
+var sandboxHelperBinary string
+
 // oauthBrowserBinary follows an authorization URL's redirects
 // (e2e/cmd/oauthbrowser): the tests' BROWSER.
 var oauthBrowserBinary string
@@ -70,7 +73,7 @@ func TestMain(m *testing.M) {
 			{&oauthBrowserBinary, "oauthbrowser", filepath.Join("..", "..", "e2e"), "./cmd/oauthbrowser", "the test browser", nil},
 			// Beside basis, as make install puts it: as nobody, the
 			// tests' calls are confined by it.
-			{new(string), sandbox.HelperName, filepath.Join("..", "..", "sandbox"), "./cmd/basis-sandbox", "the sandbox helper", nil},
+			{&sandboxHelperBinary, sandbox.HelperName, filepath.Join("..", "..", "sandbox"), "./cmd/basis-sandbox", "the sandbox helper", nil},
 		}
 		for _, b := range builds {
 			*b.out = filepath.Join(dir, b.name)

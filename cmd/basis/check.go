@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+
+	"github.com/basis-go/basis/sandbox"
 	basisws "github.com/basis-go/basis/workspace"
 )
 
@@ -42,6 +46,10 @@ problem, 2 otherwise.
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintln(e.stdout, "warning: "+w)
+	}
+	// A helper installed but refused would only cost time, unseen.
+	if _, err := sandbox.HelperStatus(); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(e.stdout, "warning: the sandbox helper is not used: %v; each sandboxed call starts basis itself instead, which takes longer\n", err)
 	}
 	for _, l := range mcpLines {
 		fmt.Fprintln(e.stdout, l)
