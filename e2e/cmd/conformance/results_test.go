@@ -229,3 +229,18 @@ func TestReport(t *testing.T) {
 		t.Errorf("report (-want +got):\n%s", diff)
 	}
 }
+
+// A check lost in both runs counts; one lost only in the first is said to
+// be flaky and does not count; one lost only in the second was not lost.
+func TestCountLostTwice(t *testing.T) {
+	lost := []Regression{{Check: "a/twice"}, {Check: "b/once"}}
+	lostAgain := []Regression{{Check: "a/twice"}, {Check: "c/only-again"}}
+	var out strings.Builder
+	if n := countLostTwice(lost, lostAgain, "basis as a client", &out); n != 1 {
+		t.Errorf("countLostTwice = %d, want 1", n)
+	}
+	want := "\nbasis as a client: `b/once` was lost in one run through basis and passed in a second: flaky, not counted\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("what it said (-want +got):\n%s", diff)
+	}
+}
