@@ -176,6 +176,7 @@ func run(o options, stdout io.Writer) error {
 		if lost := unexplained(regs); len(lost) > 0 && strict {
 			// As for the servers: the suite times streams and reconnects
 			// on a shared machine, so a check lost once is run again.
+			logf("client suite: conformanceclient again, for the %d check(s) basis lost", len(lost))
 			again, err := runClientSuite(filepath.Join(bin, "conformanceclient"), clientEnv(bin), peers, filepath.Join(dir, "results", "client", "conformanceclient-again"))
 			if err != nil {
 				return fmt.Errorf("the client suite with conformanceclient, again: %w", err)
