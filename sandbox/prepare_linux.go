@@ -385,16 +385,14 @@ func probeUserns(s *support) {
 	}
 	// The helper first, where there is one: a helper of another build
 	// refuses, and the running binary is asked.
+	paths := []string{selfPath}
+	if h != nil {
+		paths = []string{h.path, selfPath}
+	}
 	for _, userns := range attempts {
-		for _, viaHelper := range []bool{true, false} {
-			path := selfPath
-			if viaHelper {
-				if h == nil {
-					continue
-				}
-				path = h.path
-			}
+		for _, path := range paths {
 			if probeTrampolineFunc(path, userns) == nil {
+				viaHelper := path != selfPath
 				s.netns, s.pidns, s.userns, s.helper = true, true, userns, viaHelper
 				rememberProbe(dir, key, probeResult{userns: userns, helper: viaHelper})
 				return
