@@ -195,11 +195,7 @@ func benchmarkUnprivileged(b *testing.B, sub string, withHelper bool) {
 		b.Fatal(err)
 	}
 	if withHelper {
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, sandbox.HelperName), "./cmd/basis-sandbox")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build builds it
-		if out, err := build.CombinedOutput(); err != nil {
-			b.Fatalf("building the helper: %v\n%s", err, out)
-		}
+		buildHelper(b, dir)
 	}
 	for b.Loop() {
 		cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", "^BenchmarkSandboxedCat$/^"+sub+"$", "-test.benchtime", "1s", "-test.count", "1")

@@ -698,13 +698,20 @@ func TestUnprivileged(t *testing.T) {
 	// Again with the sandbox helper beside the binary, where `make
 	// install` puts it beside basis: every test passes the same through
 	// it, and TestTrampoline sees it started.
+	run("through the helper", trampolineEnv+"="+buildHelper(t, dir))
+}
+
+// buildHelper builds the sandbox helper into dir, static as make build
+// builds it, and returns its path.
+func buildHelper(tb testing.TB, dir string) string {
+	tb.Helper()
 	installed := filepath.Join(dir, sandbox.HelperName)
 	build := exec.Command("go", "build", "-o", installed, "./cmd/basis-sandbox")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the helper: %v\n%s", err, out)
+		tb.Fatalf("building the helper: %v\n%s", err, out)
 	}
-	run("through the helper", trampolineEnv+"="+installed)
+	return installed
 }
 
 // HelperStatus says what confines this process's programs: as root, no
