@@ -46,11 +46,9 @@ func BenchmarkBasisCallUnprivileged(b *testing.B) {
 	}
 	copyExecutable(b, basisBinary, bin)
 	copyExecutable(b, basisBinary, self)
-	build := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(bin), "basis-sandbox"), "./cmd/basis-sandbox")
-	build.Dir = filepath.Join(repoDir(), "sandbox")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build builds it
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building the sandbox helper: %v\n%s", err, out)
+	// Static, as make build builds it.
+	if err := goBuildEnv([]string{"CGO_ENABLED=0"}, filepath.Join(repoDir(), "sandbox"), filepath.Join(filepath.Dir(bin), "basis-sandbox"), "./cmd/basis-sandbox"); err != nil {
+		b.Fatal(err)
 	}
 	home, cfg := filepath.Join(dir, "home"), filepath.Join(dir, "config")
 	for _, d := range []string{home, cfg} {

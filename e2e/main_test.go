@@ -58,8 +58,17 @@ func repoDir() string {
 // (flags, then the package). It builds in the module of dir, so it works
 // both in the workspace and with GOWORK=off.
 func goBuild(dir, out string, args ...string) error {
+	return goBuildEnv(nil, dir, out, args...)
+}
+
+// goBuildEnv is goBuild with variables added to the environment
+// (CGO_ENABLED=0 for a static build).
+func goBuildEnv(env []string, dir, out string, args ...string) error {
 	cmd := exec.Command("go", append([]string{"build", "-o", out}, args...)...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
