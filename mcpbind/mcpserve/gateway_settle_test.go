@@ -59,7 +59,8 @@ func TestGatewayLoadsAnEditOnceSettled(t *testing.T) {
 			defer mu.Unlock()
 			return append([]string(nil), built...)
 		}
-		// Truncated, then a look: nothing loaded yet.
+		// Truncated, then a look: nothing loaded yet. (time.Sleep moves
+		// the bubble's fake clock on to the next tick; nothing waits.)
 		if err := os.Truncate(file, 0); err != nil {
 			t.Fatal(err)
 		}
