@@ -110,6 +110,12 @@ var rows = []row{
 		baseline: "⌈8 / cores⌉ × the slowest of the 8 started alone", kind: ratioKind, metric: "floor-ratio", target: 1.20, source: "issue 25",
 	},
 	{
+		name: "the floor under that row: the same concurrent start against the CPU time the 8 take alone, spread over the cores (a start uses more than one core: single-cores in its lines below)", module: "mcpbind",
+		bench: "^BenchmarkStartup$/^nodelay$", match: "^BenchmarkStartup/nodelay$",
+		baseline: "8 × a single start's CPU time (mcpbind's and the server's) / cores", kind: ratioKind, metric: "cpu-floor-ratio", target: 1.20,
+		source: "issue 25's target, against the CPU the starts need (what the 8 servers use more when started together: servers-cpu-ratio in its lines; mcpbind's own: self-cpu-ratio)",
+	},
+	{
 		name: "basis serve, sandboxed: round trip over stdio (declared /bin/cat, confined as shipped), against a bare go-sdk server", module: "e2e",
 		bench: "^BenchmarkServeStdioOverSDK$/^sandboxed$", match: "^BenchmarkServeStdioOverSDK/sandboxed$",
 		baseline: "the same call to e2e/cmd/catserver (go-sdk, one tool that execs /bin/cat unconfined), alternated", kind: ratioKind, metric: "ratio", target: 1.10, source: "issue 25",
