@@ -245,29 +245,36 @@ func BenchmarkServeStdioOverSDK(b *testing.B) {
 		b.Fatal(catErr)
 	}
 	// The bare server runs /bin/cat unconfined; basis confines it unless
-	// the operator's sandbox.json turns the sandbox off. Both are
-	// reported: "sandboxed" is what basis costs as it ships, "nosandbox"
-	// what basis itself adds to the same unconfined start.
-	for _, tc := range []struct{ name, operator string }{
-		{"sandboxed", ""},
-		{"nosandbox", `{"schema": 1, "mode": "off"}`},
+	// the operator's sandbox.json turns the sandbox off. "sandboxed" is
+	// what basis costs as it ships, "nosandbox" what basis itself adds to
+	// the same unconfined start, and "sandboxed-both" what basis adds to a
+	// start the sandbox module confines in both servers: the first is the
+	// other two's product.
+	ws := settledCatWorkspace(b)
+	for _, tc := range []struct {
+		name, operator string
+		bare           []string
+	}{
+		{"sandboxed", "", nil},
+		{"nosandbox", `{"schema": 1, "mode": "off"}`, nil},
+		{"sandboxed-both", "", []string{"-sandbox", ws}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			cfg := b.TempDir()
 			if tc.operator != "" {
 				writeFilesTB(b, cfg, map[string]string{"sandbox.json": tc.operator})
 			}
-			served, _ := connectServeConfig(b, settledCatWorkspace(b), cfg, "--approve", "allow")
-			serveOverSDK(b, served)
+			served, _ := connectServeConfig(b, ws, cfg, "--approve", "allow")
+			serveOverSDK(b, served, tc.bare...)
 		})
 	}
 }
 
 // serveOverSDK alternates a call to basis serve with the same call to
-// catserver and reports each median and their ratio.
-func serveOverSDK(b *testing.B, served *mcp.ClientSession) {
+// catserver, started with bareArgs, and reports each median and their ratio.
+func serveOverSDK(b *testing.B, served *mcp.ClientSession, bareArgs ...string) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "basis-e2e", Version: "v0"}, nil)
-	bare, err := client.Connect(b.Context(), &mcp.CommandTransport{Command: exec.Command(catBin)}, nil)
+	bare, err := client.Connect(b.Context(), &mcp.CommandTransport{Command: exec.Command(catBin, bareArgs...)}, nil)
 	if err != nil {
 		b.Fatalf("connecting to catserver: %v", err)
 	}

@@ -126,6 +126,11 @@ var rows = []row{
 		baseline: "the same call to e2e/cmd/catserver (go-sdk, one tool that execs /bin/cat unconfined), alternated", kind: ratioKind, metric: "ratio", target: 1.10, source: "issue 25",
 	},
 	{
+		name: "basis serve, sandboxed, against a bare go-sdk server that confines the same way: basis's own cost with the sandbox on (the sandboxed row is this one times the sandbox's start: the sandboxed /bin/cat rows below)", module: "e2e",
+		bench: "^BenchmarkServeStdioOverSDK$/^sandboxed-both$", match: "^BenchmarkServeStdioOverSDK/sandboxed-both$",
+		baseline: "the same call to e2e/cmd/catserver -sandbox, which starts /bin/cat through the sandbox module as basis does (the default policy, in the same workspace), alternated", kind: ratioKind, metric: "ratio", target: 1.10, source: "issue 25",
+	},
+	{
 		name: "basis serve round trip (in-memory transport, /bin/cat tool), against a bare go-sdk pair", module: "mcpbind",
 		bench: "^BenchmarkServeCall$/^bin-cat$", match: "^BenchmarkServeCall/bin-cat$",
 		baseline: "the same call to a bare go-sdk in-memory server whose handler calls the same roster, which execs /bin/cat (mcpserve's own cost, without basis's pipeline: the stdio rows above have it), interleaved, means", kind: ratioKind, metric: "served/bare-sdk", target: 1.10, source: "issue 25",
