@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -37,9 +39,10 @@ type keptThread struct {
 	// as it was when the thread was confined: a held file's inode number
 	// cannot be given to another file, so a path still naming that number
 	// names that file.
-	held    []heldPath
-	starts  chan *exec.Cmd // nil until the thread runs, and once it has ended
-	started chan error
+	held []heldPath
+	// handoff carries each start to the thread and its outcome back; nil
+	// until the thread runs, and once it has ended.
+	handoff *handoff
 }
 
 type heldPath struct {
@@ -184,31 +187,109 @@ func (k *keptThread) stillNames(paths []string) bool {
 // used reports whether the thread has started a program before: taken
 // again, every path its rules name was just found to be the file it was
 // confined with.
-func (k *keptThread) used() bool { return k.starts != nil }
+func (k *keptThread) used() bool { return k.handoff != nil }
 
 // start starts cmd from the thread, confining a new one as sp says on
 // first use.
 func (k *keptThread) start(cmd *exec.Cmd, sp spec) error {
-	if k.starts == nil {
-		starts, started := make(chan *exec.Cmd), make(chan error)
+	if k.handoff == nil {
+		h, err := newHandoff()
+		if err != nil {
+			return err
+		}
 		confined := make(chan error, 1)
 		trampoline.GoOnChildlessThread(func() {
 			err := confineThread(sp)
 			confined <- err
 			if err != nil {
+				h.closeServing()
 				return // the thread ends with its goroutine
 			}
-			for c := range starts {
-				started <- c.Start()
-			}
+			h.serve()
 		})
 		if err := <-confined; err != nil {
+			h.close()
 			return err
 		}
-		k.starts, k.started = starts, started
+		k.handoff = h
 	}
-	k.starts <- cmd
-	return <-k.started
+	return k.handoff.start(cmd)
+}
+
+// handoff passes a start to a kept thread and its outcome back through
+// two pipes, which the thread and the caller wait on in a blocking read.
+// A channel to a goroutine locked to its thread has the scheduler park
+// and wake that thread, and then the caller's: each wake may land on an
+// idle processor, which on a virtual machine means waiting for the host
+// to run it again. A pipe's writer wakes its reader as one about to wait
+// itself, so the kernel runs the two in turn on the writer's processor.
+// The cmd and the error go through atomics, which also tell the race
+// detector what the pipes order.
+type handoff struct {
+	ask, answer [2]int // pipes: [0] read, [1] write
+	cmd         atomic.Pointer[exec.Cmd]
+	err         atomic.Pointer[error]
+}
+
+func newHandoff() (*handoff, error) {
+	h := &handoff{}
+	if err := unix.Pipe2(h.ask[:], unix.O_CLOEXEC); err != nil {
+		return nil, fmt.Errorf("sandbox: a pipe to the kept thread: %w", err)
+	}
+	if err := unix.Pipe2(h.answer[:], unix.O_CLOEXEC); err != nil {
+		unix.Close(h.ask[0])
+		unix.Close(h.ask[1])
+		return nil, fmt.Errorf("sandbox: a pipe to the kept thread: %w", err)
+	}
+	return h, nil
+}
+
+// serve starts, on the kept thread, each command asked for, until close.
+func (h *handoff) serve() {
+	defer h.closeServing()
+	for receive(h.ask[0]) {
+		err := h.cmd.Load().Start()
+		h.err.Store(&err)
+		if !send(h.answer[1]) {
+			return
+		}
+	}
+}
+
+// start has the thread start cmd and returns what cmd.Start returned.
+// One start at a time: a kept thread serves one call.
+func (h *handoff) start(cmd *exec.Cmd) error {
+	h.cmd.Store(cmd)
+	if !send(h.ask[1]) || !receive(h.answer[0]) {
+		return errors.New("sandbox: the kept thread is gone")
+	}
+	return *h.err.Load()
+}
+
+// close closes the caller's ends, which ends the thread's serve.
+func (h *handoff) close() {
+	unix.Close(h.ask[1])
+	unix.Close(h.answer[0])
+}
+
+// closeServing closes the thread's ends.
+func (h *handoff) closeServing() {
+	unix.Close(h.ask[0])
+	unix.Close(h.answer[1])
+}
+
+// send writes a byte to fd, and receive reads one; each is false when
+// the other end is closed.
+func send(fd int) bool    { return oneByte(fd, unix.Write) }
+func receive(fd int) bool { return oneByte(fd, unix.Read) }
+
+func oneByte(fd int, op func(int, []byte) (int, error)) bool {
+	for {
+		n, err := op(fd, []byte{0})
+		if err != unix.EINTR {
+			return err == nil && n == 1
+		}
+	}
 }
 
 // release ends the call that used the thread. Once the program has
@@ -217,7 +298,7 @@ func (k *keptThread) start(cmd *exec.Cmd, sp spec) error {
 // any more: the thread is kept for the next call if the directory is
 // emptied and restored. Otherwise it ends, and the directory is removed.
 func (k *keptThread) release(cmd *exec.Cmd) {
-	if k.key != "" && k.starts != nil && exited(cmd.Process) && k.restore() == nil {
+	if k.key != "" && k.handoff != nil && exited(cmd.Process) && k.restore() == nil {
 		kept.Lock()
 		if len(kept.idle) < maxKeptThreads {
 			kept.idle = append(kept.idle, k)
@@ -316,9 +397,9 @@ func dirNames(fd int) ([]string, error) {
 // parent-death signal of a program still running from it kills it), and
 // removes its directory.
 func (k *keptThread) end() {
-	if k.starts != nil {
-		close(k.starts)
-		k.starts = nil
+	if k.handoff != nil {
+		k.handoff.close()
+		k.handoff = nil
 	}
 	for _, h := range k.held {
 		unix.Close(h.fd)
