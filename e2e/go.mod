@@ -8,6 +8,7 @@ require (
 	github.com/basis-go/basis/contract v0.1.0
 	github.com/basis-go/basis/declared v0.1.0
 	github.com/basis-go/basis/mcpbind v0.1.0
+	github.com/basis-go/basis/sandbox v0.1.0
 	github.com/basis-go/basis/workspace v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -18,7 +19,6 @@ require (
 require (
 	github.com/basis-go/basis/configfile v0.1.0 // indirect
 	github.com/basis-go/basis/inputschema v0.1.0 // indirect
-	github.com/basis-go/basis/sandbox v0.1.0 // indirect
 	github.com/basis-go/basis/subprocess v0.1.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
