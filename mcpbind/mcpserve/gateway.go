@@ -200,22 +200,22 @@ func (g *Gateway) watch(ctx context.Context) {
 				seen = now
 				continue
 			}
-			g.reloadIfChanged(ctx)
+			g.reloadIfChanged(ctx, now)
 		}
 	}
 }
 
-// reloadIfChanged rebuilds the runtime when a watched file changed; the
-// MCP client is kept unless one of its files changed. A broken edit
-// keeps the last good runtime and says why.
-func (g *Gateway) reloadIfChanged(ctx context.Context) {
+// reloadIfChanged rebuilds the runtime when a watched file's stamp in
+// now differs from the last build's; the MCP client is kept unless one of
+// its files changed. A broken edit keeps the last good runtime and says
+// why.
+func (g *Gateway) reloadIfChanged(ctx context.Context, now map[string]fileStamp) {
 	// A replaced client is closed after the lock is given up: its
 	// servers' changed tools wait for the lock.
 	var stale *mcpbind.Manager
 	defer func() { closeClient(stale) }()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	now := g.stamp()
 	var changed, clientChanged bool
 	for p, st := range now {
 		if old, ok := g.stamps[p]; !ok || old != st {
