@@ -3,6 +3,7 @@
 package mcpbind_test
 
 import (
+	"cmp"
 	"context"
 	"os/exec"
 	"runtime"
@@ -16,8 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
+// median is the middle of xs, sorted.
+func median[T cmp.Ordered](xs []T) T {
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
 }
@@ -103,7 +105,8 @@ func BenchmarkStartup(b *testing.B) {
 			rounds := (len(servers) + runtime.NumCPU() - 1) / runtime.NumCPU()
 			for b.Loop() {
 				var slowest time.Duration
-				var walls, self, children, totals []time.Duration
+				var walls []time.Duration
+				var uses []cpuUse
 				for _, s := range servers {
 					m := newManager(b, &mcpbind.ManagerOptions{}, s)
 					used := cpuMeter()
@@ -113,8 +116,7 @@ func BenchmarkStartup(b *testing.B) {
 					}
 					wall := time.Since(start)
 					if u, ok := used(); ok {
-						walls, totals = append(walls, wall), append(totals, u.total())
-						self, children = append(self, u.self), append(children, u.children)
+						walls, uses = append(walls, wall), append(uses, u)
 					}
 					slowest = max(slowest, wall)
 					m.Close()
@@ -130,22 +132,30 @@ func BenchmarkStartup(b *testing.B) {
 				m.Close()
 				ratios = append(ratios, float64(all)/float64(slowest))
 				floorRatios = append(floorRatios, float64(all)/float64(time.Duration(rounds)*slowest))
-				if ok && len(totals) == len(servers) {
+				if ok && len(uses) == len(servers) {
 					over := func(name string, v time.Duration, d float64) {
 						cpuFigures[name] = append(cpuFigures[name], float64(v)/d)
 					}
-					over("single-cores", median(totals), float64(median(walls)))
-					over("cpu-floor-ratio", all, n*float64(median(totals))/float64(runtime.NumCPU()))
-					over("cpu-ratio", u.total(), n*float64(median(totals)))
-					over("self-cpu-ratio", u.self, n*float64(median(self)))
-					over("servers-cpu-ratio", u.children, n*float64(median(children)))
+					single := func(part func(cpuUse) time.Duration) float64 {
+						var ds []time.Duration
+						for _, u := range uses {
+							ds = append(ds, part(u))
+						}
+						return float64(median(ds))
+					}
+					total := single(cpuUse.total)
+					over("single-cores", time.Duration(total), float64(median(walls)))
+					over("cpu-floor-ratio", all, n*total/float64(runtime.NumCPU()))
+					over("cpu-ratio", u.total(), n*total)
+					over("self-cpu-ratio", u.self, n*single(func(u cpuUse) time.Duration { return u.self }))
+					over("servers-cpu-ratio", u.children, n*single(func(u cpuUse) time.Duration { return u.children }))
 				}
 			}
-			b.ReportMetric(middle(ratios), "concurrent-ratio")
+			b.ReportMetric(median(ratios), "concurrent-ratio")
 			if delay == "0s" {
-				b.ReportMetric(middle(floorRatios), "floor-ratio")
+				b.ReportMetric(median(floorRatios), "floor-ratio")
 				for name, figures := range cpuFigures {
-					b.ReportMetric(middle(figures), name)
+					b.ReportMetric(median(figures), name)
 				}
 			}
 		})
@@ -156,10 +166,3 @@ func BenchmarkStartup(b *testing.B) {
 type cpuUse struct{ self, children time.Duration }
 
 func (u cpuUse) total() time.Duration { return u.self + u.children }
-
-// middle is the median of xs.
-func middle(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
