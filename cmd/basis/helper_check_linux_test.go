@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/basis-go/basis/sandbox"
 )
 
 // basis check says why a sandbox helper installed beside basis is not
@@ -24,7 +26,7 @@ func TestCheckSaysWhyTheSandboxHelperIsNotUsed(t *testing.T) {
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for from, to := range map[string]string{basisBinary: "basis", sandboxHelperBinary: "basis-sandbox"} {
+	for from, to := range map[string]string{basisBinary: "basis", sandboxHelperBinary: sandbox.HelperName} {
 		data, err := os.ReadFile(from)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(bin, to), data, 0o755)
@@ -33,7 +35,7 @@ func TestCheckSaysWhyTheSandboxHelperIsNotUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	helper := filepath.Join(bin, "basis-sandbox")
+	helper := filepath.Join(bin, sandbox.HelperName)
 	check := func() string {
 		t.Helper()
 		cmd := exec.Command(filepath.Join(bin, "basis"), "-C", ws, "check")
