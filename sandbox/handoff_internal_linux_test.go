@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// A handoff starts each command on the goroutine that serves it and
-// returns what Start returned, the error included; once closed, a start
+// A handoff starts each command it is handed and returns what Start
+// returned, the error included; once closed, a start
 // says the thread is gone, the serving goroutine returns, and none of its
 // four descriptors is left open.
-func TestHandoffStartsOnItsThreadAndClosesEverything(t *testing.T) {
+func TestHandoffStartsAndClosesEverything(t *testing.T) {
 	before := openDescriptors(t)
 	h, err := newHandoff()
 	if err != nil {
